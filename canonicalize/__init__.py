@@ -1,0 +1,1 @@
+"""Deterministic graph repairs and entity merging; importable as `kgbuild.canonicalize`."""

@@ -1,0 +1,4 @@
+"""Evaluation: screenplay parsing against human line tags, and (later) STAGE-KG scoring.
+
+Importable as `kgbuild.evaluation`.
+"""

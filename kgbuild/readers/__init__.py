@@ -1,0 +1,129 @@
+"""Screenplay readers: every supported format in, one `Screenplay` model out.
+
+Use `read_screenplay(path)`; it detects the format from the content, decodes the text,
+dispatches to the format's reader and checks that the result looks like a screenplay.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import os
+import re
+from pathlib import Path
+
+from kgbuild.errors import InputError, NotAScreenplayError
+from kgbuild.model import ElementKind, Screenplay, Source, SourceFormat
+from kgbuild.readers.assemble import ReadResult
+from kgbuild.readers.decode import decode_text
+from kgbuild.readers.detect import detect_text_format, sniff_binary
+
+#: Files larger than this are refused: a feature screenplay is well under 1 MB as text and a
+#: few MB as PDF. Override with `max_bytes` (CLI: --max-bytes).
+DEFAULT_MAX_BYTES = 32 * 1024 * 1024
+
+# format -> (module, function, takes bytes?)
+_READERS: dict[SourceFormat, tuple[str, str, bool]] = {
+    SourceFormat.FOUNTAIN: ("kgbuild.readers.fountain", "read_fountain", False),
+    SourceFormat.FDX: ("kgbuild.readers.fdx", "read_fdx", True),
+    SourceFormat.PDF: ("kgbuild.readers.pdf", "read_pdf", True),
+    SourceFormat.PLAIN: ("kgbuild.readers.plaintext", "read_plain", False),
+    SourceFormat.STAGE_JSON: ("kgbuild.readers.stage_json", "read_stage_json", False),
+}
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_LETTER = re.compile(r"[A-Za-z\u3400-\u9fff]")
+
+
+def detect_language(text: str) -> str:
+    """'zh' when CJK characters make up more than a fifth of the letters, else 'en'."""
+    sample = text[:100_000]
+    letters = len(_LETTER.findall(sample))
+    return "zh" if letters and len(_CJK.findall(sample)) > 0.2 * letters else "en"
+
+
+def _check_looks_like_screenplay(result: ReadResult, path: str) -> None:
+    headings = sum(1 for s in result.scenes if s.heading)
+    cues = sum(
+        1 for s in result.scenes for e in s.elements if e.kind is ElementKind.CHARACTER
+    )
+    words = sum(len(e.text.split()) for s in result.scenes for e in s.elements)
+    if headings == 0 and cues < 3:
+        raise NotAScreenplayError(
+            "no scene headings (INT./EXT. ...) and no character cues were found: this does not "
+            "look like a screenplay. If it is one, check that headings start with INT. or EXT.",
+            path=path,
+        )
+    if words > 5000 and (headings + cues) * 1000 < words:
+        raise NotAScreenplayError(
+            f"only {headings} scene headings and {cues} cues in {words} words: this reads like "
+            "prose (a novel or an essay), not a screenplay",
+            path=path,
+        )
+
+
+def read_screenplay(
+    path: str | os.PathLike[str],
+    *,
+    format: SourceFormat | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> Screenplay:
+    """Read a screenplay file of any supported format.
+
+    Args:
+        path: The file.
+        format: Force a format instead of detecting it from the content.
+        max_bytes: Refuse larger files (bounded memory).
+
+    Returns:
+        The parsed screenplay.
+
+    Raises:
+        InputError: missing, empty, binary, too large, undecodable or malformed input;
+            NotAScreenplayError and OcrNeededError are its narrower kinds.
+
+    Example:
+        >>> sp = read_screenplay("examples/lizard-people.fountain")
+        >>> sp.scenes[0].heading
+    """
+    file = Path(path)
+    name = str(path)
+    if not file.is_file():
+        raise InputError("no such file", path=name)
+    size = file.stat().st_size
+    if size == 0:
+        raise InputError("the file is empty", path=name)
+    if size > max_bytes:
+        raise InputError(
+            f"the file is {size / 2**20:.1f} MiB, above the {max_bytes / 2**20:.0f} MiB limit; "
+            "a screenplay is far smaller, so check the file, or raise the limit with --max-bytes",
+            path=name,
+        )
+    data = file.read_bytes()
+    fmt = format or sniff_binary(data[:8192])
+    encoding = None
+    text = None
+    if fmt not in (SourceFormat.PDF, SourceFormat.FDX):
+        text, encoding = decode_text(data, name)
+        if not text.strip():
+            raise InputError("the file holds only white space", path=name)
+        fmt = fmt or detect_text_format(text, file.suffix)
+    module_name, function_name, takes_bytes = _READERS[fmt]
+    reader = getattr(importlib.import_module(module_name), function_name)
+    result: ReadResult = reader(data if takes_bytes else text, path=name)
+    _check_looks_like_screenplay(result, name)
+    body = "\n".join(e.text for s in result.scenes for e in s.elements)
+    title = result.title_page.get("title") or result.title_page.get("Title") or file.stem
+    return Screenplay(
+        title=" ".join(title.split()),
+        language=detect_language(body),
+        source=Source(
+            path=name,
+            format=fmt,
+            sha256=hashlib.sha256(data).hexdigest(),
+            encoding=encoding,
+            size_bytes=size,
+        ),
+        title_page=result.title_page,
+        scenes=result.scenes,
+        warnings=result.warnings,
+    )

@@ -1,0 +1,70 @@
+"""Character cues: split 'CRONIN (CONT'D)' into a normalized name and its extensions."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+_PAREN = re.compile(r"\s*[(（]([^()（）]*)[)）]\s*")
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_EXTENSION_ALIASES = {
+    "CONT'D": "CONT'D", "CONTD": "CONT'D", "CONT": "CONT'D", "CONT.": "CONT'D",
+    "CONTINUED": "CONT'D", "CONT'": "CONT'D", "CONT-D": "CONT'D",
+    "V.O.": "V.O.", "V.O": "V.O.", "VO": "V.O.", "V/O": "V.O.", "VOICE OVER": "V.O.",
+    "O.S.": "O.S.", "O.S": "O.S.", "OS": "O.S.", "O/S": "O.S.", "OFF SCREEN": "O.S.",
+    "O.C.": "O.C.", "O.C": "O.C.", "OC": "O.C.", "OFF": "O.S.",
+}
+
+
+@dataclass(frozen=True)
+class Cue:
+    """A parsed character cue."""
+
+    name: str
+    extensions: list[str] = field(default_factory=list)
+    dual: bool = False
+
+
+def normalize_extension(raw: str) -> str:
+    """Canonical spelling of one cue extension: CONT’D, CONTD, cont'd -> CONT'D; VO -> V.O."""
+    text = raw.strip().upper().replace("’", "'").replace("‘", "'").replace("`", "'")
+    text = re.sub(r"\s+", " ", text)
+    return _EXTENSION_ALIASES.get(text, text)
+
+
+def normalize_name(raw: str) -> str:
+    """Normalize a character name for comparison: NFKC, single spaces, no CJK padding.
+
+    Latin names are upper-cased (cues are written in caps); CJK names lose inner spaces
+    ('夫 人' -> '夫人').
+    """
+    text = unicodedata.normalize("NFKC", raw).replace("’", "'").strip()
+    text = re.sub(r"\s+", " ", text)
+    if _CJK.search(text):
+        text = re.sub(r"(?<=[\u3400-\u9fff])\s+(?=[\u3400-\u9fff])", "", text)
+        return text
+    return text.upper()
+
+
+def parse_cue(raw: str) -> Cue:
+    """Split a cue line into name and extensions.
+
+    Example:
+        >>> parse_cue("CRONIN (O.S., PRELAP)")
+        Cue(name='CRONIN', extensions=['O.S.', 'PRELAP'], dual=False)
+    """
+    text = raw.strip()
+    dual = text.endswith("^")
+    if dual:
+        text = text[:-1].rstrip()
+    extensions: list[str] = []
+    for inner in _PAREN.findall(text):
+        extensions.extend(normalize_extension(p) for p in inner.split(",") if p.strip())
+    name = _PAREN.sub(" ", text)
+    # Extensions written without parentheses: "JOHN CONT'D", "MARY V.O.".
+    m = re.search(r"\s+(CONT['’]?D|V\.O\.?|O\.S\.?|O\.C\.?)\s*$", name, re.IGNORECASE)
+    if m:
+        extensions.append(normalize_extension(m.group(1)))
+        name = name[: m.start()]
+    return Cue(name=normalize_name(name), extensions=extensions, dual=dual)

@@ -1,0 +1,1 @@
+"""Graph stores and exports; importable as `kgbuild.loaders`."""

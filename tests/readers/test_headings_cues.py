@@ -1,0 +1,49 @@
+from kgbuild.readers.cues import parse_cue
+from kgbuild.readers.headings import (
+    is_english_heading,
+    looks_like_chinese_heading,
+    parse_chinese_heading,
+    parse_english_heading,
+)
+
+
+def test_english_heading_with_numbers_both_sides():
+    h = parse_english_heading("12A INT. HOUSE - KITCHEN - NIGHT 12A")
+    assert (h.number, h.int_ext, h.location, h.time_of_day) == (
+        "12A", "INT", ["HOUSE", "KITCHEN"], "NIGHT")
+    assert h.text == "INT. HOUSE - KITCHEN - NIGHT"
+
+
+def test_english_heading_variants():
+    assert parse_english_heading("INT./EXT. CAR - NIGHT").int_ext == "INT/EXT"
+    assert parse_english_heading("I/E VAN - DAY").int_ext == "INT/EXT"
+    assert parse_english_heading("EXT. SPECTRE - 1977 - DAY").location == ["SPECTRE"]
+    assert parse_english_heading("INT. LANDY'S OFFICE. DAY").location == ["LANDY'S OFFICE"]
+    assert parse_english_heading("INT. X #12A#").number == "12A"
+
+
+def test_words_that_contain_int_or_ext_are_not_headings():
+    for line in ["CLINT BARTON walks in.", "INTERCUT WITH:", "EXTREME CLOSE UP", "INTO THE NIGHT"]:
+        assert not is_english_heading(line), line
+
+
+def test_chinese_headings():
+    h = parse_chinese_heading("1 老师家 内 日")
+    assert (h.number, h.int_ext, h.location, h.time_of_day) == ("1", "INT", ["老师家"], "日")
+    h = parse_chinese_heading("1、日.外.青石崔")
+    assert (h.int_ext, h.location, h.time_of_day) == ("EXT", ["青石崔"], "日")
+    h = parse_chinese_heading("1.     王子神油店日内")
+    assert (h.int_ext, h.location, h.time_of_day) == ("INT", ["王子神油店"], "日")
+    assert looks_like_chinese_heading("第一场")
+    assert looks_like_chinese_heading("1、重庆市，日，外")
+    assert not looks_like_chinese_heading("张父：（喝酒）……")
+
+
+def test_cue_extensions_kept_apart():
+    assert parse_cue("CRONIN (O.S., PRELAP)").extensions == ["O.S.", "PRELAP"]
+    assert parse_cue("MAN (CONT’D)").extensions == ["CONT'D"]
+    cue = parse_cue("BRICK ^")
+    assert (cue.name, cue.dual) == ("BRICK", True)
+    assert parse_cue("GROUPIE #1").name == "GROUPIE #1"
+    assert parse_cue("C-3PO").name == "C-3PO"
+    assert parse_cue("夫 人").name == "夫人"
