@@ -1,8 +1,159 @@
-"""Command-line interface (placeholder until the parse command lands)."""
+"""The `kgbuild` command line. Only this module turns exceptions into messages and exit codes."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
 
 import click
+from rich.console import Console
+from rich.table import Table
+
+from kgbuild.atomic import write_text_atomic
+from kgbuild.chunking import DEFAULT_TOKEN_BUDGET, chunk_screenplay
+from kgbuild.errors import KgbuildError
+from kgbuild.model import SourceFormat
+from kgbuild.readers import DEFAULT_MAX_BYTES, read_screenplay
+from kgbuild.summary import ScreenplaySummary, summarize
+
+_FORMATS = click.Choice([f.value for f in SourceFormat])
+_DEFAULT_SHARED_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+
+
+def _console() -> Console:
+    return Console(stderr=False, highlight=False, soft_wrap=True)
+
+
+def _show_summary(console: Console, summary: ScreenplaySummary, warnings: list[str], top: int) -> None:
+    console.print(
+        f"[bold]{summary.title}[/bold]  ({summary.format}, {summary.language}): "
+        f"{summary.scenes} scenes, {summary.scenes_with_heading} with a heading, "
+        f"{len(summary.characters)} speaking characters"
+    )
+    table = Table(title="Characters", title_justify="left")
+    for col in ("name", "speeches", "first scene"):
+        table.add_column(col, justify="left" if col == "name" else "right")
+    for c in summary.characters[:top]:
+        table.add_row(c.name, str(c.speeches), str(c.first_scene))
+    if len(summary.characters) > top:
+        table.caption = f"... and {len(summary.characters) - top} more"
+    console.print(table)
+    locations = Table(title="Locations", title_justify="left")
+    locations.add_column("location")
+    locations.add_column("scenes", justify="right")
+    for name, count in summary.locations[:top]:
+        locations.add_row(name, str(count))
+    if len(summary.locations) > top:
+        locations.caption = f"... and {len(summary.locations) - top} more"
+    console.print(locations)
+    spread = ", ".join(f"{t} {n}" for t, n in summary.time_of_day) or "none stated"
+    console.print(f"Time of day: {spread}")
+    console.print("Elements: " + ", ".join(f"{k} {v}" for k, v in summary.elements.items()))
+    if warnings:
+        console.print(f"[yellow]{len(warnings)} warnings[/yellow] (lines the parser was unsure of):")
+        for w in warnings[:top]:
+            console.print(f"  {w}")
+        if len(warnings) > top:
+            console.print(f"  ... and {len(warnings) - top} more (all are in the JSON output)")
 
 
 @click.group()
-def main() -> None:
+@click.version_option(package_name="kgbuild")
+def cli() -> None:
     """kgbuild: movie screenplays to knowledge graphs."""
+
+
+@cli.command()
+@click.argument("script", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+    help="Where to write the screenplay JSON [default: SCRIPT's name + .screenplay.json in the "
+    "current folder].",
+)
+@click.option("--format", "fmt", type=_FORMATS, help="Skip detection and read as this format.")
+@click.option("--max-bytes", type=int, default=DEFAULT_MAX_BYTES, show_default=True,
+              help="Refuse larger input files.")
+@click.option("--top", type=int, default=15, show_default=True, help="Rows per summary table.")
+def parse(script: Path, output: Path | None, fmt: str | None, max_bytes: int, top: int) -> None:
+    """Parse SCRIPT (Fountain, FDX, PDF, plain text, STAGE script.json) and summarize it."""
+    screenplay = read_screenplay(
+        script, format=SourceFormat(fmt) if fmt else None, max_bytes=max_bytes
+    )
+    target = output or Path(f"{script.stem}.screenplay.json")
+    write_text_atomic(target, screenplay.model_dump_json(indent=1))
+    console = _console()
+    warnings = [f"line {w.line}: {w.message}" if w.line else w.message for w in screenplay.warnings]
+    _show_summary(console, summarize(screenplay), warnings, top)
+    console.print(f"Wrote {target}")
+
+
+@cli.command()
+@click.argument("script", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="Where to write the chunks (JSON Lines, one chunk per line).")
+@click.option("--budget", type=click.IntRange(min=1), default=DEFAULT_TOKEN_BUDGET,
+              show_default=True, help="Token budget per chunk.")
+@click.option("--no-pack", is_flag=True, help="One chunk per scene at least (no packing).")
+def chunk(script: Path, output: Path, budget: int, no_pack: bool) -> None:
+    """Cut SCRIPT into scene-aligned chunks, as the extraction stages see it."""
+    screenplay = read_screenplay(script)
+    chunks = chunk_screenplay(screenplay, token_budget=budget, pack_scenes=not no_pack)
+    write_text_atomic(output, "".join(c.model_dump_json() + "\n" for c in chunks))
+    sizes = sorted(c.token_estimate for c in chunks)
+    click.echo(
+        f"{len(chunks)} chunks from {len(screenplay.scenes)} scenes; tokens per chunk: "
+        f"median {sizes[len(sizes) // 2]}, max {sizes[-1]}. Wrote {output}"
+    )
+
+
+@cli.command()
+@click.option("--data", type=click.Path(file_okay=False, path_type=Path),
+              default=_DEFAULT_SHARED_DATA, show_default=True,
+              help="The shared data folder holding the screenplays.")
+@click.option("--repeat", type=click.IntRange(min=1), default=3, show_default=True,
+              help="Runs per file; the fastest counts.")
+@click.option("--json", "as_json", is_flag=True, help="Print the numbers as JSON.")
+def bench(data: Path, repeat: int, as_json: bool) -> None:
+    """Time parsing of every screenplay under the shared data folder."""
+    from kgbuild.bench import bench_parsing, discover_inputs
+
+    paths = discover_inputs(data)
+    if not paths:
+        raise click.UsageError(f"no screenplays found under {data}; pass --data")
+    rows = bench_parsing(paths, repeat=repeat)
+    if as_json:
+        click.echo(json.dumps([r.model_dump() for r in rows], indent=1))
+        return
+    table = Table(title=f"Parsing {len(paths)} files (best of {repeat})", title_justify="left")
+    for col in ("format", "files", "MB", "scenes", "pages", "seconds", "MB/s", "scenes/s",
+                "pages/s"):
+        table.add_column(col, justify="left" if col == "format" else "right")
+    for r in rows:
+        table.add_row(
+            r.format, str(r.files), f"{r.megabytes:.2f}", str(r.scenes), str(r.pages or "-"),
+            f"{r.seconds:.3f}", f"{r.mb_per_s:.1f}", f"{r.scenes_per_s:.0f}",
+            f"{r.pages_per_s:.1f}" if r.pages else "-",
+        )
+    text_rows = [r for r in rows if r.format in {"plain", "fountain", "stage_json"}]
+    console = _console()
+    console.print(table)
+    console.print(
+        f"Plain text, Fountain and STAGE JSON together: "
+        f"{sum(r.seconds for r in text_rows):.2f} s (target < 3 s)"
+    )
+
+
+def main() -> None:
+    """Entry point: run the CLI, turning kgbuild errors into a message and exit code 2."""
+    try:
+        cli.main(standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        sys.exit(130)
+    except click.ClickException as e:
+        e.show()
+        sys.exit(e.exit_code)
+    except KgbuildError as e:
+        click.echo(f"kgbuild: error: {e}", err=True)
+        sys.exit(2)

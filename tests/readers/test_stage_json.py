@@ -1,0 +1,66 @@
+import json
+
+import pytest
+
+from kgbuild.errors import InputError
+from kgbuild.model import ElementKind, SourceFormat
+from kgbuild.readers import read_screenplay
+
+
+def _cues(scene):
+    return [(e.speaker, e.extensions) for e in scene.elements if e.kind is ElementKind.CHARACTER]
+
+
+def test_english_stage_json_one_scene_per_entry(fixtures):
+    sp = read_screenplay(fixtures / "stage" / "english_script.json")
+    assert sp.source.format is SourceFormat.STAGE_JSON
+    assert sp.language == "en"
+    assert [s.number for s in sp.scenes] == ["1", "2", "3"]
+    first = sp.scenes[0]
+    assert (first.heading, first.int_ext, first.location, first.time_of_day) == (
+        "EXT. HARBOUR - NIGHT", "EXT", ["HARBOUR"], "NIGHT")
+    assert _cues(first) == [("MARGO", []), ("TEDDY", ["O.S."])]
+    paren = [e for e in first.elements if e.kind is ElementKind.PARENTHETICAL]
+    assert [(p.text, p.speaker) for p in paren] == [("(shouting)", "TEDDY")]
+    second = sp.scenes[1]
+    assert _cues(second) == [("TEDDY", []), ("MARGO", [])]
+    assert [e.text for e in second.elements if e.kind is ElementKind.TRANSITION] == ["CUT TO:"]
+    assert _cues(sp.scenes[2]) == [("MARGO", ["V.O."])]
+    assert sp.scenes[1].time_of_day == "CONTINUOUS"
+
+
+def test_chinese_stage_json(fixtures):
+    sp = read_screenplay(fixtures / "stage" / "chinese_script.json")
+    assert sp.language == "zh"
+    assert len(sp.scenes) == 2
+    first = sp.scenes[0]
+    assert (first.int_ext, first.location, first.time_of_day) == ("EXT", ["渔港"], "夜")
+    assert [c for c, _ in _cues(first)] == ["阿梅", "小武"]
+    assert [c for c, _ in _cues(sp.scenes[1])] == ["小武", "阿梅"]
+    assert not any(e.text.startswith("、") for e in first.elements)
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("[", "not valid JSON"),
+        ("{}", "non-empty JSON list"),
+        ("[]", "non-empty JSON list"),
+        ('[{"title": "1"}]', 'no "content"'),
+    ],
+)
+def test_malformed_stage_json(tmp_path, content, message):
+    path = tmp_path / "script.json"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(InputError, match=message):
+        read_screenplay(path, format=SourceFormat.STAGE_JSON)
+
+
+def test_every_shared_stage_script_has_one_scene_per_entry(shared_data):
+    scripts = sorted(shared_data.glob("stage/*/*/script.json"))
+    assert len(scripts) == 11
+    for script in scripts:
+        entries = json.loads(script.read_text(encoding="utf-8"))
+        sp = read_screenplay(script)
+        assert len(sp.scenes) == len(entries), script
+        assert sum(1 for s in sp.scenes for e in s.elements if e.kind is ElementKind.CHARACTER) > 20
