@@ -124,3 +124,79 @@ class Chunk(_Model):
     scene_indices: list[int]
     text: str
     token_estimate: int
+
+
+class Scope(StrEnum):
+    """Whether an entity matters across the movie or only within a scene."""
+
+    GLOBAL = "global"
+    LOCAL = "local"
+
+
+class Persistence(StrEnum):
+    """How long a relation holds."""
+
+    MOMENTARY = "momentary"
+    PHASE = "phase"
+    STABLE = "stable"
+
+
+class Entity(_Model):
+    """A node of the story graph, grounded in the scenes it appears in."""
+
+    id: str = Field(description="Stable id from type + canonical name (see kgbuild.graph.entity_id).")
+    name: str
+    type: str = Field(description="An entity type of the schema, e.g. Character.")
+    description: str = ""
+    aliases: list[str] = Field(default_factory=list)
+    scenes: list[int] = Field(default_factory=list, description="Scene indices, ascending.")
+    scope: Scope = Scope.LOCAL
+    attributes: dict[str, str] = Field(default_factory=dict)
+
+
+class Relation(_Model):
+    """A typed, directed edge between two entities, grounded in scenes."""
+
+    id: str
+    source: str = Field(description="Subject entity id.")
+    target: str = Field(description="Object entity id.")
+    type: str = Field(description="A relation type of the schema, e.g. located_at.")
+    name: str = Field(default="", description="Free verb as written, e.g. 'dials'.")
+    description: str = ""
+    scenes: list[int] = Field(default_factory=list)
+    persistence: Persistence = Persistence.MOMENTARY
+    evidence: list[str] = Field(default_factory=list, description="Short supporting quotes.")
+
+
+class Provenance(_Model):
+    """How a graph was made."""
+
+    kgbuild_version: str
+    backend: str = Field(description="'offline' (rules) or 'llm'.")
+    model: str | None = None
+    config_hash: str | None = None
+    timings: dict[str, float] = Field(default_factory=dict, description="Seconds per stage.")
+    token_usage: dict[str, int] = Field(default_factory=dict)
+
+
+class MovieInfo(_Model):
+    """What the graph is about."""
+
+    title: str
+    language: str
+    source_sha256: str | None = None
+    scenes: int = 0
+
+
+#: The on-disk format tag of graph.json; a loader refuses files from a newer kgbuild.
+GRAPH_FORMAT = "kgbuild.graph/1"
+
+
+class KnowledgeGraph(_Model):
+    """A movie's story graph: the canonical form every store, export and score reads."""
+
+    format: str = GRAPH_FORMAT
+    movie: MovieInfo
+    entities: list[Entity] = Field(default_factory=list)
+    relations: list[Relation] = Field(default_factory=list)
+    provenance: Provenance | None = None

@@ -1,0 +1,99 @@
+"""Graph identities and the graph.json file: stable ids, saving, and a strict loader."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import unicodedata
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from kgbuild.atomic import write_text_atomic
+from kgbuild.errors import InputError
+from kgbuild.model import GRAPH_FORMAT, KnowledgeGraph
+
+_NON_WORD = re.compile(r"[^\w]+")
+
+
+def canonical_key(name: str) -> str:
+    """The comparable form of a name: NFKC, case-folded, punctuation runs as single '_'."""
+    text = unicodedata.normalize("NFKC", name).casefold().replace("’", "'")
+    return _NON_WORD.sub("_", text).strip("_")
+
+
+def entity_id(type_name: str, name: str) -> str:
+    """Stable entity id from type and canonical name, never from model output alone.
+
+    Example:
+        >>> entity_id("Character", "Clarice Starling")
+        'character:clarice_starling'
+    """
+    key = canonical_key(name)
+    if not key:
+        key = "h" + hashlib.sha1(name.encode("utf-8")).hexdigest()[:12]
+    return f"{type_name.casefold()}:{key}"
+
+
+def relation_id(source: str, relation_type: str, target: str) -> str:
+    """Stable relation id from its endpoints and type."""
+    digest = hashlib.sha1(f"{source}\x1f{relation_type}\x1f{target}".encode()).hexdigest()
+    return f"rel:{digest[:16]}"
+
+
+def save_graph(graph: KnowledgeGraph, path: str | os.PathLike[str]) -> Path:
+    """Write graph.json atomically."""
+    return write_text_atomic(path, graph.model_dump_json(indent=1))
+
+
+def _format_version(tag: str) -> int | None:
+    prefix, _, version = tag.partition("/")
+    if prefix != GRAPH_FORMAT.partition("/")[0] or not version.isdigit():
+        return None
+    return int(version)
+
+
+def load_graph(path: str | os.PathLike[str]) -> KnowledgeGraph:
+    """Read a graph.json, refusing malformed files and files written by a newer kgbuild.
+
+    Raises:
+        InputError: missing file, invalid JSON, unknown or future format, invalid content.
+    """
+    file = Path(path)
+    name = str(path)
+    if not file.is_file():
+        raise InputError("no such graph file", path=name)
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        line = getattr(e, "lineno", None)
+        raise InputError(
+            f"not a valid graph.json ({e}); rebuild it with 'kgbuild build'", path=name, line=line
+        ) from e
+    if not isinstance(data, dict):
+        raise InputError("not a graph.json: expected a JSON object", path=name)
+    tag = data.get("format")
+    version = _format_version(tag) if isinstance(tag, str) else None
+    current = _format_version(GRAPH_FORMAT)
+    if version is None:
+        raise InputError(
+            f"not a kgbuild graph (format tag {tag!r}, expected {GRAPH_FORMAT!r})", path=name
+        )
+    if version > current:
+        raise InputError(
+            f"written by a newer kgbuild (format {tag}, this one reads up to {GRAPH_FORMAT}); "
+            "upgrade kgbuild",
+            path=name,
+        )
+    try:
+        graph = KnowledgeGraph.model_validate(data)
+    except ValidationError as e:
+        first = e.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise InputError(
+            f"invalid graph.json at {where}: {first['msg']} ({e.error_count()} problems)",
+            path=name,
+        ) from e
+    return graph
