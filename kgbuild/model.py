@@ -166,6 +166,9 @@ class Relation(_Model):
     scenes: list[int] = Field(default_factory=list)
     persistence: Persistence = Persistence.MOMENTARY
     evidence: list[str] = Field(default_factory=list, description="Short supporting quotes.")
+    flags: list[str] = Field(
+        default_factory=list, description="Problems a lenient repair kept, e.g. 'schema_violation'."
+    )
 
 
 class Provenance(_Model):
