@@ -144,6 +144,15 @@ def bench(data: Path, repeat: int, as_json: bool) -> None:
     )
 
 
+def _register() -> None:
+    from kgbuild.score_cli import score
+
+    cli.add_command(score)
+
+
+_register()
+
+
 def main() -> None:
     """Entry point: run the CLI, turning kgbuild errors into a message and exit code 2."""
     try:

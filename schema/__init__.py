@@ -42,6 +42,7 @@ class RelationTypeSpec(BaseModel):
     description: str
     pairs: list[tuple[str, str]]
     event_centric: bool
+    symmetric: bool = Field(default=False, description="A-r-B says the same as B-r-A.")
 
 
 class Schema(BaseModel):

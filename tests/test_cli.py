@@ -122,3 +122,30 @@ def test_failed_parse_keeps_previous_output(tmp_path):
     result = run("parse", str(src), "-o", str(out))
     assert result.returncode == 2
     assert out.read_text() == existing
+
+
+def test_score_reference_against_itself(tmp_path, shared_data):
+    movie = next(shared_data.glob("stage/English/*/"))
+    out = tmp_path / "score.json"
+    result = run("score", str(movie), str(movie), "--json", str(out), "--explain",
+                 "--cache-dir", str(tmp_path / "cache"))
+    assert result.returncode == 0, result.stderr
+    data = json.loads(out.read_text())
+    assert data["entities"]["f1"] == 1.0 and data["relations"]["f1"] == 1.0
+    assert "Why" in result.stdout
+
+
+def test_score_bad_inputs(tmp_path):
+    empty_dir = tmp_path / "ref"
+    empty_dir.mkdir()
+    graph = tmp_path / "graph.json"
+    graph.write_text("{not json")
+    result = run("score", str(graph), str(empty_dir), "--cache-dir", str(tmp_path / "c"))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "graph.json" in result.stderr
+    good = tmp_path / "good.json"
+    good.write_text('{"format": "kgbuild.graph/1", "movie": {"title": "t", "language": "en"}}')
+    result = run("score", str(good), str(empty_dir), "--cache-dir", str(tmp_path / "c"))
+    assert result.returncode == 2 and "extraction_results.json" in result.stderr
+    result = run("score", str(tmp_path / "missing.json"), str(empty_dir))
+    assert result.returncode == 2 and "does not exist" in result.stderr

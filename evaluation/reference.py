@@ -1,0 +1,215 @@
+"""Load graphs to score: a STAGE release movie folder, or a kgbuild graph.json.
+
+A STAGE movie folder holds `extraction_results.json` (per-scene entities and relations) and
+`rename_map.json` (alias -> canonical name). Its reference graph is the union over scenes, every
+name mapped through the rename map, each entity typed by the majority of its mentions. Both
+sources become the same `KnowledgeGraph`, plus a `LoadReport` of what could not be used.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter, defaultdict
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kgbuild.errors import InputError
+from kgbuild.graph import canonical_key, entity_id, load_graph, relation_id
+from kgbuild.model import Entity, KnowledgeGraph, MovieInfo, Relation, Scope
+from kgbuild.schema import Schema, load_schema
+
+_SCENE_KEY = re.compile(r"scene_(\d+)")
+
+
+class LoadReport(BaseModel):
+    """Items a loader skipped or could not resolve, counted instead of crashing."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: str
+    failed_scenes: int = 0
+    unknown_entity_types: dict[str, int] = Field(default_factory=dict)
+    unknown_relation_types: dict[str, int] = Field(default_factory=dict)
+    dangling_relations: int = 0
+
+
+def _resolve(name: str, renames: dict[str, str]) -> str:
+    seen = {name}
+    while name in renames and renames[name] not in seen:
+        name = renames[name]
+        seen.add(name)
+    return name
+
+
+def _read_json(path: Path) -> object:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise InputError(f"not valid JSON: {e.msg}", path=str(path), line=e.lineno) from e
+
+
+def _majority_type(types: Counter[str], schema: Schema) -> str:
+    order = schema.entity_type_names()
+    return max(types, key=lambda t: (types[t], -order.index(t) if t in order else -99))
+
+
+def load_stage_movie(movie_dir: str | Path, *, schema: Schema | None = None) -> tuple[KnowledgeGraph, LoadReport, dict[str, str]]:
+    """Build the reference graph of one STAGE movie folder.
+
+    Args:
+        movie_dir: Folder with extraction_results.json and (optionally) rename_map.json.
+        schema: The schema; the default STAGE-KG schema when None.
+
+    Returns:
+        The graph, what was skipped, and the rename map (for matching predictions).
+
+    Raises:
+        InputError: the folder or its extraction_results.json is missing or malformed.
+    """
+    schema = schema or load_schema()
+    folder = Path(movie_dir)
+    results_path = folder / "extraction_results.json"
+    if not folder.is_dir():
+        raise InputError("no such reference folder", path=str(folder))
+    if not results_path.is_file():
+        raise InputError(
+            "no extraction_results.json here; a STAGE reference folder holds "
+            "extraction_results.json and rename_map.json",
+            path=str(folder),
+        )
+    renames_path = folder / "rename_map.json"
+    renames = _read_json(renames_path) if renames_path.is_file() else {}
+    results = _read_json(results_path)
+    if not isinstance(results, dict) or not isinstance(renames, dict):
+        raise InputError("expected JSON objects keyed by scene", path=str(results_path))
+    report = LoadReport(source=str(folder))
+    known_types = set(schema.entity_type_names())
+    # Keyed by the canonical form, so names differing only in case or punctuation are one entity.
+    surface: dict[str, Counter[str]] = defaultdict(Counter)
+    types: dict[str, Counter[str]] = defaultdict(Counter)
+    scenes: dict[str, set[int]] = defaultdict(set)
+    descriptions: dict[str, str] = {}
+    aliases: dict[str, set[str]] = defaultdict(set)
+    scopes: dict[str, set[str]] = defaultdict(set)
+    raw_relations: list[tuple[str, str, str, int, dict]] = []
+    for key, scene in results.items():
+        if not isinstance(scene, dict) or scene.get("ok") is False:
+            report.failed_scenes += 1
+            continue
+        m = _SCENE_KEY.search(key)
+        index = int(m.group(1)) if m else 0
+        for ent in scene.get("entities") or []:
+            etype, raw = ent.get("type"), ent.get("name")
+            if not raw or not isinstance(raw, str):
+                continue
+            if etype not in known_types:
+                report.unknown_entity_types[str(etype)] = report.unknown_entity_types.get(str(etype), 0) + 1
+                continue
+            resolved = _resolve(raw, renames)
+            name = canonical_key(resolved)
+            surface[name][resolved] += 1
+            types[name][etype] += 1
+            scenes[name].add(index)
+            scopes[name].add(ent.get("scope") or "local")
+            aliases[name].update({raw, *(a for a in ent.get("aliases") or [] if isinstance(a, str))})
+            desc = ent.get("description") or ""
+            if len(desc) > len(descriptions.get(name, "")):
+                descriptions[name] = desc
+        for rel in scene.get("relations") or []:
+            subject, obj, rtype = rel.get("subject"), rel.get("object"), rel.get("relation_type")
+            if not (isinstance(subject, str) and isinstance(obj, str) and isinstance(rtype, str)):
+                report.dangling_relations += 1
+                continue
+            raw_relations.append((
+                canonical_key(_resolve(subject, renames)), rtype,
+                canonical_key(_resolve(obj, renames)), index, rel,
+            ))
+    entities: dict[str, Entity] = {}
+    for key, counter in types.items():
+        etype = _majority_type(counter, schema)
+        name = surface[key].most_common(1)[0][0]
+        entities[key] = Entity(
+            id=entity_id(etype, name), name=name, type=etype,
+            description=descriptions.get(key, ""), aliases=sorted(aliases[key] - {name}),
+            scenes=sorted(scenes[key]),
+            scope=Scope.GLOBAL if "global" in scopes[key] else Scope.LOCAL,
+        )
+    relations: dict[tuple[str, str, str], Relation] = {}
+    for subject, rtype, obj, index, raw in raw_relations:
+        canonical = schema.canonical_relation(rtype)
+        if schema.relation(canonical) is None:
+            report.unknown_relation_types[rtype] = report.unknown_relation_types.get(rtype, 0) + 1
+            continue
+        if subject not in entities or obj not in entities or subject == obj:
+            report.dangling_relations += 1
+            continue
+        s_id, o_id = entities[subject].id, entities[obj].id
+        key = (s_id, canonical, o_id)
+        if key in relations:
+            old = relations[key]
+            relations[key] = old.model_copy(update={"scenes": sorted({*old.scenes, index})})
+        else:
+            relations[key] = Relation(
+                id=relation_id(s_id, canonical, o_id), source=s_id, target=o_id, type=canonical,
+                name=str(raw.get("relation_name") or ""), description=str(raw.get("description") or ""),
+                scenes=[index],
+            )
+    graph = KnowledgeGraph(
+        movie=MovieInfo(title=folder.name, language="zh" if folder.name.startswith("ch") else "en",
+                        scenes=len(results)),
+        entities=list(entities.values()),
+        relations=list(relations.values()),
+    )
+    return graph, report, renames
+
+
+def check_prediction(graph: KnowledgeGraph, source: str, *, schema: Schema | None = None) -> tuple[KnowledgeGraph, LoadReport]:
+    """Keep only what can be scored from a predicted graph, counting the rest.
+
+    Entities of unknown types, relations of unknown types and relations whose endpoints are not
+    entities are removed and counted.
+    """
+    schema = schema or load_schema()
+    report = LoadReport(source=source)
+    known = set(schema.entity_type_names())
+    entities = []
+    for ent in graph.entities:
+        if ent.type in known:
+            entities.append(ent)
+        else:
+            report.unknown_entity_types[ent.type] = report.unknown_entity_types.get(ent.type, 0) + 1
+    ids = {e.id for e in entities}
+    relations = []
+    for rel in graph.relations:
+        canonical = schema.canonical_relation(rel.type)
+        if schema.relation(canonical) is None:
+            report.unknown_relation_types[rel.type] = report.unknown_relation_types.get(rel.type, 0) + 1
+        elif rel.source not in ids or rel.target not in ids:
+            report.dangling_relations += 1
+        else:
+            relations.append(rel if canonical == rel.type else rel.model_copy(update={"type": canonical}))
+    return graph.model_copy(update={"entities": entities, "relations": relations}), report
+
+
+def load_any(path: str | Path, *, schema: Schema | None = None) -> tuple[KnowledgeGraph, LoadReport, dict[str, str]]:
+    """Load a STAGE movie folder or a graph.json (a folder holding graph.json also works).
+
+    Returns:
+        The graph (unscorable items removed), the load report, and the rename map (empty for
+        graph.json).
+    """
+    p = Path(path)
+    if p.is_dir() and (p / "extraction_results.json").is_file():
+        return load_stage_movie(p, schema=schema)
+    if p.is_dir() and (p / "graph.json").is_file():
+        p = p / "graph.json"
+    if p.is_dir():
+        raise InputError(
+            "this folder holds neither extraction_results.json (a STAGE reference) nor "
+            "graph.json (a kgbuild graph)",
+            path=str(p),
+        )
+    graph, report = check_prediction(load_graph(p), str(p), schema=schema)
+    return graph, report, {}

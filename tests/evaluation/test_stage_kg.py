@@ -1,0 +1,159 @@
+"""STAGE-KG scoring on graphs whose right answers are known by construction."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kgbuild.embeddings import default_embedder
+from kgbuild.evaluation.reference import check_prediction, load_any
+from kgbuild.evaluation.stage_kg import ScoreOptions, score_movie
+from kgbuild.graph import entity_id, relation_id
+from kgbuild.model import Entity, KnowledgeGraph, MovieInfo, Relation
+
+LOCATIONS = ["Kitchen", "Harbour", "Lighthouse", "Train Station", "Police Department",
+             "Cathedral", "Hospital Ward", "Football Stadium", "Bakery"]
+RENAMED = {"Train Station": "Railway Station", "Football Stadium": "Soccer Stadium"}
+DROPPED = {"Police Department", "Hospital Ward"}  # each touches one located_at + two part_of
+
+
+def ent(type_, name):
+    return Entity(id=entity_id(type_, name), name=name, type=type_)
+
+
+def rel(s, type_, o):
+    return Relation(id=relation_id(s.id, type_, o.id), source=s.id, target=o.id, type=type_)
+
+
+def reference_graph():
+    anna = ent("Character", "Anna Berg")
+    locs = [ent("Location", n) for n in LOCATIONS]
+    rels = [rel(anna, "located_at", loc) for loc in locs]
+    rels += [rel(a, "part_of", b) for a, b in zip(locs, locs[1:])]
+    return KnowledgeGraph(movie=MovieInfo(title="ref", language="en"),
+                          entities=[anna, *locs], relations=rels)
+
+
+def predicted_graph():
+    """20% of the 10 entities renamed to near-synonyms, 20% dropped, 20% junk added."""
+    anna = ent("Character", "Anna Berg")
+    locs = [ent("Location", RENAMED.get(n, n)) for n in LOCATIONS]
+    kept = {l.id for l, n in zip(locs, LOCATIONS) if n not in DROPPED}
+    rels = [rel(anna, "located_at", l) for l in locs if l.id in kept]
+    rels += [rel(a, "part_of", b) for a, b in zip(locs, locs[1:]) if {a.id, b.id} <= kept]
+    banana, elephant = ent("Location", "Quantum Banana"), ent("Object", "Purple Elephant")
+    rels += [rel(anna, "located_at", banana), rel(anna, "possesses", elephant)]
+    entities = [anna, *(l for l in locs if l.id in kept), banana, elephant]
+    return KnowledgeGraph(movie=MovieInfo(title="pred", language="en"),
+                          entities=entities, relations=rels)
+
+
+@pytest.fixture(scope="module")
+def embedder(tmp_path_factory):
+    return default_embedder(tmp_path_factory.mktemp("embeddings"))
+
+
+def test_reference_against_itself_is_perfect(embedder):
+    ref = reference_graph()
+    s = score_movie(ref, ref, embedder=embedder)
+    assert (s.entities.f1, s.relations.f1) == (1.0, 1.0)
+    assert s.scored_reference_entities == 10 and s.scored_reference_relations == 17
+
+
+def test_renamed_dropped_and_junk_give_the_hand_computed_scores(embedder):
+    s = score_movie(predicted_graph(), reference_graph(), embedder=embedder)
+    # Entities: 8 found (2 of them through the embeddings), 2 junk, 2 missing.
+    assert (s.entities.tp, s.entities.fp, s.entities.fn) == (8, 2, 2)
+    assert s.entities.precision == pytest.approx(0.8) and s.entities.recall == pytest.approx(0.8)
+    # Relations: 17 in the reference; the 2 dropped places took 2 located_at + 4 part_of with
+    # them; the 2 junk relations are wrong.
+    assert (s.relations.tp, s.relations.fp, s.relations.fn) == (11, 2, 6)
+    assert s.relations.precision == pytest.approx(11 / 13)
+    assert s.relations.recall == pytest.approx(11 / 17)
+    assert sorted(s.unmatched_reference["Location"]) == sorted(DROPPED)
+    assert s.false_positives == {"Location": ["Quantum Banana"], "Object": ["Purple Elephant"]}
+
+
+def test_threshold_above_the_synonyms_loses_them(embedder):
+    s = score_movie(predicted_graph(), reference_graph(), embedder=embedder,
+                    options=ScoreOptions(threshold=0.99))
+    assert (s.entities.tp, s.entities.fp, s.entities.fn) == (6, 4, 4)
+    assert {n.predicted for n in s.near_misses} <= set(RENAMED.values())
+
+
+def test_rename_map_grounds_without_embeddings(embedder):
+    ref = reference_graph()
+    pred = ref.model_copy(update={"entities": [
+        e.model_copy(update={"name": "Lamp House"}) if e.name == "Lighthouse" else e
+        for e in ref.entities]})
+    strict = ScoreOptions(threshold=1.0)
+    without = score_movie(pred, ref, embedder=embedder, options=strict)
+    with_map = score_movie(pred, ref, renames={"Lamp House": "Lighthouse"}, embedder=embedder,
+                           options=strict)
+    assert without.entities.fn == 1 and with_map.entities.f1 == 1.0
+
+
+def test_event_entities_and_low_degree_are_not_scored(embedder):
+    ref = reference_graph()
+    lone = ent("Object", "Lonely Spoon")
+    fire = ent("Event", "Fire breaks out")
+    anna = ref.entities[0]
+    ref = ref.model_copy(update={
+        "entities": [*ref.entities, lone, fire],
+        "relations": [*ref.relations, rel(anna, "possesses", lone), rel(anna, "performs", fire)]})
+    pred = ref.model_copy()
+    s = score_movie(pred, ref, embedder=embedder)
+    assert s.scored_reference_entities == 10  # the spoon has degree 1, the fire is an event
+    assert s.neutral_entities == 1 and s.neutral_relations == 1
+    assert (s.entities.fp, s.relations.fp) == (0, 0)
+
+
+def test_scores_are_deterministic(embedder):
+    a = score_movie(predicted_graph(), reference_graph(), embedder=embedder)
+    b = score_movie(predicted_graph(), reference_graph(), embedder=embedder)
+    assert a.model_dump_json() == b.model_dump_json()
+
+
+def test_unknown_types_and_dangling_endpoints_are_counted_not_fatal(embedder):
+    pred = predicted_graph()
+    weird = Entity(id="x:1", name="Blob", type="Spaceship")
+    dangling = Relation(id="r1", source=pred.entities[0].id, target="nowhere", type="located_at")
+    odd = Relation(id="r2", source=pred.entities[0].id, target=pred.entities[1].id, type="haunts")
+    pred = pred.model_copy(update={"entities": [*pred.entities, weird],
+                                   "relations": [*pred.relations, dangling, odd]})
+    clean, report = check_prediction(pred, "pred")
+    assert report.unknown_entity_types == {"Spaceship": 1}
+    assert report.unknown_relation_types == {"haunts": 1}
+    assert report.dangling_relations == 1
+    s = score_movie(clean, reference_graph(), embedder=embedder)
+    assert (s.entities.tp, s.relations.tp) == (8, 11)
+
+
+def test_stage_movie_loader_applies_rename_map_and_majority_type(tmp_path):
+    movie = tmp_path / "en_test"
+    movie.mkdir()
+    scenes = {
+        "scene_1_part_1": {"ok": True, "entities": [
+            {"type": "Character", "name": "Jo", "description": "a girl", "scope": "global"},
+            {"type": "Location", "name": "Barn"},
+            {"type": "Object", "name": "Barn"}, {"type": "Location", "name": "barn"}],
+            "relations": [{"subject": "Jo", "object": "Barn", "relation_type": "located_at"},
+                          {"subject": "Jo", "object": "Ghost", "relation_type": "located_at"}]},
+        "scene_2_part_1": {"ok": False},
+        "scene_3_part_1": {"ok": True, "entities": [
+            {"type": "Character", "name": "Josephine March", "description": "the second sister"}],
+            "relations": [{"subject": "Josephine March", "object": "Barn",
+                           "relation_type": "located_at"}]},
+    }
+    (movie / "extraction_results.json").write_text(json.dumps(scenes))
+    (movie / "rename_map.json").write_text(json.dumps({"Jo": "Josephine March"}))
+    graph, report, renames = load_any(movie)
+    by_name = {e.name: e for e in graph.entities}
+    assert set(by_name) == {"Josephine March", "Barn"}
+    assert by_name["Barn"].type == "Location"
+    assert by_name["Josephine March"].scenes == [1, 3]
+    assert "Jo" in by_name["Josephine March"].aliases
+    assert len(graph.relations) == 1 and graph.relations[0].scenes == [1, 3]
+    assert report.failed_scenes == 1 and report.dangling_relations == 1
+    assert renames == {"Jo": "Josephine March"}
