@@ -138,3 +138,32 @@ def score(pred: Path, ref: Path, corpus: bool, json_out: Path | None, explain: b
     if json_out:
         write_text_atomic(json_out, payload)
         console.print(f"Wrote {json_out}")
+
+
+@click.command()
+@click.argument("source", type=click.Path(exists=True, path_type=Path))
+@click.option("-o", "--output", type=click.Path(path_type=Path), required=True,
+              help="graph.json to write; with --corpus, a folder that gets <movie>/graph.json.")
+@click.option("--corpus", is_flag=True,
+              help="SOURCE is a folder of STAGE movies; build one baseline per script.json.")
+def baseline(source: Path, output: Path, corpus: bool) -> None:
+    """Build the trivial baseline graph (cues as Characters, heading places as Locations).
+
+    Score it like any prediction to know the floor: `kgbuild score OUT REF`.
+    """
+    from kgbuild import __version__
+    from kgbuild.evaluation.baselines import stage_scripts, trivial_graph
+    from kgbuild.graph import save_graph
+    from kgbuild.readers import read_screenplay
+
+    if not corpus:
+        save_graph(trivial_graph(read_screenplay(source), version=__version__), output)
+        click.echo(f"Wrote {output}")
+        return
+    scripts = stage_scripts(source)
+    if not scripts:
+        raise click.UsageError(f"no script.json below {source}")
+    for movie, script in scripts.items():
+        save_graph(trivial_graph(read_screenplay(script), version=__version__),
+                   output / movie / "graph.json")
+    click.echo(f"Wrote {len(scripts)} baseline graphs under {output}")
