@@ -12,42 +12,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kgbuild.graph import entity_id, relation_id
-from kgbuild.model import ElementKind, Entity, KnowledgeGraph, MovieInfo, Provenance, Relation, Screenplay
+from kgbuild.graph import GraphBuilder
+from kgbuild.model import ElementKind, KnowledgeGraph, MovieInfo, Provenance, Screenplay
 
 
 def _display(name: str) -> str:
     return name.title() if name.isupper() else name
 
 
-class _GraphBuilder:
-    """Collects entities and relations, merging scenes of repeats."""
-
-    def __init__(self) -> None:
-        self.entities: dict[str, Entity] = {}
-        self.relations: dict[str, Relation] = {}
-
-    def entity(self, type_name: str, name: str, scene: int) -> str:
-        eid = entity_id(type_name, name)
-        old = self.entities.get(eid)
-        scenes = sorted({*(old.scenes if old else []), scene})
-        self.entities[eid] = Entity(id=eid, name=old.name if old else name, type=type_name,
-                                    scenes=scenes)
-        return eid
-
-    def relation(self, source: str, type_name: str, target: str, scene: int) -> None:
-        if source == target:
-            return
-        rid = relation_id(source, type_name, target)
-        old = self.relations.get(rid)
-        scenes = sorted({*(old.scenes if old else []), scene})
-        self.relations[rid] = Relation(id=rid, source=source, target=target, type=type_name,
-                                       scenes=scenes)
-
-
 def trivial_graph(screenplay: Screenplay, *, version: str = "") -> KnowledgeGraph:
     """The trivial baseline graph of a screenplay (see the module docstring)."""
-    builder = _GraphBuilder()
+    builder = GraphBuilder()
     for scene in screenplay.scenes:
         location_ids = [builder.entity("Location", _display(p), scene.index) for p in scene.location]
         for inner, outer in zip(location_ids[1:], location_ids):

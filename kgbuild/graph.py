@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from kgbuild.atomic import write_text_atomic
 from kgbuild.errors import InputError
-from kgbuild.model import GRAPH_FORMAT, KnowledgeGraph
+from kgbuild.model import GRAPH_FORMAT, Entity, KnowledgeGraph, Persistence, Relation, Scope
 
 _NON_WORD = re.compile(r"[^\w]+")
 
@@ -97,3 +97,57 @@ def load_graph(path: str | os.PathLike[str]) -> KnowledgeGraph:
             path=name,
         ) from e
     return graph
+
+
+class GraphBuilder:
+    """Accumulates entities and relations, merging repeats: scenes unioned, first name kept.
+
+    Example:
+        >>> b = GraphBuilder()
+        >>> anna = b.entity("Character", "Anna", 1)
+        >>> kitchen = b.entity("Location", "Kitchen", 1)
+        >>> b.relation(anna, "located_at", kitchen, 1)
+    """
+
+    def __init__(self) -> None:
+        self.entities: dict[str, Entity] = {}
+        self.relations: dict[str, Relation] = {}
+
+    def entity(self, type_name: str, name: str, scene: int | None = None, *,
+               description: str = "", aliases: list[str] | tuple[str, ...] = (),
+               scope: Scope | None = None) -> str:
+        """Add or extend an entity; returns its id."""
+        eid = entity_id(type_name, name)
+        old = self.entities.get(eid)
+        scenes = set(old.scenes) if old else set()
+        if scene is not None:
+            scenes.add(scene)
+        base = old.name if old else name
+        merged_aliases = sorted({*(old.aliases if old else []), *aliases} - {base})
+        self.entities[eid] = Entity(
+            id=eid, name=base, type=type_name,
+            description=(old.description if old and old.description else description),
+            aliases=merged_aliases, scenes=sorted(scenes),
+            scope=scope or (old.scope if old else Scope.LOCAL),
+        )
+        return eid
+
+    def relation(self, source: str, type_name: str, target: str, scene: int | None = None, *,
+                 name: str = "", evidence: str = "",
+                 persistence: Persistence = Persistence.MOMENTARY) -> None:
+        """Add or extend a relation; self-relations are ignored."""
+        if source == target:
+            return
+        rid = relation_id(source, type_name, target)
+        old = self.relations.get(rid)
+        scenes = set(old.scenes) if old else set()
+        if scene is not None:
+            scenes.add(scene)
+        quotes = list(old.evidence) if old else []
+        if evidence and evidence not in quotes and len(quotes) < 3:
+            quotes.append(evidence)
+        self.relations[rid] = Relation(
+            id=rid, source=source, target=target, type=type_name,
+            name=(old.name if old and old.name else name), scenes=sorted(scenes),
+            evidence=quotes, persistence=old.persistence if old else persistence,
+        )

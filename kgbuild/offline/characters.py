@@ -1,0 +1,148 @@
+"""Who is in the story: characters from cues and from their introductions in action lines.
+
+Screenwriters introduce a character in capitals the first time they appear
+(`CLARICE STARLING, mid-20's, ...`). The cue may use only part of that name (`STARLING`), so the
+introduction gives the canonical full name and the cue becomes an alias.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from kgbuild.model import ElementKind, Screenplay
+
+_CJK = re.compile(r"[\u3400-\u9fff]")
+# An introduction: 1-4 capitalised words, then a comma/parenthesis and an age or description.
+_INTRO = re.compile(
+    r"\b((?:[A-Z][A-Z'’.\-]+)(?:\s+(?:[A-Z][A-Z'’.\-]+|[A-Z]\.)){0,3})"
+    r"(?=\s*(?:\(\s*\d|,\s*(?:\d|mid|early|late|about|around|a |an |the |his |her |in h|twent|thirt|fort|fift|sixt|sevent|eight|ninet|young|old|elderly|teen)))"
+)
+_NOT_NAMES = {
+    "INT", "EXT", "CONTINUED", "CUT", "FADE", "DAY", "NIGHT", "LATER", "POV", "ANGLE", "CLOSE",
+    "WIDE", "BACK", "SUPER", "TITLE", "THE", "END", "V.O.", "O.S.", "O.C.", "CONT'D",
+}
+# Cues that name no one in particular.
+_GENERIC_CUES = {"ALL", "BOTH", "EVERYONE", "CROWD", "VOICE", "VOICES", "TOGETHER", "OTHERS",
+                 "SOMEONE", "TV", "RADIO", "ANNOUNCER", "NARRATOR", "众人", "大家", "旁白"}
+
+
+def display_name(name: str) -> str:
+    """How a name is shown: capitals become title case ('CLARICE STARLING' -> 'Clarice Starling')."""
+    if _CJK.search(name) or not name.isupper():
+        return name
+    words = []
+    for word in name.split():
+        if re.fullmatch(r"(?:[A-Z]\.)+|[IVX]+|#\d+", word):
+            words.append(word)
+        else:
+            words.append("-".join(p[:1] + p[1:].lower() for p in word.split("-")))
+    return " ".join(words).replace("'S ", "'s ").replace("’S ", "’s ")
+
+
+@dataclass
+class Cast:
+    """The characters of a screenplay: canonical names, their aliases, and where they appear."""
+
+    canonical: dict[str, str] = field(default_factory=dict)  # surface (upper) -> canonical display
+    speeches: Counter[str] = field(default_factory=Counter)  # canonical -> number of speeches
+    scenes: dict[str, set[int]] = field(default_factory=lambda: defaultdict(set))
+    aliases: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    introductions: dict[str, str] = field(default_factory=dict)  # canonical -> intro sentence
+
+    def resolve(self, surface: str) -> str | None:
+        """The canonical name for a cue or a name as written, if it is a known character."""
+        return self.canonical.get(surface.upper()) or self.canonical.get(surface)
+
+
+def _introductions(screenplay: Screenplay) -> dict[str, tuple[int, str]]:
+    found: dict[str, tuple[int, str]] = {}
+    for scene in screenplay.scenes:
+        for el in scene.elements:
+            if el.kind is not ElementKind.ACTION:
+                continue
+            for m in _INTRO.finditer(el.text):
+                name = " ".join(m.group(1).replace("’", "'").split()).strip(".-'")
+                tokens = name.split()
+                if not tokens or any(t in _NOT_NAMES for t in tokens) or len(name) < 3:
+                    continue
+                sentence_end = el.text.find(".", m.end())
+                context = el.text[m.start(): sentence_end + 1 if sentence_end > 0 else None]
+                found.setdefault(name, (scene.index, context[:300]))
+    return found
+
+
+def find_cast(screenplay: Screenplay) -> Cast:
+    """Collect characters from cues and introductions, linking partial cues to full names.
+
+    A cue that is one word of exactly one introduced full name (STARLING in CLARICE STARLING)
+    becomes an alias of that full name; otherwise the cue is a character of its own.
+    """
+    cast = Cast()
+    intros = _introductions(screenplay)
+    cues: Counter[str] = Counter()
+    cue_scenes: dict[str, set[int]] = defaultdict(set)
+    for scene in screenplay.scenes:
+        for el in scene.elements:
+            if el.kind is ElementKind.CHARACTER and el.speaker:
+                cues[el.speaker] += 1
+                cue_scenes[el.speaker].add(scene.index)
+    full_by_token: dict[str, set[str]] = defaultdict(set)
+    for name in intros:
+        if len(name.split()) > 1:
+            for token in name.split():
+                full_by_token[token].add(name)
+    for cue, count in cues.items():
+        if cue in _GENERIC_CUES:
+            continue
+        owners = full_by_token.get(cue, set()) if cue not in intros else set()
+        full = next(iter(owners)) if len(owners) == 1 else cue
+        canonical = display_name(full)
+        cast.canonical[cue] = canonical
+        cast.canonical[full] = canonical
+        cast.speeches[canonical] += count
+        cast.scenes[canonical] |= cue_scenes[cue]
+        if cue != full:
+            cast.aliases[canonical].add(display_name(cue))
+        if full in intros:
+            cast.introductions[canonical] = intros[full][1]
+    for name, (scene_index, context) in intros.items():
+        if name in cast.canonical or len(name.split()) < 2:
+            continue
+        # Introduced with a full name but never speaking: still a character.
+        canonical = display_name(name)
+        cast.canonical[name] = canonical
+        cast.scenes[canonical].add(scene_index)
+        cast.introductions[canonical] = context
+    return cast
+
+
+def mention_patterns(cast: Cast) -> dict[str, re.Pattern[str]]:
+    """A regex per canonical character matching its name, aliases and distinctive name parts."""
+    forms: dict[str, set[str]] = defaultdict(set)
+    token_owners: Counter[str] = Counter()
+    for canonical in set(cast.canonical.values()):
+        for token in canonical.split():
+            token_owners[token.lower()] += 1
+    for surface, canonical in cast.canonical.items():
+        forms[canonical].add(display_name(surface))
+        forms[canonical].add(canonical)
+    for canonical, names in cast.aliases.items():
+        forms[canonical] |= names
+    patterns = {}
+    for canonical, names in forms.items():
+        parts = set(names)
+        if not _CJK.search(canonical):
+            for token in canonical.split():
+                if len(token) >= 3 and token_owners[token.lower()] == 1 and token[0].isupper():
+                    parts.add(token)
+        if not _CJK.search(canonical):
+            # Title case and capitals only: a case-blind 'Will' or 'Hope' would match words.
+            parts |= {p.upper() for p in parts}
+        alternatives = sorted((re.escape(p) for p in parts if p), key=len, reverse=True)
+        if _CJK.search(canonical):
+            patterns[canonical] = re.compile("|".join(alternatives))
+        else:
+            patterns[canonical] = re.compile(r"\b(?:" + "|".join(alternatives) + r")\b")
+    return patterns
