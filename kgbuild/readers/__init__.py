@@ -99,7 +99,7 @@ def read_screenplay(
             path=name,
         )
     data = file.read_bytes()
-    fmt = format or sniff_binary(data[:8192])
+    fmt = format or sniff_binary(data[:8192], file.suffix)
     encoding = None
     text = None
     if fmt not in (SourceFormat.PDF, SourceFormat.FDX):

@@ -52,15 +52,11 @@ def attach_speakers(elements: list[Element]) -> list[Element]:
     return out
 
 
-def _scene(index: int, heading: Element | None, elements: list[Element]) -> Scene:
-    lines = [e.line_start for e in elements] + [e.line_end for e in elements]
-    if heading is not None:
-        lines += [heading.line_start, heading.line_end]
-        facts = heading_facts(heading)
-        body = sorted([heading, *elements], key=lambda e: e.line_start)
-    else:
-        facts = Heading(text="")
-        body = elements
+def _scene(index: int, heading: Element | None, lead: list[Element], elements: list[Element]) -> Scene:
+    """One scene; `lead` holds elements that came before its heading (FADE IN:, sections)."""
+    body = [*lead, *([heading] if heading is not None else []), *elements]
+    lines = [e.line_start for e in body] + [e.line_end for e in body]
+    facts = heading_facts(heading) if heading is not None else Heading(text="")
     return Scene(
         index=index,
         number=heading.number if heading is not None and heading.number else facts.number,
@@ -94,9 +90,12 @@ def assemble_scenes(elements: list[Element]) -> list[Scene]:
             groups[-1][1].append(el)
     preamble = groups[0][1]
     groups = groups[1:]
+    lead: list[Element] = []
     if preamble and (not groups or any(e.kind in _STORY_KINDS for e in preamble)):
         groups.insert(0, (None, preamble))
-    elif preamble:
-        first_heading, first_body = groups[0]
-        groups[0] = (first_heading, [*preamble, *first_body])
-    return [_scene(i, heading, body) for i, (heading, body) in enumerate(groups, start=1)]
+    else:
+        lead = preamble
+    return [
+        _scene(i, heading, lead if i == 1 else [], body)
+        for i, (heading, body) in enumerate(groups, start=1)
+    ]

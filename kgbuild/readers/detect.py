@@ -14,12 +14,16 @@ _FOUNTAIN_MARKS = re.compile(
 _INDENTED = re.compile(r"^(?: {10,}|\t{2,})\S", re.M)
 
 
-def sniff_binary(head: bytes) -> SourceFormat | None:
-    """Recognise the formats that announce themselves in their first bytes (PDF, FDX, JSON)."""
+def sniff_binary(head: bytes, suffix: str = "") -> SourceFormat | None:
+    """Recognise the formats that announce themselves in their first bytes (PDF, FDX, JSON).
+
+    XML goes to the FDX reader when it says FinalDraft or the file is named .fdx, so that a
+    broken .fdx gets the FDX reader's message rather than a plain-text guess.
+    """
     stripped = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     if stripped.startswith(b"%PDF-"):
         return SourceFormat.PDF
-    if stripped.startswith(b"<") and b"<FinalDraft" in head[:4096]:
+    if stripped.startswith(b"<") and (b"<FinalDraft" in head or suffix.lower() == ".fdx"):
         return SourceFormat.FDX
     if stripped.startswith(b"["):
         return SourceFormat.STAGE_JSON
