@@ -149,3 +149,9 @@ def test_score_bad_inputs(tmp_path):
     assert result.returncode == 2 and "extraction_results.json" in result.stderr
     result = run("score", str(tmp_path / "missing.json"), str(empty_dir))
     assert result.returncode == 2 and "does not exist" in result.stderr
+
+
+def test_title_page_title_is_used_whatever_its_case(tmp_path):
+    out = tmp_path / "sp.json"
+    assert run("parse", str(EXAMPLE), "-o", str(out)).returncode == 0
+    assert json.loads(out.read_text())["title"].lower() == "lizard people"

@@ -112,7 +112,10 @@ def read_screenplay(
     result: ReadResult = reader(data if takes_bytes else text, path=name)
     _check_looks_like_screenplay(result, name)
     body = "\n".join(e.text for s in result.scenes for e in s.elements)
-    title = result.title_page.get("title") or result.title_page.get("Title") or file.stem
+    title = next(
+        (v for k, v in result.title_page.items() if k.strip().lower() == "title" and v.strip()),
+        file.stem,
+    )
     return Screenplay(
         title=" ".join(title.split()),
         language=detect_language(body),

@@ -20,7 +20,10 @@ _EN_PREFIX = re.compile(
 # A printed scene number on either side: "12", "12A", "A202", "198DB", "12-A", "#12A#".
 _SCENE_NUMBER = r"[A-Z]{0,3}\d{1,4}[A-Z]{0,3}(?:[-.]\d{1,3}[A-Z]?)?"
 _LEADING_NUMBER = re.compile(rf"^\s*(?P<num>{_SCENE_NUMBER})(?:[.)]|\s)\s*(?=\S)", re.IGNORECASE)
-_TRAILING_NUMBER = re.compile(rf"\s+(?P<num>{_SCENE_NUMBER})\s*\.?\s*$", re.IGNORECASE)
+# A trailing number is a scene number only when set apart by 2+ spaces (printed layouts) or
+# repeating the leading one: "EXT. ROUTE 66" and "INT. ROOM 101" keep theirs.
+_TRAILING_NUMBER = re.compile(rf"\s{{2,}}(?P<num>{_SCENE_NUMBER})\s*\.?\s*$|\s(?P<same>{_SCENE_NUMBER})\s*\.?\s*$", re.IGNORECASE)
+_YEAR_SUFFIX = re.compile(r"\s*\((?:1[0-9]|20)\d{2}s?\)\s*$")
 _FOUNTAIN_NUMBER = re.compile(r"\s*#(?P<num>[\w.\-]+)#\s*$")
 
 _TIMES_OF_DAY = {
@@ -39,7 +42,8 @@ _YEAR = re.compile(r"^\(?(?:1[0-9]|20)\d{2}s?\)?$|^\(?(?:PRESENT|PAST|FLASHBACK)
 # Chinese headings: "1 老师家 内 日", "1、日.外.青石崔", "3. 日 外 青石岭", "第一场", "2、银行监控室，日，内".
 _ZH_SCENE_NUMBER = re.compile(
     r"^\s*(?:第\s*(?P<cn>[0-9０-９一二三四五六七八九十百千零〇两]+)\s*[场場幕集]"
-    r"|(?P<num>[0-9０-９]{1,4}[A-Za-z]?)\s*(?:[、.．:：,，)）]|\s|(?=[\u4e00-\u9fff])))\s*"
+    r"|(?P<num>[0-9０-９]{1,4}[A-Za-z]?)\s*(?:[、.．:：,，)）]|\s|(?=[\u4e00-\u9fff])(?![年月号点分岁]))"
+    r")\s*"
 )
 _ZH_INT_EXT = {"内": "INT", "外": "EXT", "内外": "INT/EXT", "外内": "INT/EXT", "內": "INT"}
 _ZH_TIMES = (
@@ -88,9 +92,12 @@ def strip_scene_numbers(line: str) -> tuple[str, str | None]:
         number = number or m.group("num")
         text = text[m.end():]
     m = _TRAILING_NUMBER.search(text)
-    if m and (number is None or m.group("num").upper() == number.upper()):
-        number = number or m.group("num")
-        text = text[: m.start()].rstrip()
+    if m:
+        trailing = m.group("num") or m.group("same")
+        spaced = m.group("num") is not None
+        if (spaced and number is None) or (number is not None and trailing.upper() == number.upper()):
+            number = number or trailing
+            text = text[: m.start()].rstrip()
     return text.strip(), number
 
 
@@ -101,6 +108,7 @@ def is_english_heading(line: str) -> bool:
 
 
 def _split_time(parts: list[str]) -> tuple[list[str], str | None]:
+    parts = [_YEAR_SUFFIX.sub("", p) or p for p in parts]
     if len(parts) >= 2:
         last = _TIME_WRAPPERS.match(parts[-1]).group(1).upper()
         if last in _TIMES_OF_DAY or any(last.endswith(" " + t) for t in ("DAY", "NIGHT")):
@@ -149,25 +157,31 @@ def chinese_heading_number(line: str) -> tuple[str | None, str]:
 
 
 def parse_chinese_heading(line: str) -> Heading:
-    """Split a Chinese heading ('1、重庆市，日，外', '1.  王子神油店日内') into its facts."""
+    """Split a Chinese heading ('1、重庆市，日，外', '1.  王子神油店日内') into its facts.
+
+    A standalone INT/EXT or time token wins over one glued to the location, so in
+    '3、面包车内，日，外' the scene is EXT and the location keeps its '内' ('面包车内').
+
+    Example:
+        >>> parse_chinese_heading("1.  王子神油店日内").location
+        ['王子神油店']
+    """
     number, rest = chinese_heading_number(line.strip())
-    int_ext = None
-    time = None
+    tokens = [t for t in _ZH_TOKEN_SPLIT.split(rest) if t]
+    int_ext = next((_ZH_INT_EXT[t] for t in tokens if t in _ZH_INT_EXT), None)
+    time = next((t for t in tokens if t in _ZH_TIMES), None)
     location: list[str] = []
-    for token in (t for t in _ZH_TOKEN_SPLIT.split(rest) if t):
-        if token in _ZH_INT_EXT and int_ext is None:
-            int_ext = _ZH_INT_EXT[token]
-        elif token in _ZH_TIMES and time is None:
-            time = token
-        else:
-            m = _ZH_TAIL.search(token)
-            if m and m.start() > 0 and int_ext is None:
-                int_ext = _ZH_INT_EXT[m.group("ie")]
-                time = time or m.group("time") or m.group("time2")
-                token = token[: m.start()]
-            elif time is None and len(token) > 1 and token[-1] in "日夜" and int_ext is not None:
-                time, token = token[-1], token[:-1]
-            location.append(token)
+    for token in tokens:
+        if token in _ZH_INT_EXT or token in _ZH_TIMES:
+            continue
+        m = _ZH_TAIL.search(token)
+        if m and m.start() > 0 and int_ext is None:
+            int_ext = _ZH_INT_EXT[m.group("ie")]
+            time = time or m.group("time") or m.group("time2")
+            token = token[: m.start()]
+        elif time is None and len(token) > 1 and token[-1] in "日夜" and int_ext is not None:
+            time, token = token[-1], token[:-1]
+        location.append(token)
     return Heading(
         text=line.strip(), number=number, int_ext=int_ext, location=location, time_of_day=time
     )

@@ -100,9 +100,9 @@ def read_stage_json(text: str, *, path: str) -> ReadResult:
     for n, entry in enumerate(entries, start=1):
         title = str(entry.get("title") or "")
         heading = _heading(title, line, str(entry.get("_id", n)))
-        content = entry["content"].replace("\r\n", "\n").replace("\f", "\n")
-        if chinese:
-            content = content.lstrip("、")
+        content = entry["content"].replace("\r\n", "\n")
+        # The Chinese reader treats a form feed as a page end inside a paragraph.
+        content = content.lstrip("、") if chinese else content.replace("\f", "\n")
         lines = content.split("\n")
         body, found = _body(lines, line + 1, chinese)
         warnings.extend(found)

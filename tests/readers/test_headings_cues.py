@@ -47,3 +47,16 @@ def test_cue_extensions_kept_apart():
     assert parse_cue("GROUPIE #1").name == "GROUPIE #1"
     assert parse_cue("C-3PO").name == "C-3PO"
     assert parse_cue("夫 人").name == "夫人"
+
+
+def test_numbers_that_belong_to_the_place_are_kept():
+    assert parse_english_heading("EXT. ROUTE 66").location == ["ROUTE 66"]
+    h = parse_english_heading("INT. ROOM 101 - NIGHT")
+    assert (h.number, h.location) == (None, ["ROOM 101"])
+    assert parse_english_heading("INT. HOUSE - DAY     45").number == "45"
+
+
+def test_year_after_time_or_place_is_not_a_location():
+    h = parse_english_heading("INT. X - NIGHT (1973)")
+    assert (h.location, h.time_of_day) == (["X"], "NIGHT")
+    assert parse_english_heading("EXT. COUNTRY HIGHWAY (2020) - DAY").location == ["COUNTRY HIGHWAY"]
