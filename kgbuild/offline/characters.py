@@ -12,6 +12,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from kgbuild.model import ElementKind, Screenplay
+from kgbuild.offline.stoplists import NOT_IN_NAMES
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 # An introduction: 1-4 capitalised words, then a comma/parenthesis and an age or description.
@@ -41,6 +42,18 @@ def display_name(name: str) -> str:
     return " ".join(words).replace("'S ", "'s ").replace("’S ", "’s ")
 
 
+def plausible_name(name: str) -> bool:
+    """False for cues and capitalised phrases that cannot be a character's name."""
+    if _CJK.search(name):
+        return 1 <= len(name) <= 8
+    tokens = name.replace("’", "'").upper().split()
+    return (
+        1 <= len(tokens) <= 3
+        and len(name) >= 2
+        and not any(t in NOT_IN_NAMES or t.endswith("'S") for t in tokens)
+    )
+
+
 @dataclass
 class Cast:
     """The characters of a screenplay: canonical names, their aliases, and where they appear."""
@@ -65,7 +78,7 @@ def _introductions(screenplay: Screenplay) -> dict[str, tuple[int, str]]:
             for m in _INTRO.finditer(el.text):
                 name = " ".join(m.group(1).replace("’", "'").split()).strip(".-'")
                 tokens = name.split()
-                if not tokens or any(t in _NOT_NAMES for t in tokens) or len(name) < 3:
+                if not plausible_name(name) or any(t in _NOT_NAMES for t in tokens):
                     continue
                 sentence_end = el.text.find(".", m.end())
                 context = el.text[m.start(): sentence_end + 1 if sentence_end > 0 else None]
@@ -94,7 +107,7 @@ def find_cast(screenplay: Screenplay) -> Cast:
             for token in name.split():
                 full_by_token[token].add(name)
     for cue, count in cues.items():
-        if cue in _GENERIC_CUES:
+        if cue in _GENERIC_CUES or not plausible_name(cue):
             continue
         owners = full_by_token.get(cue, set()) if cue not in intros else set()
         full = next(iter(owners)) if len(owners) == 1 else cue

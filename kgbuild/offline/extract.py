@@ -15,8 +15,13 @@ from kgbuild.model import (
     Scope,
     Screenplay,
 )
+from kgbuild.embeddings import Embedder
 from kgbuild.offline.characters import Cast, display_name, find_cast, mention_patterns
-from kgbuild.offline.times import heading_time
+from kgbuild.offline.phrases import noun_phrases
+from kgbuild.offline.sentences import sentence_relations
+from kgbuild.offline.stoplists import BODY_PARTS, GENERIC_PEOPLE, SPATIAL_PARTS
+from kgbuild.offline.times import heading_time, text_times
+from kgbuild.offline.typer import PhraseTyper
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(])|(?<=[。！？])")
 
@@ -56,7 +61,74 @@ def _scene_summary(scene: Scene) -> str:
     return " ".join(first)[:300]
 
 
-def _add_scene(b: GraphBuilder, scene: Scene, cast: Cast, patterns: dict[str, re.Pattern[str]]) -> None:
+def _action_sentences(scene: Scene) -> list[str]:
+    return [s for el in scene.elements if el.kind is ElementKind.ACTION for s in sentences(el.text)]
+
+
+def _characters_in(sentence: str, patterns: dict[str, re.Pattern[str]]) -> list[tuple[int, str]]:
+    found = []
+    for name, pattern in patterns.items():
+        m = pattern.search(sentence)
+        if m:
+            found.append((m.start(), name))
+    return sorted(found)
+
+
+def _add_sentences(b: GraphBuilder, scene: Scene, patterns: dict[str, re.Pattern[str]],
+                   phrase_types: dict[str, str], place: str | None) -> dict[str, set[str]]:
+    """Entities and relations of the scene's action sentences; returns the ids seen by type."""
+    index = scene.index
+    previous: str | None = None
+    seen: dict[str, set[str]] = {}
+    for sentence in _action_sentences(scene):
+        named = _characters_in(sentence, patterns)
+        typed, relations = sentence_relations(sentence, named, phrase_types, previous)
+        for phrase, etype in typed:
+            eid = b.entity(etype, phrase.text, index)
+            seen.setdefault(etype, set()).add(eid)
+            if etype == "Character" and place:
+                b.relation(eid, "located_at", place, index)
+        for when in text_times(sentence):
+            seen.setdefault("TimePoint", set()).add(b.entity("TimePoint", when.lower(), index))
+        for rel in relations:
+            source = b.entity(rel.subject[0], rel.subject[1], index)
+            target = b.entity(rel.object[0], rel.object[1], index)
+            b.relation(source, rel.type, target, index, evidence=sentence[:200])
+        if named:
+            previous = named[-1][1]
+    return seen
+
+
+def _add_cooccurrence(b: GraphBuilder, index: int, characters: list[str], seen: dict[str, set[str]],
+                      place: str | None) -> None:
+    """Scene-level links: who is where and when, and what lies where."""
+    for cid in characters:
+        for loc in seen.get("Location", ()):
+            b.relation(cid, "located_at", loc, index)
+        for when in seen.get("TimePoint", ()):
+            b.relation(cid, "present_on", when, index)
+    if place:
+        for obj in seen.get("Object", ()):
+            b.relation(obj, "located_at", place, index)
+
+
+_STOP = {"Object": BODY_PARTS | SPATIAL_PARTS, "Location": SPATIAL_PARTS | BODY_PARTS,
+         "Character": GENERIC_PEOPLE}
+
+
+def _phrase_types(screenplay: Screenplay, typer: PhraseTyper) -> dict[str, str]:
+    """Type every noun phrase of the action lines once for the whole screenplay."""
+    seen: dict[str, None] = {}
+    for scene in screenplay.scenes:
+        for sentence in _action_sentences(scene):
+            for phrase in noun_phrases(sentence):
+                seen[phrase.text] = None
+    typed = typer.classify(list(seen))
+    return {p: t for p, t in typed.items() if p not in _STOP.get(t, ())}
+
+
+def _add_scene(b: GraphBuilder, scene: Scene, cast: Cast, patterns: dict[str, re.Pattern[str]],
+               phrase_types: dict[str, str]) -> None:
     index = scene.index
     location_ids = [b.entity("Location", display_name(p), index) for p in scene.location]
     for inner, outer in zip(location_ids[1:], location_ids):
@@ -73,6 +145,8 @@ def _add_scene(b: GraphBuilder, scene: Scene, cast: Cast, patterns: dict[str, re
             b.relation(ids[name], "located_at", place, index, name="is in")
         if when:
             b.relation(ids[name], "present_on", when, index)
+    seen = _add_sentences(b, scene, patterns, phrase_types, place)
+    _add_cooccurrence(b, index, list(ids.values()), seen, place)
     speakers = _speakers_in_order(scene, cast)
     for a, c in zip(speakers, speakers[1:]):
         if a != c and a in ids and c in ids:
@@ -88,11 +162,15 @@ def _add_scene(b: GraphBuilder, scene: Scene, cast: Cast, patterns: dict[str, re
         b.relation(event, "occurs_on", when, index)
 
 
-def extract_offline(screenplay: Screenplay, *, version: str = "") -> KnowledgeGraph:
+def extract_offline(
+    screenplay: Screenplay, *, embedder: Embedder | None = None, version: str = ""
+) -> KnowledgeGraph:
     """Build a story graph from a screenplay with rules only.
 
     Args:
         screenplay: The parsed screenplay.
+        embedder: Types noun phrases (places, things, people); the bundled MiniLM model behind
+            the on-disk cache when None.
         version: The kgbuild version for the provenance.
 
     Returns:
@@ -100,11 +178,16 @@ def extract_offline(screenplay: Screenplay, *, version: str = "") -> KnowledgeGr
         with part_of from headings, time points, one event per scene with its participants,
         place and time, and located_at / present_on / speaks_to relations.
     """
+    if embedder is None:
+        from kgbuild.embeddings import default_embedder
+
+        embedder = default_embedder()
     cast = find_cast(screenplay)
     patterns = mention_patterns(cast)
+    phrase_types = _phrase_types(screenplay, PhraseTyper(embedder))
     builder = GraphBuilder()
     for scene in screenplay.scenes:
-        _add_scene(builder, scene, cast, patterns)
+        _add_scene(builder, scene, cast, patterns, phrase_types)
     return KnowledgeGraph(
         movie=MovieInfo(title=screenplay.title, language=screenplay.language,
                         source_sha256=screenplay.source.sha256, scenes=len(screenplay.scenes)),

@@ -35,6 +35,8 @@ _TIMES_OF_DAY = {
     "A LITTLE LATER", "SECONDS LATER", "MINUTES LATER", "HOURS LATER", "SOON AFTER", "SAME DAY",
     "THE NEXT DAY", "NEXT DAY", "NEXT MORNING", "THE NEXT MORNING", "CONT'D", "CONTINUING",
 }
+_RELATIVE_TIMES = {"CONTINUOUS", "CONTINUING", "SAME", "SAME TIME", "LATER", "MOMENTS LATER",
+                   "CONT'D", "A LITTLE LATER", "SECONDS LATER", "MINUTES LATER", "HOURS LATER"}
 _TIME_WRAPPERS = re.compile(r"^[\s(\[]*(.*?)[\s)\]]*$")
 _LOCATION_SPLIT = re.compile(r"\s+[-–—]+\s+|\s*--+\s*|\s*[–—]\s*|\.\s+(?=\S)|\s*,\s+")
 _YEAR = re.compile(r"^\(?(?:1[0-9]|20)\d{2}s?\)?$|^\(?(?:PRESENT|PAST|FLASHBACK)\)?$", re.I)
@@ -102,18 +104,31 @@ def strip_scene_numbers(line: str) -> tuple[str, str | None]:
 
 
 def is_english_heading(line: str) -> bool:
-    """True when the line starts (after an optional scene number) with INT./EXT./EST./I/E."""
+    """True when the line starts (after an optional scene number) with INT./EXT./EST./I/E.
+
+    The prefix must be in capitals: 'Est. 1850, the town grew.' is prose. (Fountain, whose
+    spec allows lower-case headings, decides that in its own reader.)
+    """
     text, _ = strip_scene_numbers(line)
-    return bool(_EN_PREFIX.match(text))
+    m = _EN_PREFIX.match(text)
+    return bool(m) and m.group("ie").isupper()
+
+
+def _is_time(part: str) -> bool:
+    text = _TIME_WRAPPERS.match(part).group(1).upper()
+    return text in _TIMES_OF_DAY or any(text.endswith(" " + t) for t in ("DAY", "NIGHT"))
 
 
 def _split_time(parts: list[str]) -> tuple[list[str], str | None]:
+    """Take the times off the end ('DAY - CONTINUOUS'); the first real time of day wins."""
     parts = [_YEAR_SUFFIX.sub("", p) or p for p in parts]
-    if len(parts) >= 2:
-        last = _TIME_WRAPPERS.match(parts[-1]).group(1).upper()
-        if last in _TIMES_OF_DAY or any(last.endswith(" " + t) for t in ("DAY", "NIGHT")):
-            return parts[:-1], last
-    return parts, None
+    times: list[str] = []
+    while len(parts) >= 2 and _is_time(parts[-1]):
+        times.insert(0, _TIME_WRAPPERS.match(parts.pop()).group(1).upper())
+    if not times:
+        return parts, None
+    absolute = [t for t in times if t not in _RELATIVE_TIMES]
+    return parts, (absolute or times)[0]
 
 
 def parse_english_heading(line: str, *, forced: bool = False) -> Heading:

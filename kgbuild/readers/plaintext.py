@@ -667,10 +667,12 @@ def _element(tag: str, texts: list[str], start: int, end: int) -> Element:
     text = " ".join(texts)
     kind = _TAG_KIND[tag]
     if tag == "C":
-        cue = parse_cue(text)
+        side_by_side = _is_dual_cue(text)
+        # Two cues side by side: the element speaks for the left one and is marked dual.
+        cue = parse_cue(re.split(r"\s{4,}", text)[0] if side_by_side else text)
         return Element(
-            kind=kind, text=text, line_start=start, line_end=end, speaker=cue.name,
-            extensions=cue.extensions, dual=cue.dual,
+            kind=kind, text=" ".join(text.split()), line_start=start, line_end=end,
+            speaker=cue.name, extensions=cue.extensions, dual=cue.dual or side_by_side,
         )
     if tag == "S":
         heading, number = strip_scene_numbers(text)
@@ -722,7 +724,7 @@ def _elements_from_tags(lines: list[str], tags: list[str], first_line: int) -> l
     cur_tag = ""
     cur_start = 0
     for n, (raw, tag) in enumerate(zip(lines, tags)):
-        text = " ".join(raw.split())
+        text = raw.strip() if tag == "C" else " ".join(raw.split())
         if tag not in _TAG_KIND or not text:
             if current:
                 elements.append(_element(cur_tag, current, cur_start, first_line + n - 1))

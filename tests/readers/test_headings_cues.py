@@ -60,3 +60,9 @@ def test_year_after_time_or_place_is_not_a_location():
     h = parse_english_heading("INT. X - NIGHT (1973)")
     assert (h.location, h.time_of_day) == (["X"], "NIGHT")
     assert parse_english_heading("EXT. COUNTRY HIGHWAY (2020) - DAY").location == ["COUNTRY HIGHWAY"]
+
+
+def test_lower_case_prefix_is_prose():
+    for line in ["Est. 1850, the town grew.", "int. fight", "Ext. Yes."]:
+        assert not is_english_heading(line), line
+    assert is_english_heading("EXT. HARBOUR - NIGHT")

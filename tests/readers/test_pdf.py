@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import difflib
 import functools
-import time
 from pathlib import Path
 
 import pytest
@@ -270,11 +269,9 @@ def test_shared_pdf_and_fdx_scenes_agree(shared_data: Path, name: str) -> None:
     assert all(h.endswith(".") for h in unmatched)
 
 
-def test_big_fish_pdf_speed(shared_data: Path) -> None:
-    """122 pages; the target is 20 pages/s on a 2-core machine (generous bound for CI noise)."""
+def test_big_fish_pdf_pages(shared_data: Path) -> None:
+    """Every one of the 122 pages is read (speed is measured by `kgbuild bench`)."""
     data = (shared_data / "screenplays" / "big-fish.pdf").read_bytes()
-    start = time.perf_counter()
     result = read_pdf(data, path="big-fish.pdf")
-    elapsed = time.perf_counter() - start
-    assert len(result.scenes) > 150
-    assert elapsed < 12.0
+    assert len(result.scenes) == 193
+    assert max(e.page or 0 for s in result.scenes for e in s.elements) == 122

@@ -226,3 +226,13 @@ def test_read_plain_builds_scenes_and_title_page() -> None:
     assert speech[0].speaker == "JOHN"
     assert result.title_page.get("title") == "THE LAMPLIGHTER"
     assert result.title_page.get("author") == "A. N. Example"
+
+
+def test_side_by_side_dual_cues() -> None:
+    lines = ["INT. CAR - DAY", "", A + "They both see it.", "",
+             A + "NICK" + " " * 20 + "JUDY (CONT'D)", A + "Run!" + " " * 22 + "Run!"]
+    tags = classify_lines(lines)
+    assert tags[4:] == ["C", "D"]
+    elements, _ = plain_elements(lines)
+    cue = elements[2]
+    assert (cue.speaker, cue.dual, cue.text) == ("NICK", True, "NICK JUDY (CONT'D)")

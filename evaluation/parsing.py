@@ -1,0 +1,289 @@
+"""Screenplay line tagging measured against human tags (MovieCoref `parse.csv`).
+
+The MovieCoref release tags every line of 11 IMSDb-style screenplays with one of S (heading),
+N (action), C (cue), D (dialogue), E (parenthetical), T (transition), M (metadata) and O
+(other/blank), and gives two automatic taggings beside the human one: `rule` (their rule-based
+parser) and `robust` (their neural parser). `parse.csv` rows align one to one with the lines of
+`screenplay/<movie>.txt`; the csv `text` column is stripped inconsistently, so the `.txt` files
+are the classifier's input.
+
+Run `python -m kgbuild.evaluation.parsing [--data DIR] [--movie NAME] [--errors N]`.
+"""
+
+from __future__ import annotations
+
+import csv
+import sys
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from kgbuild.errors import InputError
+
+#: The tags scored (M and O are bookkeeping and not scored).
+SCORED_TAGS: tuple[str, ...] = ("S", "C", "D", "N", "E", "T")
+SYSTEMS: tuple[str, ...] = ("kgbuild", "rule", "robust")
+DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+_MOVIECOREF = Path("external") / "moviecoref"
+
+Classifier = Callable[[list[str]], list[str]]
+
+
+@dataclass(frozen=True)
+class MovieLines:
+    """One movie's lines with the human tags and the two reference taggings."""
+
+    movie: str
+    lines: list[str]
+    gold: list[str]
+    rule: list[str]
+    robust: list[str]
+
+
+@dataclass(frozen=True)
+class TagScore:
+    """Precision, recall and F1 of one tag."""
+
+    tag: str
+    tp: int
+    fp: int
+    fn: int
+
+    @property
+    def precision(self) -> float:
+        return self.tp / (self.tp + self.fp) if self.tp + self.fp else 0.0
+
+    @property
+    def recall(self) -> float:
+        return self.tp / (self.tp + self.fn) if self.tp + self.fn else 0.0
+
+    @property
+    def f1(self) -> float:
+        p, r = self.precision, self.recall
+        return 2 * p * r / (p + r) if p + r else 0.0
+
+
+@dataclass(frozen=True)
+class Confusion:
+    """A (gold, predicted) pair, how often it happened and a few example lines."""
+
+    gold: str
+    predicted: str
+    count: int
+    examples: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class SystemReport:
+    """All numbers for one tagging system over a set of movies."""
+
+    system: str
+    tags: dict[str, TagScore]
+    accuracy: dict[str, float]
+    confusions: list[Confusion]
+
+
+def _split_lines(text: str) -> list[str]:
+    lines = text.split("\n")
+    if text.endswith("\n"):
+        lines.pop()
+    return lines
+
+
+def load_moviecoref(data: Path, movies: list[str] | None = None) -> list[MovieLines]:
+    """Load the MovieCoref screenplays and their line tags.
+
+    Args:
+        data: The shared data directory (holding external/moviecoref).
+        movies: Only these movies (default: all).
+
+    Returns:
+        One `MovieLines` per movie, in csv order.
+
+    Raises:
+        InputError: the files are missing, or a movie's csv rows do not align with its .txt
+            lines (count or text).
+    """
+    root = data / _MOVIECOREF
+    csv_path = root / "parse.csv"
+    if not csv_path.is_file():
+        raise InputError("MovieCoref parse.csv not found; pass --data DIR", path=str(csv_path))
+    rows: dict[str, list[dict[str, str]]] = defaultdict(list)
+    with csv_path.open(encoding="utf-8", newline="") as fh:
+        for row in csv.DictReader(fh):
+            rows[row["movie"]].append(row)
+    out: list[MovieLines] = []
+    for movie, movie_rows in rows.items():
+        if movies and movie not in movies:
+            continue
+        txt = root / "screenplay" / f"{movie}.txt"
+        lines = _split_lines(txt.read_text(encoding="utf-8"))
+        _check_alignment(movie, lines, movie_rows, str(txt))
+        out.append(
+            MovieLines(
+                movie=movie,
+                lines=lines,
+                gold=[r["correct"] for r in movie_rows],
+                rule=[r["rule"] for r in movie_rows],
+                robust=[r["robust"] for r in movie_rows],
+            )
+        )
+    if movies and len(out) != len(set(movies)):
+        found = {m.movie for m in out}
+        raise InputError(f"unknown movie(s): {sorted(set(movies) - found)}; known: {sorted(rows)}")
+    return out
+
+
+def _check_alignment(movie: str, lines: list[str], rows: list[dict[str, str]], path: str) -> None:
+    if len(lines) != len(rows):
+        raise InputError(f"{movie}: {len(rows)} csv rows but {len(lines)} lines", path=path)
+    # The csv text is stripped and, in places, re-encoded; compare the ASCII letters only.
+    bad = sum(1 for line, row in zip(lines, rows) if _ascii(line) != _ascii(row["text"]))
+    if bad > 0.02 * len(lines):
+        raise InputError(f"{movie}: {bad} csv rows do not match their .txt lines", path=path)
+
+
+def _ascii(text: str) -> str:
+    return "".join(ch for ch in text if ch.isascii() and ch.isalnum())
+
+
+def score(movies: list[MovieLines], predictions: dict[str, list[str]], system: str,
+          errors: int = 0) -> SystemReport:
+    """Score one system's tags against the human tags.
+
+    Args:
+        movies: The movies with gold tags.
+        predictions: Movie name -> one predicted tag per line.
+        system: The system's name, for the report.
+        errors: Keep the N most frequent confusions with example lines.
+
+    Returns:
+        Per-tag precision/recall/F1 (micro over all lines), per-movie accuracy, confusions.
+    """
+    counts = {t: [0, 0, 0] for t in SCORED_TAGS}
+    accuracy: dict[str, float] = {}
+    confusions: Counter[tuple[str, str]] = Counter()
+    examples: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for m in movies:
+        pred = predictions[m.movie]
+        right = 0
+        for n, (g, p) in enumerate(zip(m.gold, pred)):
+            right += g == p
+            if g in counts:
+                counts[g][0 if g == p else 2] += 1
+            if p in counts and p != g:
+                counts[p][1] += 1
+            if g != p and (g in counts or p in counts):
+                confusions[(g, p)] += 1
+                if len(examples[(g, p)]) < 5:
+                    examples[(g, p)].append(f"{m.movie}:{n + 1}: {m.lines[n].strip()[:70]}")
+        accuracy[m.movie] = right / len(m.gold) if m.gold else 0.0
+    tags = {t: TagScore(t, *c) for t, c in counts.items()}
+    top = [
+        Confusion(g, p, c, examples[(g, p)]) for (g, p), c in confusions.most_common(errors)
+    ]
+    return SystemReport(system=system, tags=tags, accuracy=accuracy, confusions=top)
+
+
+def flatten(movie: MovieLines) -> MovieLines:
+    """The same movie with its layout removed: lines stripped, blank lines dropped.
+
+    This is how STAGE `script.json` contents look; the human tags still apply line by line, so
+    it measures the classifier on text with no indentation and no blank lines. (The `rule` and
+    `robust` tags were made on the laid-out text; they are carried along unchanged.)
+    """
+    keep = [n for n, line in enumerate(movie.lines) if line.strip()]
+    return MovieLines(
+        movie=movie.movie,
+        lines=[movie.lines[n].strip() for n in keep],
+        gold=[movie.gold[n] for n in keep],
+        rule=[movie.rule[n] for n in keep],
+        robust=[movie.robust[n] for n in keep],
+    )
+
+
+def evaluate(data: Path, movies: list[str] | None = None, errors: int = 0,
+             classifier: Classifier | None = None, flat: bool = False) -> dict[str, SystemReport]:
+    """Run the classifier over the MovieCoref screenplays and score it and the two baselines.
+
+    Args:
+        data: The shared data directory.
+        movies: Only these movies (default: all 11).
+        errors: Keep the N most frequent confusions per system.
+        classifier: Lines -> tags (default: `kgbuild.readers.plaintext.classify_lines`).
+        flat: Strip indentation and drop blank lines first (see `flatten`).
+
+    Returns:
+        System name ("kgbuild", "rule", "robust") -> its report.
+
+    Raises:
+        InputError: missing or misaligned data.
+
+    Example:
+        >>> reports = evaluate(Path("../shared/data"))  # doctest: +SKIP
+        >>> round(reports["kgbuild"].tags["C"].f1, 3)  # doctest: +SKIP
+        0.995
+    """
+    if classifier is None:
+        from kgbuild.readers.plaintext import classify_lines as classifier
+    loaded = load_moviecoref(data, movies)
+    if flat:
+        loaded = [flatten(m) for m in loaded]
+    ours = {m.movie: classifier(m.lines) for m in loaded}
+    return {
+        "kgbuild": score(loaded, ours, "kgbuild", errors),
+        "rule": score(loaded, {m.movie: m.rule for m in loaded}, "rule", errors),
+        "robust": score(loaded, {m.movie: m.robust for m in loaded}, "robust", errors),
+    }
+
+
+def format_reports(reports: dict[str, SystemReport]) -> str:
+    """A plain-text table of the reports (per-tag P/R/F1, per-movie accuracy, confusions)."""
+    out = ["per-tag precision / recall / F1 (micro over lines)", ""]
+    header = "tag  " + "  ".join(f"{s:>20}" for s in reports)
+    out += [header, "-" * len(header)]
+    for tag in SCORED_TAGS:
+        cells = []
+        for rep in reports.values():
+            t = rep.tags[tag]
+            cells.append(f"{t.precision:.3f}/{t.recall:.3f}/{t.f1:.3f}")
+        out.append(f"{tag:<4} " + "  ".join(f"{c:>20}" for c in cells))
+    out += ["", "per-movie accuracy (all 8 tags)", ""]
+    first = next(iter(reports.values()))
+    out.append(f"{'movie':<22}" + "".join(f"{s:>10}" for s in reports))
+    for movie in first.accuracy:
+        cells = "".join(f"{r.accuracy[movie]:>10.4f}" for r in reports.values())
+        out.append(f"{movie:<22}{cells}")
+    ours = reports.get("kgbuild")
+    if ours and ours.confusions:
+        out += ["", "most frequent confusions (gold -> kgbuild)", ""]
+        for c in ours.confusions:
+            out.append(f"{c.gold} -> {c.predicted}: {c.count}")
+            out += [f"    {e}" for e in c.examples]
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: print the evaluation tables."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m kgbuild.evaluation.parsing",
+                                     description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="shared data directory")
+    parser.add_argument("--movie", action="append", help="only this movie (repeatable)")
+    parser.add_argument("--errors", type=int, default=0, help="show the N top confusions")
+    parser.add_argument("--flat", action="store_true",
+                        help="strip indentation and blank lines first (STAGE-like text)")
+    args = parser.parse_args(argv)
+    try:
+        reports = evaluate(args.data, args.movie, args.errors, flat=args.flat)
+    except InputError as e:
+        sys.stderr.write(f"error: {e}\n")
+        return 2
+    sys.stdout.write(format_reports(reports) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

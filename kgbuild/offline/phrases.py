@@ -1,0 +1,127 @@
+"""Noun phrases in English action lines, found without a tagger.
+
+Screenplay action is written in the present tense with determiners before almost every thing
+and place ('He drops the knife on the kitchen table'). A phrase starts after a determiner or a
+possessive and runs over lowercase words until a function word, a verb form or punctuation.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+DETERMINERS = frozenset(
+    "a an the his her their its my your our this that these those some another every each "
+    "two three four several".split()
+)
+POSSESSIVE_PRONOUNS = {"his": "he", "her": "she", "their": "they", "its": "it"}
+_FUNCTION_WORDS = frozenset("""
+    a an the and or but nor so yet for of in on at to from by with without into onto upon over
+    under above below behind beside between through across along around about against toward
+    towards near off out up down away back inside outside before after as than then while when
+    where which who whom whose what that this these those there here is are was were be been being
+    has have had do does did not no just only very too also still again now even ever all both
+    each every some any his her their its my your our he she it they we you i him them us me
+    himself herself themselves itself one ones another other others such same own more most less
+    few many much s t can could will would shall should may might must if because though although
+    until unless once like slowly quickly suddenly finally really quietly gently softly almost
+    nearly already hard fast first last next
+""".split())
+_VERB_STEMS = """
+    walk look open close turn stare grab pull push hold take put run stand sit sit lie step move
+    watch see hear pick drop throw catch reach hand give get go come leave enter exit climb jump
+    fall rise lift carry drag slam knock ring answer call shout scream yell whisper say speak talk
+    nod shake smile laugh cry sob sigh glance peer gaze point wave kick hit punch shoot fire aim
+    drive park stop start crash slow speed ride fly land pour drink eat sip chew swallow smoke light
+    burn wipe wash clean dry dress wear touch kiss hug grip squeeze press tap type read write sign
+    wait pause freeze hesitate continue follow chase lead pass cross approach arrive return head
+    race rush hurry dash sprint crawl creep sneak hide search find lose notice study check examine
+    stir fill empty spill break smash shatter tear cut stab slash slice fold pack unpack load
+    unload shut lock unlock slide roll spin swing shove toss pocket place set lay hang switch flip
+    show reveal cover uncover sit settle lean rest sleep wake blink breathe swallow shrug frown
+    grin wink flinch wince tremble shiver collapse fade appear disappear emerge vanish flash glow
+    shine flicker buzz beep honk bark growl rumble echo fill stretch bend kneel crouch duck dive
+    swim float sink hit bang rattle creak thud scrape scratch rub pat stroke brush comb cough sneeze
+    spit ignore begin end finish try want need seem keep let make become feel know think remember
+    realize decide use help ask tell meet join sing dance play win count pay buy sell send receive
+    bring draw paint build fix hang tie untie zip button load cock raise lower
+""".split()
+_IRREGULAR_VERBS = frozenset("""
+    is are was were has had does did goes went gone comes came sees saw seen takes took taken gives
+    gave given gets got holds held stands stood sits sat lies lay runs ran falls fell rises rose
+    throws threw thrown catches caught brings brought says said speaks spoke tells told knows knew
+    thinks thought feels felt leaves left makes made finds found keeps kept lets puts sets hits cuts
+    shuts begins began drinks drank drives drove rides rode flies flew hides hid bites bit tears tore
+    wears wore breaks broke swings swung sinks sank shakes shook wakes woke
+""".split())
+
+
+def _verb_forms(stem: str) -> set[str]:
+    forms = {stem, stem + "s", stem + "es", stem + "ed", stem + "ing", stem + "d"}
+    if stem.endswith("e"):
+        forms |= {stem[:-1] + "ing", stem + "d"}
+    if stem.endswith("y"):
+        forms |= {stem[:-1] + "ies", stem[:-1] + "ied"}
+    if re.fullmatch(r".*[^aeiou][aeiou][bdgklmnprt]", stem):
+        forms |= {stem + stem[-1] + "ed", stem + stem[-1] + "ing"}
+    return forms
+
+
+VERB_FORMS = frozenset(f for stem in _VERB_STEMS for f in _verb_forms(stem)) | _IRREGULAR_VERBS
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]*|[^\sA-Za-z]")
+_NOUN_WORD = re.compile(r"[a-z][a-z\-]*[a-z]$|[a-z]$")
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """A noun phrase: its words, the determiner before it and where it sits in the sentence."""
+
+    text: str
+    determiner: str
+    start: int  # word index of the first word in the sentence
+    owner: str | None = None  # 'NAME' of "NAME's knife", or he/she/they for "his knife"
+
+
+def words(sentence: str) -> list[str]:
+    """Split a sentence into words and punctuation marks."""
+    return _WORD.findall(sentence)
+
+
+def _stops(word: str) -> bool:
+    lower = word.lower()
+    return (
+        not (word.islower() or word.isupper())  # Title Case is a name, not part of a thing
+        or lower in _FUNCTION_WORDS
+        or lower in VERB_FORMS
+        or not _NOUN_WORD.match(lower)
+        or lower.endswith("ly") and len(lower) > 4
+    )
+
+
+def noun_phrases(sentence: str, *, max_words: int = 3) -> list[Phrase]:
+    """Noun phrases after determiners and possessives in one sentence.
+
+    Example:
+        >>> [p.text for p in noun_phrases("She drops the kitchen knife on his desk.")]
+        ['kitchen knife', 'desk']
+    """
+    tokens = words(sentence)
+    out = []
+    for i, token in enumerate(tokens):
+        lower = token.lower()
+        owner = None
+        if lower in DETERMINERS:
+            determiner = lower
+            owner = POSSESSIVE_PRONOUNS.get(lower)
+        elif token.endswith(("'s", "’s")) and token[:1].isupper() and len(token) > 3:
+            determiner, owner = "'s", token[:-2]
+        else:
+            continue
+        run = []
+        for word in tokens[i + 1 : i + 1 + max_words]:
+            if _stops(word):
+                break
+            run.append(word.lower())
+        if run:
+            out.append(Phrase(text=" ".join(run), determiner=determiner, start=i + 1, owner=owner))
+    return out

@@ -1,0 +1,99 @@
+"""Relations stated inside one English action sentence.
+
+The subject of a sentence is the first character it names, or the scene's last-named character
+when the sentence starts with a pronoun. From there:
+- subject + a thing            -> interacts_with (Character -> Object)
+- 'his knife', "ANNA's knife"  -> possesses (Character -> Object)
+- subject + 'into the kitchen' -> located_at (Character -> Location)
+- 'the knife on the table'     -> located_at (Object -> Location)
+- 'the porch of the house'     -> part_of (Location -> Location)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from kgbuild.offline.phrases import Phrase, noun_phrases, words
+
+_PLACE_PREPOSITIONS = frozenset(
+    "in into inside at on onto through across to toward towards under behind near beside "
+    "outside from along around over underneath beneath within".split()
+)
+_CONTAINMENT = frozenset("of in inside at within".split())
+_PRONOUN_START = re.compile(r"^(?:He|She|They|His|Her|Their)\b")
+
+Ref = tuple[str, str]  # (entity type, name)
+
+
+@dataclass(frozen=True)
+class SentenceRelation:
+    """A relation between two referenced entities, with the sentence as evidence."""
+
+    subject: Ref
+    type: str
+    object: Ref
+
+
+def _preposition_before(tokens: list[str], phrase: Phrase) -> str | None:
+    index = phrase.start - 2
+    if index >= 0 and tokens[index].lower() in _PLACE_PREPOSITIONS | _CONTAINMENT:
+        return tokens[index].lower()
+    return None
+
+
+def sentence_relations(
+    sentence: str,
+    characters: list[tuple[int, str]],
+    phrase_types: dict[str, str],
+    previous_character: str | None,
+) -> tuple[list[tuple[Phrase, str]], list[SentenceRelation]]:
+    """Typed phrases of a sentence and the relations the rules above find in it.
+
+    Args:
+        sentence: One action sentence.
+        characters: (character offset in the sentence, canonical name) of named characters.
+        phrase_types: phrase text -> entity type, for the phrases worth keeping.
+        previous_character: The last character named before this sentence in the scene.
+
+    Returns:
+        The typed phrases and the relations.
+    """
+    tokens = words(sentence)
+    typed = [(p, phrase_types[p.text]) for p in noun_phrases(sentence) if p.text in phrase_types]
+    subject = characters[0][1] if characters else None
+    if subject is None and previous_character and _PRONOUN_START.match(sentence):
+        subject = previous_character
+    relations: list[SentenceRelation] = []
+    previous: tuple[Phrase, str] | None = None
+    for phrase, etype in typed:
+        ref = (etype, phrase.text)
+        preposition = _preposition_before(tokens, phrase)
+        if etype == "Object":
+            if subject:
+                relations.append(SentenceRelation(("Character", subject), "interacts_with", ref))
+            owner = _owner(phrase, characters, previous_character, subject)
+            if owner:
+                relations.append(SentenceRelation(("Character", owner), "possesses", ref))
+        elif etype == "Location" and preposition:
+            if previous and previous[1] == "Object" and preposition in _PLACE_PREPOSITIONS:
+                relations.append(SentenceRelation((previous[1], previous[0].text), "located_at", ref))
+            elif previous and previous[1] == "Location" and preposition in _CONTAINMENT:
+                relations.append(SentenceRelation((previous[1], previous[0].text), "part_of", ref))
+            elif subject:
+                relations.append(SentenceRelation(("Character", subject), "located_at", ref))
+        previous = (phrase, etype)
+    return typed, relations
+
+
+def _owner(phrase: Phrase, characters: list[tuple[int, str]], previous: str | None,
+           subject: str | None) -> str | None:
+    if phrase.owner is None:
+        return None
+    if phrase.determiner == "'s":
+        owner = phrase.owner.upper()
+        return next((name for _, name in characters if name.upper().startswith(owner)
+                     or owner in name.upper().split()), None)
+    if phrase.owner in ("he", "she"):
+        return subject or previous
+    return None

@@ -1,0 +1,27 @@
+"""Words that look like entities to the rules but name none a story graph keeps."""
+
+from __future__ import annotations
+
+# Parts of a body are handled, but they are not props of the story.
+BODY_PARTS = frozenset("""
+    face eyes eye arm arms hand hands head feet foot leg legs mouth lips body shoulder shoulders
+    fingers finger neck back hair chest knees knee cheek cheeks forehead nose ears ear teeth chin
+    jaw throat lap palm palms wrist wrists fist fists skin tears breath voice heart stomach brow
+    thumb toes hips waist
+""".split())
+# Words for a part of a space or a direction, not a place of their own.
+SPATIAL_PARTS = frozenset("""
+    top middle corner side sides edge line end back front bottom part rest way direction left
+    right center centre air distance ground surface inside outside interior exterior area spot
+    place background foreground view shot frame angle moment beat time
+""".split())
+# People named by a bare category: too generic to be one character.
+GENERIC_PEOPLE = frozenset("""
+    man men woman women boy boys girl girls people person guy guys kid kids child children
+    someone somebody everyone everybody crowd figure figures others other one
+""".split())
+# Words that cannot be part of a character's cue or introduced name.
+NOT_IN_NAMES = frozenset("""
+    OF AT IN ON TO HAS HAVE BEEN IS ARE WAS SHOT ANGLE CLOSE VIEW SCENE WRITTEN HIS HER THEIR
+    SCREAMING WITH FROM INTO
+""".split())
