@@ -155,6 +155,59 @@ def bench(data: Path, only: str | None, repeat: int, as_json: bool) -> None:
         )
 
 
+class _Bars:
+    """Progress bars on stderr, one per pipeline stage."""
+
+    def __init__(self, progress) -> None:
+        self._progress = progress
+        self._task = None
+
+    def stage(self, name: str, total: int | None) -> None:
+        if self._task is not None:
+            self._progress.update(self._task, completed=self._progress.tasks[-1].total)
+        self._task = self._progress.add_task(name, total=total)
+
+    def advance(self, units: int = 1) -> None:
+        if self._task is not None:
+            self._progress.advance(self._task, units)
+
+
+@cli.command()
+@click.argument("script", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("-o", "--output", "outdir", type=click.Path(file_okay=False, path_type=Path),
+              required=True, help="Folder for graph.json, screenplay.json, report.md, graph.graphml.")
+@click.option("--budget", type=click.IntRange(min=1), default=DEFAULT_TOKEN_BUDGET,
+              show_default=True, help="Token budget per chunk.")
+@click.option("--lenient", is_flag=True,
+              help="Keep relations that break the schema (flagged) instead of dropping them.")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Embedding cache folder [default: $KGBUILD_CACHE_DIR or ~/.cache/kgbuild].")
+@click.option("--max-bytes", type=int, default=DEFAULT_MAX_BYTES, show_default=True,
+              help="Refuse larger input files.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
+def build(script: Path, outdir: Path, budget: int, lenient: bool, cache_dir: Path | None,
+          max_bytes: int, quiet: bool) -> None:
+    """Build the story graph of SCRIPT into OUTDIR (offline: no LLM needed)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from kgbuild.embeddings import default_embedder
+    from kgbuild.output import write_build
+    from kgbuild.pipeline import BuildOptions, run_build
+
+    options = BuildOptions(token_budget=budget, strict_repairs=not lenient, max_bytes=max_bytes,
+                           embedder=default_embedder(cache_dir))
+    columns = (TextColumn("{task.description:<18}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn())
+    with Progress(*columns, console=Console(stderr=True), disable=quiet, transient=False) as bars:
+        state = run_build(script, options, progress=_Bars(bars))
+    written = write_build(state, outdir)
+    graph = state.graph
+    click.echo(
+        f"{len(state.screenplay.scenes)} scenes -> {len(graph.entities)} entities, "
+        f"{len(graph.relations)} relations. Wrote " + ", ".join(str(p) for p in written)
+    )
+
+
 def _register() -> None:
     from kgbuild.score_cli import baseline, score
 

@@ -38,7 +38,8 @@ def display_name(name: str) -> str:
         if re.fullmatch(r"(?:[A-Z]\.)+|[IVX]+|#\d+", word):
             words.append(word)
         else:
-            words.append("-".join(p[:1] + p[1:].lower() for p in word.split("-")))
+            titled = "-".join(p[:1] + p[1:].lower() for p in word.split("-"))
+            words.append(re.sub(r"^([OD]')([a-z])", lambda m: m.group(1) + m.group(2).upper(), titled))
     return " ".join(words).replace("'S ", "'s ").replace("’S ", "’s ")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from kgbuild.graph import GraphBuilder
 from kgbuild.model import (
@@ -18,8 +19,8 @@ from kgbuild.model import (
 from kgbuild.embeddings import Embedder
 from kgbuild.offline.characters import Cast, display_name, find_cast, mention_patterns
 from kgbuild.offline.phrases import noun_phrases
-from kgbuild.offline.sentences import sentence_relations
-from kgbuild.offline.stoplists import BODY_PARTS, GENERIC_PEOPLE, SPATIAL_PARTS
+from kgbuild.offline.sentences import learn_genders, sentence_relations
+from kgbuild.offline.stoplists import AMBIENCE, BODY_PARTS, GENERIC_PEOPLE, SPATIAL_PARTS
 from kgbuild.offline.times import heading_time, text_times
 from kgbuild.offline.typer import PhraseTyper
 
@@ -75,14 +76,15 @@ def _characters_in(sentence: str, patterns: dict[str, re.Pattern[str]]) -> list[
 
 
 def _add_sentences(b: GraphBuilder, scene: Scene, patterns: dict[str, re.Pattern[str]],
-                   phrase_types: dict[str, str], place: str | None) -> dict[str, set[str]]:
+                   phrase_types: dict[str, str], place: str | None,
+                   genders: dict[str, str]) -> dict[str, set[str]]:
     """Entities and relations of the scene's action sentences; returns the ids seen by type."""
     index = scene.index
     previous: str | None = None
     seen: dict[str, set[str]] = {}
     for sentence in _action_sentences(scene):
         named = _characters_in(sentence, patterns)
-        typed, relations = sentence_relations(sentence, named, phrase_types, previous)
+        typed, relations = sentence_relations(sentence, named, phrase_types, previous, genders)
         for phrase, etype in typed:
             eid = b.entity(etype, phrase.text, index)
             seen.setdefault(etype, set()).add(eid)
@@ -112,8 +114,8 @@ def _add_cooccurrence(b: GraphBuilder, index: int, characters: list[str], seen: 
             b.relation(obj, "located_at", place, index)
 
 
-_STOP = {"Object": BODY_PARTS | SPATIAL_PARTS, "Location": SPATIAL_PARTS | BODY_PARTS,
-         "Character": GENERIC_PEOPLE}
+_STOP = {"Object": BODY_PARTS | SPATIAL_PARTS | AMBIENCE,
+         "Location": SPATIAL_PARTS | BODY_PARTS | AMBIENCE, "Character": GENERIC_PEOPLE}
 
 
 def _phrase_types(screenplay: Screenplay, typer: PhraseTyper) -> dict[str, str]:
@@ -127,8 +129,19 @@ def _phrase_types(screenplay: Screenplay, typer: PhraseTyper) -> dict[str, str]:
     return {p: t for p, t in typed.items() if p not in _STOP.get(t, ())}
 
 
+def _genders(screenplay: Screenplay, patterns: dict[str, re.Pattern[str]]) -> dict[str, str]:
+    per_scene = []
+    for scene in screenplay.scenes:
+        items = []
+        for sentence in _action_sentences(scene):
+            named = _characters_in(sentence, patterns)
+            items.append((sentence, named[0][1] if named else None))
+        per_scene.append(items)
+    return learn_genders(per_scene)
+
+
 def _add_scene(b: GraphBuilder, scene: Scene, cast: Cast, patterns: dict[str, re.Pattern[str]],
-               phrase_types: dict[str, str]) -> None:
+               phrase_types: dict[str, str], genders: dict[str, str]) -> None:
     index = scene.index
     location_ids = [b.entity("Location", display_name(p), index) for p in scene.location]
     for inner, outer in zip(location_ids[1:], location_ids):
@@ -145,7 +158,7 @@ def _add_scene(b: GraphBuilder, scene: Scene, cast: Cast, patterns: dict[str, re
             b.relation(ids[name], "located_at", place, index, name="is in")
         if when:
             b.relation(ids[name], "present_on", when, index)
-    seen = _add_sentences(b, scene, patterns, phrase_types, place)
+    seen = _add_sentences(b, scene, patterns, phrase_types, place, genders)
     _add_cooccurrence(b, index, list(ids.values()), seen, place)
     speakers = _speakers_in_order(scene, cast)
     for a, c in zip(speakers, speakers[1:]):
@@ -163,7 +176,11 @@ def _add_scene(b: GraphBuilder, scene: Scene, cast: Cast, patterns: dict[str, re
 
 
 def extract_offline(
-    screenplay: Screenplay, *, embedder: Embedder | None = None, version: str = ""
+    screenplay: Screenplay,
+    *,
+    embedder: Embedder | None = None,
+    version: str = "",
+    on_scene: Callable[[], object] | None = None,
 ) -> KnowledgeGraph:
     """Build a story graph from a screenplay with rules only.
 
@@ -172,6 +189,7 @@ def extract_offline(
         embedder: Types noun phrases (places, things, people); the bundled MiniLM model behind
             the on-disk cache when None.
         version: The kgbuild version for the provenance.
+        on_scene: Called after each scene (progress).
 
     Returns:
         A graph in the default schema: characters (cues, introductions, mentions), locations
@@ -185,9 +203,12 @@ def extract_offline(
     cast = find_cast(screenplay)
     patterns = mention_patterns(cast)
     phrase_types = _phrase_types(screenplay, PhraseTyper(embedder))
+    genders = _genders(screenplay, patterns)
     builder = GraphBuilder()
     for scene in screenplay.scenes:
-        _add_scene(builder, scene, cast, patterns, phrase_types)
+        _add_scene(builder, scene, cast, patterns, phrase_types, genders)
+        if on_scene is not None:
+            on_scene()
     return KnowledgeGraph(
         movie=MovieInfo(title=screenplay.title, language=screenplay.language,
                         source_sha256=screenplay.source.sha256, scenes=len(screenplay.scenes)),

@@ -47,6 +47,7 @@ def sentence_relations(
     characters: list[tuple[int, str]],
     phrase_types: dict[str, str],
     previous_character: str | None,
+    genders: dict[str, str] | None = None,
 ) -> tuple[list[tuple[Phrase, str]], list[SentenceRelation]]:
     """Typed phrases of a sentence and the relations the rules above find in it.
 
@@ -55,6 +56,8 @@ def sentence_relations(
         characters: (character offset in the sentence, canonical name) of named characters.
         phrase_types: phrase text -> entity type, for the phrases worth keeping.
         previous_character: The last character named before this sentence in the scene.
+        genders: canonical name -> 'he' or 'she', as learned from the text; 'his knife' goes to
+            a character of the matching pronoun.
 
     Returns:
         The typed phrases and the relations.
@@ -72,7 +75,7 @@ def sentence_relations(
         if etype == "Object":
             if subject:
                 relations.append(SentenceRelation(("Character", subject), "interacts_with", ref))
-            owner = _owner(phrase, characters, previous_character, subject)
+            owner = _owner(phrase, characters, previous_character, subject, genders or {})
             if owner:
                 relations.append(SentenceRelation(("Character", owner), "possesses", ref))
         elif etype == "Location" and preposition:
@@ -87,13 +90,42 @@ def sentence_relations(
 
 
 def _owner(phrase: Phrase, characters: list[tuple[int, str]], previous: str | None,
-           subject: str | None) -> str | None:
+           subject: str | None, genders: dict[str, str]) -> str | None:
     if phrase.owner is None:
         return None
     if phrase.determiner == "'s":
         owner = phrase.owner.upper()
         return next((name for _, name in characters if name.upper().startswith(owner)
                      or owner in name.upper().split()), None)
-    if phrase.owner in ("he", "she"):
-        return subject or previous
+    if phrase.owner not in ("he", "she"):
+        return None
+    candidates = [subject, *(name for _, name in reversed(characters)), previous]
+    for name in candidates:
+        if name and genders.get(name, phrase.owner) == phrase.owner:
+            return name
     return None
+
+
+def learn_genders(scene_sentences: list[list[tuple[str, str | None]]]) -> dict[str, str]:
+    """Guess each character's pronoun from sentences that open with He/She after naming them.
+
+    Args:
+        scene_sentences: Per scene, (sentence, its subject character or None) in order.
+
+    Returns:
+        canonical name -> 'he' or 'she', where the votes agree at least two to one.
+    """
+    votes: dict[str, dict[str, int]] = {}
+    for sentences in scene_sentences:
+        for (_, subject), (text, _) in zip(sentences, sentences[1:]):
+            m = re.match(r"(He|She)\b", text)
+            if subject and m:
+                bucket = votes.setdefault(subject, {"he": 0, "she": 0})
+                bucket[m.group(1).lower()] += 1
+    out = {}
+    for name, v in votes.items():
+        if v["he"] >= 2 * v["she"] and v["he"]:
+            out[name] = "he"
+        elif v["she"] >= 2 * v["he"] and v["she"]:
+            out[name] = "she"
+    return out

@@ -25,3 +25,9 @@ NOT_IN_NAMES = frozenset("""
     OF AT IN ON TO HAS HAVE BEEN IS ARE WAS SHOT ANGLE CLOSE VIEW SCENE WRITTEN HIS HER THEIR
     SCREAMING WITH FROM INTO
 """.split())
+# Weather, light and sound are around the characters, not places or props.
+AMBIENCE = frozenset("""
+    rain snow wind fog mist sun sunlight moonlight light lights darkness dark shadow shadows
+    silence noise sound sounds smoke steam dust heat cold thunder lightning storm weather sky
+    air water
+""".split())

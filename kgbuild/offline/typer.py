@@ -48,7 +48,8 @@ class PhraseTyper:
     Args:
         embedder: Embeds phrases and prototypes.
         threshold: Mean similarity of the best type's three nearest prototypes a phrase needs.
-        margin: How much the best type must beat the second best.
+        margin: How much the best type must beat the second best. A phrase up to 0.08 under
+            the threshold is still typed when it leads by 2.5 margins.
         keep: The types returned; phrases nearest another type are dropped.
     """
 
@@ -74,6 +75,9 @@ class PhraseTyper:
         for i, phrase in enumerate(phrases):
             best, second = scores[i, order[i, 0]], scores[i, order[i, 1]]
             kind = self._types[order[i, 0]]
-            if best >= self._threshold and best - second >= self._margin and kind in self._keep:
+            confident = best >= self._threshold and best - second >= self._margin
+            # Rarer words sit further from every prototype; a clear lead still decides.
+            clear_lead = best >= self._threshold - 0.08 and best - second >= 2.5 * self._margin
+            if (confident or clear_lead) and kind in self._keep:
                 out[phrase] = kind
         return out

@@ -1,0 +1,140 @@
+"""The build pipeline: a named list of stages from a script file to a repaired graph.
+
+Each stage takes the build state and returns a new one; none mutates its input. Running a
+subset of stages, timing them and reporting progress all come from this one list.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Protocol
+
+from kgbuild import __version__
+from kgbuild.canonicalize.repairs import RepairCount, run_repairs
+from kgbuild.chunking import DEFAULT_TOKEN_BUDGET, chunk_screenplay
+from kgbuild.embeddings import Embedder
+from kgbuild.model import Chunk, KnowledgeGraph, Screenplay
+from kgbuild.readers import DEFAULT_MAX_BYTES, read_screenplay
+
+
+class Progress(Protocol):
+    """Receives progress; the CLI draws bars, library callers may pass nothing."""
+
+    def stage(self, name: str, total: int | None) -> None:
+        """A stage starts; `total` units of work if known."""
+        ...
+
+    def advance(self, units: int = 1) -> None:
+        """Some units of the current stage are done."""
+        ...
+
+
+class _Silent:
+    def stage(self, name: str, total: int | None) -> None:
+        return None
+
+    def advance(self, units: int = 1) -> None:
+        return None
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    """What `kgbuild build` can be told."""
+
+    token_budget: int = DEFAULT_TOKEN_BUDGET
+    strict_repairs: bool = True
+    max_bytes: int = DEFAULT_MAX_BYTES
+    embedder: Embedder | None = None
+
+
+@dataclass(frozen=True)
+class BuildState:
+    """Everything the stages have produced so far."""
+
+    script: Path
+    options: BuildOptions
+    screenplay: Screenplay | None = None
+    chunks: list[Chunk] = field(default_factory=list)
+    graph: KnowledgeGraph | None = None
+    repairs: list[RepairCount] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def _parse(state: BuildState, progress: Progress) -> BuildState:
+    progress.stage("parse", 1)
+    screenplay = read_screenplay(state.script, max_bytes=state.options.max_bytes)
+    progress.advance()
+    return replace(state, screenplay=screenplay)
+
+
+def _chunk(state: BuildState, progress: Progress) -> BuildState:
+    assert state.screenplay is not None
+    progress.stage("chunk", 1)
+    chunks = chunk_screenplay(state.screenplay, token_budget=state.options.token_budget)
+    progress.advance()
+    return replace(state, chunks=chunks)
+
+
+def _extract(state: BuildState, progress: Progress) -> BuildState:
+    from kgbuild.offline import extract_offline
+
+    assert state.screenplay is not None
+    progress.stage("extract (offline)", len(state.screenplay.scenes))
+    graph = extract_offline(state.screenplay, embedder=state.options.embedder, version=__version__,
+                            on_scene=progress.advance)
+    return replace(state, graph=graph)
+
+
+def _repair(state: BuildState, progress: Progress) -> BuildState:
+    assert state.graph is not None
+    progress.stage("repair", 1)
+    graph, counts = run_repairs(state.graph, strict=state.options.strict_repairs)
+    progress.advance()
+    return replace(state, graph=graph, repairs=counts)
+
+
+Stage = Callable[[BuildState, Progress], BuildState]
+
+#: The stages of `kgbuild build`, in order.
+STAGES: list[tuple[str, Stage]] = [
+    ("parse", _parse),
+    ("chunk", _chunk),
+    ("extract", _extract),
+    ("repair", _repair),
+]
+
+
+def run_build(
+    script: str | os.PathLike[str],
+    options: BuildOptions | None = None,
+    *,
+    progress: Progress | None = None,
+) -> BuildState:
+    """Run every stage on a script and return the final state (nothing is written).
+
+    Args:
+        script: The screenplay file.
+        options: Build options; defaults when None.
+        progress: Where progress goes; silent when None.
+
+    Returns:
+        The state with the screenplay, chunks, repaired graph, repair counts and timings.
+
+    Raises:
+        InputError: the script cannot be read (see `kgbuild.readers.read_screenplay`).
+    """
+    state = BuildState(script=Path(script), options=options or BuildOptions())
+    progress = progress or _Silent()
+    timings: dict[str, float] = {}
+    for name, stage in STAGES:
+        start = time.perf_counter()
+        state = stage(state, progress)
+        timings[name] = round(time.perf_counter() - start, 3)
+    assert state.graph is not None
+    provenance = state.graph.provenance.model_copy(update={"timings": timings}) if state.graph.provenance else None
+    graph = state.graph.model_copy(update={"provenance": provenance})
+    return replace(state, graph=graph, timings=timings)

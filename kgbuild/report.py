@@ -1,0 +1,60 @@
+"""The human-readable build report (Markdown): what was found, what was repaired, what to check."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from kgbuild.pipeline import BuildState
+from kgbuild.schema import load_schema
+
+
+def scenes_without_entities(state: BuildState) -> list[int]:
+    """Scenes that no entity other than a scene event is grounded in."""
+    assert state.graph is not None and state.screenplay is not None
+    schema = load_schema()
+    grounded = {
+        i for e in state.graph.entities if not schema.is_event_centric_entity(e.type) for i in e.scenes
+    }
+    return [s.index for s in state.screenplay.scenes if s.index not in grounded]
+
+
+def build_report(state: BuildState) -> str:
+    """Render the report of a finished build."""
+    assert state.graph is not None and state.screenplay is not None
+    sp, graph = state.screenplay, state.graph
+    lines = [
+        f"# kgbuild report: {sp.title}",
+        "",
+        f"- Source: `{sp.source.path}` ({sp.source.format.value}, {sp.language}, "
+        f"sha256 {sp.source.sha256[:12]})",
+        f"- Backend: {graph.provenance.backend if graph.provenance else 'unknown'}",
+        f"- Scenes: {len(sp.scenes)}; chunks: {len(state.chunks)}",
+        f"- Entities: {len(graph.entities)}; relations: {len(graph.relations)}",
+        "- Timings (s): " + ", ".join(f"{k} {v:.2f}" for k, v in state.timings.items()),
+        "",
+        "## Entities by type",
+        "",
+        "| type | count |",
+        "|---|---|",
+    ]
+    for etype, n in sorted(Counter(e.type for e in graph.entities).items()):
+        lines.append(f"| {etype} | {n} |")
+    lines += ["", "## Relations by type", "", "| type | count |", "|---|---|"]
+    for rtype, n in sorted(Counter(r.type for r in graph.relations).items()):
+        lines.append(f"| {rtype} | {n} |")
+    lines += ["", "## Repairs", ""]
+    for count in state.repairs:
+        changed = ", ".join(f"{k} {v}" for k, v in sorted(count.changed.items())) or "nothing"
+        lines.append(f"- **{count.rule}**: {changed}")
+        lines += [f"  - {example}" for example in count.examples]
+    missing = scenes_without_entities(state)
+    lines += ["", "## Scenes without any entity", ""]
+    lines.append(", ".join(map(str, missing)) if missing else "None.")
+    lines += ["", f"## Warnings ({len(sp.warnings)})", ""]
+    for w in sp.warnings[:50]:
+        lines.append(f"- line {w.line}: {w.message}" if w.line else f"- {w.message}")
+    if len(sp.warnings) > 50:
+        lines.append(f"- ... and {len(sp.warnings) - 50} more (all are in screenplay.json)")
+    if not sp.warnings:
+        lines.append("None.")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,78 @@
+"""`kgbuild build`: the files it writes, and what it leaves when it fails."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kgbuild.embeddings import default_embedder
+from kgbuild.graph import load_graph
+from kgbuild.output import BUILD_FILES, write_build
+from kgbuild.pipeline import BuildOptions, run_build
+
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "offline" / "harbour.fountain"
+
+
+def run(*args: str, env_cache: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "KGBUILD_CACHE_DIR": str(env_cache)}
+    return subprocess.run([sys.executable, "-m", "kgbuild", *args], capture_output=True,
+                          text=True, timeout=300, env=env)
+
+
+def test_build_writes_graph_screenplay_report_and_graphml(tmp_path):
+    out = tmp_path / "out"
+    result = run("build", str(FIXTURE), "-o", str(out), env_cache=tmp_path / "cache")
+    assert result.returncode == 0, result.stderr
+    assert sorted(p.name for p in out.iterdir()) == sorted(BUILD_FILES)
+    graph = load_graph(out / "graph.json")
+    assert graph.provenance.backend == "offline"
+    assert set(graph.provenance.timings) == {"parse", "chunk", "extract", "repair"}
+    assert {e.name for e in graph.entities if e.type == "Character"} == {"Margo Vance", "Teddy Brake"}
+    screenplay = json.loads((out / "screenplay.json").read_text())
+    assert len(screenplay["scenes"]) == 3
+    report = (out / "report.md").read_text()
+    for section in ("## Entities by type", "## Relations by type", "## Repairs",
+                    "## Scenes without any entity", "## Warnings"):
+        assert section in report
+    graphml = (out / "graph.graphml").read_text()
+    assert graphml.count("<node ") == len(graph.entities)
+    assert graphml.count("<edge ") == len(graph.relations)
+    assert "extract (offline)" in result.stderr  # progress per stage
+
+
+def test_build_refuses_bad_input_and_writes_nothing(tmp_path):
+    src = tmp_path / "novel.txt"
+    src.write_text("It was a dark and stormy night. " * 400)
+    out = tmp_path / "out"
+    result = run("build", str(src), "-o", str(out), env_cache=tmp_path / "cache")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "screenplay" in result.stderr
+    assert not out.exists() or not any(out.iterdir())
+
+
+def test_failed_write_leaves_no_complete_looking_output(tmp_path, monkeypatch):
+    state = run_build(FIXTURE, BuildOptions(embedder=default_embedder(tmp_path / "cache")))
+
+    def broken(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr("kgbuild.output.export_graphml", broken)
+    out = tmp_path / "out"
+    with pytest.raises(OSError, match="disk full"):
+        write_build(state, out)
+    assert list(out.iterdir()) == []  # no graph.json, no staging folder left behind
+
+
+def test_rebuild_replaces_previous_output(tmp_path):
+    options = BuildOptions(embedder=default_embedder(tmp_path / "cache"))
+    out = tmp_path / "out"
+    (out).mkdir()
+    (out / "graph.json").write_text("stale")
+    write_build(run_build(FIXTURE, options), out)
+    assert load_graph(out / "graph.json").movie.title == "The Harbour Job"
+    assert not [p for p in out.iterdir() if p.name.startswith(".kgbuild-staging")]
