@@ -102,3 +102,12 @@ def test_run_repairs_reports_every_rule():
     assert [c.rule for c in counts] == ["same_name", "endpoints", "schema_types", "dedupe"]
     assert len(out.relations) == 1
     assert counts[2].changed == {"swapped": 1} and counts[3].changed == {"merged": 1}
+
+
+def test_repairs_reproduce_the_release_swaps_and_keep_valid_relations(shared_data):
+    from kgbuild.evaluation.repair_agreement import measure
+
+    report = measure(sorted(shared_data.glob("stage/*/*/extraction_results.json")))
+    assert report.auto_fixed > 1000
+    assert report.agreement >= 0.99
+    assert report.valid > 40000 and report.valid_changed == 0
