@@ -126,3 +126,42 @@ def bench_scoring(stage_dir: Path) -> ScoringTiming:
     return ScoringTiming(movies=len(result.movies), predictions="trivial baseline",
                          cold_seconds=timings[0], warm_seconds=timings[1],
                          texts_embedded=embedded)
+
+
+class BuildTiming(BaseModel):
+    """`kgbuild build` of one script, run as a user runs it (a separate process)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    script: str
+    scenes: int
+    cold_seconds: float
+    warm_seconds: float
+    peak_rss_mb: float
+
+
+def bench_build(script: Path) -> BuildTiming:
+    """Build `script` offline twice in child processes: empty embedding cache, then warm.
+
+    Peak memory is the largest resident set of the child processes.
+    """
+    import json
+    import os
+    import resource
+    import subprocess
+    import sys
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ, "KGBUILD_CACHE_DIR": str(Path(tmp) / "cache")}
+        timings = []
+        for _ in range(2):
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "kgbuild", "build", str(script), "-o",
+                            str(Path(tmp) / "out"), "-q"], check=True, env=env,
+                           capture_output=True)
+            timings.append(time.perf_counter() - start)
+        scenes = len(json.loads((Path(tmp) / "out" / "screenplay.json").read_text())["scenes"])
+    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return BuildTiming(script=script.name, scenes=scenes, cold_seconds=timings[0],
+                       warm_seconds=timings[1], peak_rss_mb=peak_kb / 1024)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -33,6 +34,19 @@ def _type_table(title: str, parts: dict[str, PRF]) -> Table:
     for name, p in parts.items():
         table.add_row(name, str(p.tp), str(p.fp), str(p.fn), *_prf_cells(p))
     return table
+
+
+def _skipped_summary(console: Console, score: MovieScore) -> None:
+    report = score.prediction_report
+    if report and (report.unknown_entity_types or report.unknown_relation_types
+                   or report.dangling_relations):
+        console.print(
+            f"[yellow]{score.movie}: not scored from the prediction:[/yellow] "
+            f"{sum(report.unknown_entity_types.values())} entities of unknown types "
+            f"{dict(report.unknown_entity_types)}, {sum(report.unknown_relation_types.values())} "
+            f"relations of unknown types {dict(report.unknown_relation_types)}, "
+            f"{report.dangling_relations} relations with missing endpoints"
+        )
 
 
 def _explain(console: Console, score: MovieScore, top: int) -> None:
@@ -101,7 +115,8 @@ def score(pred: Path, ref: Path, corpus: bool, json_out: Path | None, explain: b
     options = ScoreOptions(threshold=threshold, description_weight=description_weight,
                            min_degree=min_degree, pred_min_degree=pred_min_degree)
     embedder = default_embedder(cache_dir)
-    console = Console(highlight=False, soft_wrap=True)
+    console = Console(highlight=False, soft_wrap=True,
+                      width=None if sys.stdout.isatty() else 120)
     if corpus:
         result = score_corpus(pred, ref, embedder=embedder, options=options)
         movies = result.movies
@@ -130,6 +145,8 @@ def score(pred: Path, ref: Path, corpus: bool, json_out: Path | None, explain: b
             table.add_row(f"[bold]{name} macro[/bold]", *_prf_cells(g.entities_macro),
                           *_prf_cells(g.relations_macro))
     console.print(table)
+    for m in movies:
+        _skipped_summary(console, m)
     console.print(_type_table("Entities by type", groups["all"].entity_types))
     console.print(_type_table("Relations by type", groups["all"].relation_types))
     if explain:

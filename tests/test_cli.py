@@ -155,3 +155,25 @@ def test_title_page_title_is_used_whatever_its_case(tmp_path):
     out = tmp_path / "sp.json"
     assert run("parse", str(EXAMPLE), "-o", str(out)).returncode == 0
     assert json.loads(out.read_text())["title"].lower() == "lizard people"
+
+
+def test_score_reports_unknown_types_and_dangling_relations(tmp_path, shared_data):
+    movie = next(shared_data.glob("stage/English/*/"))
+    pred = {
+        "format": "kgbuild.graph/1",
+        "movie": {"title": "t", "language": "en"},
+        "entities": [
+            {"id": "a", "name": "Somebody", "type": "Character"},
+            {"id": "b", "name": "Blob", "type": "Spaceship"},
+        ],
+        "relations": [
+            {"id": "r1", "source": "a", "target": "nowhere", "type": "located_at"},
+            {"id": "r2", "source": "a", "target": "b", "type": "haunts"},
+        ],
+    }
+    path = tmp_path / "graph.json"
+    path.write_text(json.dumps(pred))
+    result = run("score", str(path), str(movie), "--cache-dir", str(tmp_path / "cache"))
+    assert result.returncode == 0, result.stderr
+    assert "1 entities of unknown types {'Spaceship': 1}" in result.stdout
+    assert "1 relations with missing endpoints" in result.stdout
