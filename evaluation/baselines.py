@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kgbuild.graph import GraphBuilder
-from kgbuild.model import ElementKind, KnowledgeGraph, MovieInfo, Provenance, Screenplay
+from kgbuild.model import ElementKind, KnowledgeGraph, Screenplay
 
 
 def _display(name: str) -> str:
@@ -32,13 +32,7 @@ def trivial_graph(screenplay: Screenplay, *, version: str = "") -> KnowledgeGrap
                 cid = builder.entity("Character", _display(el.speaker), scene.index)
                 if location_ids:
                     builder.relation(cid, "located_at", location_ids[-1], scene.index)
-    return KnowledgeGraph(
-        movie=MovieInfo(title=screenplay.title, language=screenplay.language,
-                        source_sha256=screenplay.source.sha256, scenes=len(screenplay.scenes)),
-        entities=list(builder.entities.values()),
-        relations=list(builder.relations.values()),
-        provenance=Provenance(kgbuild_version=version, backend="baseline:trivial"),
-    )
+    return builder.to_graph(screenplay, backend="baseline:trivial", version=version)
 
 
 def stage_scripts(ref_dir: Path) -> dict[str, Path]:

@@ -13,7 +13,17 @@ from pydantic import ValidationError
 
 from kgbuild.atomic import write_text_atomic
 from kgbuild.errors import InputError
-from kgbuild.model import GRAPH_FORMAT, Entity, KnowledgeGraph, Persistence, Relation, Scope
+from kgbuild.model import (
+    GRAPH_FORMAT,
+    Entity,
+    KnowledgeGraph,
+    MovieInfo,
+    Persistence,
+    Provenance,
+    Relation,
+    Scope,
+    Screenplay,
+)
 
 _NON_WORD = re.compile(r"[^\w]+")
 
@@ -150,4 +160,14 @@ class GraphBuilder:
             id=rid, source=source, target=target, type=type_name,
             name=(old.name if old and old.name else name), scenes=sorted(scenes),
             evidence=quotes, persistence=old.persistence if old else persistence,
+        )
+
+    def to_graph(self, screenplay: Screenplay, *, backend: str, version: str) -> KnowledgeGraph:
+        """The collected entities and relations as the graph of `screenplay`."""
+        return KnowledgeGraph(
+            movie=MovieInfo(title=screenplay.title, language=screenplay.language,
+                            source_sha256=screenplay.source.sha256, scenes=len(screenplay.scenes)),
+            entities=list(self.entities.values()),
+            relations=list(self.relations.values()),
+            provenance=Provenance(kgbuild_version=version, backend=backend),
         )

@@ -5,18 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from kgbuild.graph import GraphBuilder
-from kgbuild.model import (
-    ElementKind,
-    KnowledgeGraph,
-    MovieInfo,
-    Persistence,
-    Provenance,
-    Scene,
-    Scope,
-    Screenplay,
-)
 from kgbuild.embeddings import Embedder
+from kgbuild.graph import GraphBuilder
+from kgbuild.model import ElementKind, KnowledgeGraph, Persistence, Scene, Scope, Screenplay
 from kgbuild.offline.characters import Cast, display_name, find_cast, mention_patterns
 from kgbuild.offline.phrases import noun_phrases
 from kgbuild.offline.sentences import learn_genders, sentence_relations
@@ -209,10 +200,4 @@ def extract_offline(
         _add_scene(builder, scene, cast, patterns, phrase_types, genders)
         if on_scene is not None:
             on_scene()
-    return KnowledgeGraph(
-        movie=MovieInfo(title=screenplay.title, language=screenplay.language,
-                        source_sha256=screenplay.source.sha256, scenes=len(screenplay.scenes)),
-        entities=list(builder.entities.values()),
-        relations=list(builder.relations.values()),
-        provenance=Provenance(kgbuild_version=version, backend="offline"),
-    )
+    return builder.to_graph(screenplay, backend="offline", version=version)
