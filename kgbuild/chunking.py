@@ -104,8 +104,10 @@ def chunk_screenplay(
         raise ValueError("token_budget must be at least 1")
     chunks: list[Chunk] = []
     pending: list[tuple[int, str]] = []
+    pending_tokens = 0
 
     def flush() -> None:
+        nonlocal pending_tokens
         if not pending:
             return
         first, last = pending[0][0], pending[-1][0]
@@ -120,6 +122,7 @@ def chunk_screenplay(
             )
         )
         pending.clear()
+        pending_tokens = 0
 
     for scene in screenplay.scenes:
         parts = _scene_parts(scene, token_budget)
@@ -137,9 +140,10 @@ def chunk_screenplay(
                     )
                 )
             continue
-        pending_tokens = sum(estimate_tokens(t) for _, t in pending)
-        if pending and (not pack_scenes or pending_tokens + estimate_tokens(parts[0]) > token_budget):
+        cost = estimate_tokens(parts[0])
+        if pending and (not pack_scenes or pending_tokens + cost > token_budget):
             flush()
         pending.append((scene.index, parts[0]))
+        pending_tokens += cost
     flush()
     return chunks

@@ -53,6 +53,9 @@ def _scene_summary(scene: Scene) -> str:
     return " ".join(first)[:300]
 
 
+Named = list[tuple[int, str]]  # (offset in the sentence, canonical character name)
+
+
 def _action_sentences(scene: Scene) -> list[str]:
     return [s for el in scene.elements if el.kind is ElementKind.ACTION for s in sentences(el.text)]
 
@@ -66,15 +69,21 @@ def _characters_in(sentence: str, patterns: dict[str, re.Pattern[str]]) -> list[
     return sorted(found)
 
 
-def _add_sentences(b: GraphBuilder, scene: Scene, patterns: dict[str, re.Pattern[str]],
+def _named_sentences(screenplay: Screenplay, patterns: dict[str, re.Pattern[str]]) -> dict[int, list[tuple[str, Named]]]:
+    """Per scene index, its action sentences with the characters each names (computed once)."""
+    return {
+        scene.index: [(s, _characters_in(s, patterns)) for s in _action_sentences(scene)]
+        for scene in screenplay.scenes
+    }
+
+
+def _add_sentences(b: GraphBuilder, index: int, scene_sentences: list[tuple[str, Named]],
                    phrase_types: dict[str, str], place: str | None,
                    genders: dict[str, str]) -> dict[str, set[str]]:
     """Entities and relations of the scene's action sentences; returns the ids seen by type."""
-    index = scene.index
     previous: str | None = None
     seen: dict[str, set[str]] = {}
-    for sentence in _action_sentences(scene):
-        named = _characters_in(sentence, patterns)
+    for sentence, named in scene_sentences:
         typed, relations = sentence_relations(sentence, named, phrase_types, previous, genders)
         for phrase, etype in typed:
             eid = b.entity(etype, phrase.text, index)
@@ -109,30 +118,27 @@ _STOP = {"Object": BODY_PARTS | SPATIAL_PARTS | AMBIENCE,
          "Location": SPATIAL_PARTS | BODY_PARTS | AMBIENCE, "Character": GENERIC_PEOPLE}
 
 
-def _phrase_types(screenplay: Screenplay, typer: PhraseTyper) -> dict[str, str]:
+def _phrase_types(named: dict[int, list[tuple[str, Named]]], typer: PhraseTyper) -> dict[str, str]:
     """Type every noun phrase of the action lines once for the whole screenplay."""
     seen: dict[str, None] = {}
-    for scene in screenplay.scenes:
-        for sentence in _action_sentences(scene):
+    for scene_sentences in named.values():
+        for sentence, _ in scene_sentences:
             for phrase in noun_phrases(sentence):
                 seen[phrase.text] = None
     typed = typer.classify(list(seen))
     return {p: t for p, t in typed.items() if p not in _STOP.get(t, ())}
 
 
-def _genders(screenplay: Screenplay, patterns: dict[str, re.Pattern[str]]) -> dict[str, str]:
-    per_scene = []
-    for scene in screenplay.scenes:
-        items = []
-        for sentence in _action_sentences(scene):
-            named = _characters_in(sentence, patterns)
-            items.append((sentence, named[0][1] if named else None))
-        per_scene.append(items)
-    return learn_genders(per_scene)
+def _genders(named: dict[int, list[tuple[str, Named]]]) -> dict[str, str]:
+    return learn_genders([
+        [(sentence, chars[0][1] if chars else None) for sentence, chars in scene_sentences]
+        for scene_sentences in named.values()
+    ])
 
 
 def _add_scene(b: GraphBuilder, scene: Scene, cast: Cast, patterns: dict[str, re.Pattern[str]],
-               phrase_types: dict[str, str], genders: dict[str, str]) -> None:
+               scene_sentences: list[tuple[str, Named]], phrase_types: dict[str, str],
+               genders: dict[str, str]) -> None:
     index = scene.index
     location_ids = [b.entity("Location", display_name(p), index) for p in scene.location]
     for inner, outer in zip(location_ids[1:], location_ids):
@@ -149,7 +155,7 @@ def _add_scene(b: GraphBuilder, scene: Scene, cast: Cast, patterns: dict[str, re
             b.relation(ids[name], "located_at", place, index, name="is in")
         if when:
             b.relation(ids[name], "present_on", when, index)
-    seen = _add_sentences(b, scene, patterns, phrase_types, place, genders)
+    seen = _add_sentences(b, index, scene_sentences, phrase_types, place, genders)
     _add_cooccurrence(b, index, list(ids.values()), seen, place)
     speakers = _speakers_in_order(scene, cast)
     for a, c in zip(speakers, speakers[1:]):
@@ -193,11 +199,12 @@ def extract_offline(
         embedder = default_embedder()
     cast = find_cast(screenplay)
     patterns = mention_patterns(cast)
-    phrase_types = _phrase_types(screenplay, PhraseTyper(embedder))
-    genders = _genders(screenplay, patterns)
+    named = _named_sentences(screenplay, patterns)
+    phrase_types = _phrase_types(named, PhraseTyper(embedder))
+    genders = _genders(named)
     builder = GraphBuilder()
     for scene in screenplay.scenes:
-        _add_scene(builder, scene, cast, patterns, phrase_types, genders)
+        _add_scene(builder, scene, cast, patterns, named[scene.index], phrase_types, genders)
         if on_scene is not None:
             on_scene()
     return builder.to_graph(screenplay, backend="offline", version=version)
