@@ -7,7 +7,9 @@ parser) and `robust` (their neural parser). `parse.csv` rows align one to one wi
 `screenplay/<movie>.txt`; the csv `text` column is stripped inconsistently, so the `.txt` files
 are the classifier's input.
 
-Run `python -m kgbuild.evaluation.parsing [--data DIR] [--movie NAME] [--errors N]`.
+Run `python -m kgbuild.evaluation.parsing [--data DIR] [--movie NAME] [--errors N] [--flat]
+[--list TAG]`; `--list S` prints every heading line we tag differently from the gold, with the
+tag the neural parser gave it.
 """
 
 from __future__ import annotations
@@ -15,9 +17,9 @@ from __future__ import annotations
 import csv
 import sys
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from kgbuild.errors import InputError
 
@@ -75,6 +77,24 @@ class Confusion:
 
 
 @dataclass(frozen=True)
+class TagError:
+    """One line where either the gold or the system (not both) has `tag`."""
+
+    movie: str
+    line: int  # 1-based
+    tag: str
+    gold: str
+    predicted: str
+    robust: str  # the neural parser's tag, for judging the gold
+    text: str
+
+    @property
+    def kind(self) -> str:
+        """'FN' when the gold has the tag (the system missed it), 'FP' otherwise."""
+        return "FN" if self.gold == self.tag else "FP"
+
+
+@dataclass(frozen=True)
 class SystemReport:
     """All numbers for one tagging system over a set of movies."""
 
@@ -82,6 +102,7 @@ class SystemReport:
     tags: dict[str, TagScore]
     accuracy: dict[str, float]
     confusions: list[Confusion]
+    tag_errors: list[TagError] = field(default_factory=list)
 
 
 def _split_lines(text: str) -> list[str]:
@@ -149,7 +170,7 @@ def _ascii(text: str) -> str:
 
 
 def score(movies: list[MovieLines], predictions: dict[str, list[str]], system: str,
-          errors: int = 0) -> SystemReport:
+          errors: int = 0, list_tag: str | None = None) -> SystemReport:
     """Score one system's tags against the human tags.
 
     Args:
@@ -157,6 +178,7 @@ def score(movies: list[MovieLines], predictions: dict[str, list[str]], system: s
         predictions: Movie name -> one predicted tag per line.
         system: The system's name, for the report.
         errors: Keep the N most frequent confusions with example lines.
+        list_tag: Also keep every line where gold or prediction (not both) is this tag.
 
     Returns:
         Per-tag precision/recall/F1 (micro over all lines), per-movie accuracy, confusions.
@@ -165,6 +187,7 @@ def score(movies: list[MovieLines], predictions: dict[str, list[str]], system: s
     accuracy: dict[str, float] = {}
     confusions: Counter[tuple[str, str]] = Counter()
     examples: dict[tuple[str, str], list[str]] = defaultdict(list)
+    listed: list[TagError] = []
     for m in movies:
         pred = predictions[m.movie]
         right = 0
@@ -178,12 +201,16 @@ def score(movies: list[MovieLines], predictions: dict[str, list[str]], system: s
                 confusions[(g, p)] += 1
                 if len(examples[(g, p)]) < 5:
                     examples[(g, p)].append(f"{m.movie}:{n + 1}: {m.lines[n].strip()[:70]}")
+            if list_tag is not None and g != p and list_tag in (g, p):
+                listed.append(TagError(m.movie, n + 1, list_tag, g, p, m.robust[n],
+                                       m.lines[n].strip()))
         accuracy[m.movie] = right / len(m.gold) if m.gold else 0.0
     tags = {t: TagScore(t, *c) for t, c in counts.items()}
     top = [
         Confusion(g, p, c, examples[(g, p)]) for (g, p), c in confusions.most_common(errors)
     ]
-    return SystemReport(system=system, tags=tags, accuracy=accuracy, confusions=top)
+    return SystemReport(system=system, tags=tags, accuracy=accuracy, confusions=top,
+                        tag_errors=listed)
 
 
 def flatten(movie: MovieLines) -> MovieLines:
@@ -204,7 +231,8 @@ def flatten(movie: MovieLines) -> MovieLines:
 
 
 def evaluate(data: Path, movies: list[str] | None = None, errors: int = 0,
-             classifier: Classifier | None = None, flat: bool = False) -> dict[str, SystemReport]:
+             classifier: Classifier | None = None, flat: bool = False,
+             list_tag: str | None = None) -> dict[str, SystemReport]:
     """Run the classifier over the MovieCoref screenplays and score it and the two baselines.
 
     Args:
@@ -213,6 +241,7 @@ def evaluate(data: Path, movies: list[str] | None = None, errors: int = 0,
         errors: Keep the N most frequent confusions per system.
         classifier: Lines -> tags (default: `kgbuild.readers.plaintext.classify_lines`).
         flat: Strip indentation and drop blank lines first (see `flatten`).
+        list_tag: List every line our tagging gets wrong for this tag (in our report).
 
     Returns:
         System name ("kgbuild", "rule", "robust") -> its report.
@@ -232,7 +261,7 @@ def evaluate(data: Path, movies: list[str] | None = None, errors: int = 0,
         loaded = [flatten(m) for m in loaded]
     ours = {m.movie: classifier(m.lines) for m in loaded}
     return {
-        "kgbuild": score(loaded, ours, "kgbuild", errors),
+        "kgbuild": score(loaded, ours, "kgbuild", errors, list_tag),
         "rule": score(loaded, {m.movie: m.rule for m in loaded}, "rule", errors),
         "robust": score(loaded, {m.movie: m.robust for m in loaded}, "robust", errors),
     }
@@ -261,6 +290,23 @@ def format_reports(reports: dict[str, SystemReport]) -> str:
         for c in ours.confusions:
             out.append(f"{c.gold} -> {c.predicted}: {c.count}")
             out += [f"    {e}" for e in c.examples]
+    if ours and ours.tag_errors:
+        out += ["", format_tag_errors(ours.tag_errors)]
+    return "\n".join(out)
+
+
+def format_tag_errors(errors: list[TagError]) -> str:
+    """Every listed line (false negatives first) with the gold, our and the neural parser's
+    tags, then on how many of them the neural parser's tag is the gold tag."""
+    tag = errors[0].tag
+    fn = [e for e in errors if e.kind == "FN"]
+    fp = [e for e in errors if e.kind == "FP"]
+    out = [f"every {tag} error: {len(fn)} false negatives, {len(fp)} false positives",
+           "(kind movie:line gold/ours/neural text)", ""]
+    for e in fn + fp:
+        out.append(f"{e.kind} {e.movie}:{e.line} {e.gold}/{e.predicted}/{e.robust} {e.text[:80]}")
+    same = sum(e.robust == e.gold for e in errors)
+    out += ["", f"the neural parser's tag equals the gold on {same} of these {len(errors)} lines"]
     return "\n".join(out)
 
 
@@ -275,9 +321,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--errors", type=int, default=0, help="show the N top confusions")
     parser.add_argument("--flat", action="store_true",
                         help="strip indentation and blank lines first (STAGE-like text)")
+    parser.add_argument("--list", choices=SCORED_TAGS, metavar="TAG",
+                        help="list every line we tag differently from the gold for this tag")
     args = parser.parse_args(argv)
     try:
-        reports = evaluate(args.data, args.movie, args.errors, flat=args.flat)
+        reports = evaluate(args.data, args.movie, args.errors, flat=args.flat, list_tag=args.list)
     except InputError as e:
         sys.stderr.write(f"error: {e}\n")
         return 2

@@ -182,9 +182,7 @@ def _name_like(name: str) -> bool:
     compact = name.replace(" ", "")
     if not compact or len(compact) > _MAX_NAME or not _NAME.match(name) or compact.isdigit():
         return False
-    if compact in _NOT_SPEAKER_EXACT or any(word in compact for word in _NOT_SPEAKERS):
-        return False
-    return True
+    return not (compact in _NOT_SPEAKER_EXACT or any(word in compact for word in _NOT_SPEAKERS))
 
 
 @dataclass(frozen=True)
@@ -453,9 +451,7 @@ class _Reader:
             rest = text[mark.end():]
             if not rest:
                 return
-            if _TRANSITION_LINE.match(rest) or _TRANSITION_LEAD.match(rest):
-                self._paragraph(para, rest)
-            elif self._line_start_cue(rest):
+            if _TRANSITION_LINE.match(rest) or _TRANSITION_LEAD.match(rest) or self._line_start_cue(rest):
                 self._paragraph(para, rest)
             else:
                 self._add(ElementKind.ACTION, rest, para)

@@ -7,11 +7,11 @@ import re
 from kgbuild.model import SourceFormat
 
 _FOUNTAIN_EXTENSIONS = {".fountain", ".spmd"}
-_TITLE_KEY = re.compile(r"^(Title|Credit|Author|Authors|Source|Draft date|Contact)\s*:", re.I)
+_TITLE_KEY = re.compile(r"^(Title|Credit|Author|Authors|Source|Draft date|Contact)\s*:", re.IGNORECASE)
 _FOUNTAIN_MARKS = re.compile(
-    r"^(?:\.[A-Z0-9][^.]|!|@|~|>.*<\s*$|#{1,6}\s|=(?!=)|={3,}\s*$)|\[\[|/\*", re.M
+    r"^(?:\.[A-Z0-9][^.]|!|@|~|>.*<\s*$|#{1,6}\s|=(?!=)|={3,}\s*$)|\[\[|/\*", re.MULTILINE
 )
-_INDENTED = re.compile(r"^(?: {10,}|\t{2,})\S", re.M)
+_INDENTED = re.compile(r"^(?: {10,}|\t{2,})\S", re.MULTILINE)
 
 
 def sniff_binary(head: bytes, suffix: str = "") -> SourceFormat | None:

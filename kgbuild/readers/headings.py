@@ -39,7 +39,7 @@ _RELATIVE_TIMES = {"CONTINUOUS", "CONTINUING", "SAME", "SAME TIME", "LATER", "MO
                    "CONT'D", "A LITTLE LATER", "SECONDS LATER", "MINUTES LATER", "HOURS LATER"}
 _TIME_WRAPPERS = re.compile(r"^[\s(\[]*(.*?)[\s)\]]*$")
 _LOCATION_SPLIT = re.compile(r"\s+[-–—]+\s+|\s*--+\s*|\s*[–—]\s*|\.\s+(?=\S)|\s*,\s+")
-_YEAR = re.compile(r"^\(?(?:1[0-9]|20)\d{2}s?\)?$|^\(?(?:PRESENT|PAST|FLASHBACK)\)?$", re.I)
+_YEAR = re.compile(r"^\(?(?:1[0-9]|20)\d{2}s?\)?$|^\(?(?:PRESENT|PAST|FLASHBACK)\)?$", re.IGNORECASE)
 
 # Chinese headings: "1 老师家 内 日", "1、日.外.青石崔", "3. 日 外 青石岭", "第一场", "2、银行监控室，日，内".
 _ZH_SCENE_NUMBER = re.compile(

@@ -21,6 +21,7 @@ headers, CONTINUED...), so they stay stable whatever the reader decides about a 
 from __future__ import annotations
 
 import io
+import itertools
 import logging
 import re
 import statistics
@@ -30,8 +31,8 @@ from dataclasses import dataclass, replace
 
 import pdfplumber
 from pdfminer.converter import PDFPageAggregator
-from pdfminer.pdfdocument import PDFEncryptionError
 from pdfminer.pdfcolor import PDFColorSpace
+from pdfminer.pdfdocument import PDFEncryptionError
 from pdfminer.pdffont import PDFFont, PDFUnicodeNotDefined
 from pdfminer.pdfinterp import PDFGraphicState, PDFPageInterpreter, PDFResourceManager
 from pdfminer.psexceptions import PSException
@@ -58,7 +59,7 @@ _TRANSITION_TEXT = re.compile(
     r"|^INTERCUT WITH:|^DISSOLVE:|^BACK TO:)$"
 )
 _SENTENCE_END = re.compile(r"[.!?:;\"')\]]$")
-_TITLE_BY = re.compile(r"^(?:written\s+by|screenplay\s+by|teleplay\s+by|by)\s*:?$", re.I)
+_TITLE_BY = re.compile(r"^(?:written\s+by|screenplay\s+by|teleplay\s+by|by)\s*:?$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -433,7 +434,7 @@ def _line_pitch(lines: list[Line]) -> float:
     """The distance between two lines of one paragraph: the smallest common line spacing."""
     size = statistics.median(ln.size for ln in lines) if lines else 12.0
     steps = Counter(
-        round(b.top - a.top, 1) for a, b in zip(lines, lines[1:])
+        round(b.top - a.top, 1) for a, b in itertools.pairwise(lines)
         if a.page == b.page and b.top - a.top >= 0.8 * size
     )
     total = sum(steps.values())
@@ -465,7 +466,7 @@ def learn_layout(lines: list[Line], page_width: float) -> Layout:
         return ln.x1 >= right_edge - char_width and ln.x0 > (action + right_edge) / 2
 
     cue_candidates = [
-        a.x0 for a, b in zip(single, single[1:])
+        a.x0 for a, b in itertools.pairwise(single)
         if a.page == b.page and 0 < b.top - a.top <= 1.6 * pitch
         and a.x0 > action + 2 * char_width and b.x0 < a.x0 - char_width
         and b.x0 > action + char_width and not right_aligned(a)
@@ -476,7 +477,7 @@ def learn_layout(lines: list[Line], page_width: float) -> Layout:
               and (cue is None or ln.x0 < cue - tol)]
     parenthetical = _mode(parens, tol) if parens else None
     after_cue = [
-        b.x0 for a, b in zip(single, single[1:])
+        b.x0 for a, b in itertools.pairwise(single)
         if cue is not None and abs(a.x0 - cue) <= tol and a.page == b.page
         and not b.text.startswith("(") and b.x0 < cue - tol
     ]
@@ -664,7 +665,8 @@ def group_lines(lines: list[Line], layout: Layout, *, slug_kind: ElementKind) ->
         lines: Body lines of the whole document, furniture removed.
         layout: The learned margins.
         slug_kind: What a lone upper-case action line without INT./EXT. becomes
-            (SHOT by default, or SCENE_HEADING).
+            (SHOT by default, or SCENE_HEADING). One with a scene number printed in the
+            margin is a SCENE_HEADING either way: scripts number scenes, not shots.
 
     Returns:
         Drafts in reading order.
@@ -715,7 +717,7 @@ def group_lines(lines: list[Line], layout: Layout, *, slug_kind: ElementKind) ->
         i += 1
     for draft in drafts:
         if _is_slug(draft, layout):
-            draft.kind = slug_kind
+            draft.kind = ElementKind.SCENE_HEADING if draft.number else slug_kind
     return drafts
 
 
@@ -737,7 +739,7 @@ def _looks_like_title_page(lines: list[Line], layout: Layout) -> bool:
     return not any(
         layout.near(a.x0, layout.cue) and 0 < b.top - a.top <= 1.6 * layout.pitch
         and (layout.near(b.x0, layout.dialogue) or layout.near(b.x0, layout.parenthetical))
-        for a, b in zip(lines, lines[1:])
+        for a, b in itertools.pairwise(lines)
     )
 
 
@@ -749,7 +751,7 @@ def title_page_facts(lines: list[Line]) -> dict[str, str]:
     body = statistics.median(ln.size for ln in lines)
     title_lines = [ln for ln in lines if ln.size >= biggest - 0.5] if biggest > body + 1 else []
     facts = {"Title": " ".join(ln.text for ln in (title_lines or lines[:1]))}
-    for a, b in zip(lines, lines[1:]):
+    for a, b in itertools.pairwise(lines):
         if _TITLE_BY.match(a.text.strip()):
             facts["Author"] = b.text.strip()
             break
@@ -768,8 +770,10 @@ def read_pdf(data: bytes, *, path: str, secondary_headings: bool = False) -> Rea
         data: The file's bytes.
         path: The file name, for messages.
         secondary_headings: Read a lone upper-case line at the action margin without INT./EXT.
-            ('ON THE TV', 'BACK IN THE APARTMENT') as a scene heading. A PDF cannot tell such
-            a slug line from a shot; by default it is a SHOT, which never splits a scene.
+            ('ON THE TV', 'BACK IN THE APARTMENT') as a scene heading. Such a slug line is
+            printed exactly like a shot (same font, margin and spacing), so by default it is a
+            SHOT, which never splits a scene; with a scene number in the margin it is a
+            heading either way.
 
     Returns:
         Scenes, title-page facts and warnings.

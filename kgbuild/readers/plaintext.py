@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from kgbuild.model import Element, ElementKind, ParseWarning
 from kgbuild.readers.assemble import ReadResult, assemble_scenes
 from kgbuild.readers.cues import parse_cue
-from kgbuild.readers.headings import is_english_heading, strip_scene_numbers
+from kgbuild.readers.headings import is_english_heading, parse_english_heading, strip_scene_numbers
 
 logger = logging.getLogger(__name__)
 
@@ -534,10 +534,9 @@ def _tag_line(
     speech = _tag_speech(line, state, layout)
     if speech == "E":
         return "E"
-    if speech == "D":
-        # A capitals line inside a speech may be the next cue (no blank line between).
-        if state.last == "C" or not (line.caps and _is_cue(i, lines, fixed, layout)):
-            return "D"
+    # A capitals line inside a speech may be the next cue (no blank line between).
+    if speech == "D" and (state.last == "C" or not (line.caps and _is_cue(i, lines, fixed, layout))):
+        return "D"
     if _is_cue(i, lines, fixed, layout):
         return "C"
     return "N"
@@ -572,20 +571,35 @@ def _walk(lines: list[_Line], fixed: list[str | None], layout: _Layout) -> list[
             tag = _tag_line(i, lines, fixed, layout, state)
         tags.append(tag)
         _update(state, tag, line)
-    return _heading_continuations(lines, tags)
+    return tags
 
 
-def _heading_continuations(lines: list[_Line], tags: list[str]) -> list[str]:
-    """A short capitals line right under a heading, with a blank line after it, continues the
-    heading ('... -- LATE' / 'AFTERNOON'); a parenthesis such as '(FLASHBACK)' does not."""
-    out = list(tags)
-    for i in range(1, len(lines) - 1):
+def _heading_continuations(lines: list[_Line], fixed: list[str | None]) -> list[str | None]:
+    """A short capitals line right under a heading continues it ('... -- LATE' / 'AFTERNOON')
+    when a blank line follows it or, in text without blank lines, when the heading is visibly
+    unfinished (see `_completes_heading`); a parenthesis such as '(FLASHBACK)' does not."""
+    out = list(fixed)
+    for i in range(1, len(lines)):
         line = lines[i]
-        if out[i - 1] != "S" or out[i] not in ("N", "C") or not lines[i + 1].blank:
+        if out[i - 1] != "S" or out[i] is not None:
             continue
-        if line.caps and len(line.text) <= 30 and not line.text.startswith("("):
+        if not line.caps or len(line.text) > 30 or line.text.startswith("("):
+            continue
+        blank_after = i + 1 < len(lines) and lines[i + 1].blank
+        if blank_after or _completes_heading(lines[i - 1].text, line.text):
             out[i] = "S"
     return out
+
+
+def _completes_heading(heading: str, text: str) -> bool:
+    """True when `heading` breaks off (a dangling '-' or '--') or lacks a time of day that
+    `text` supplies: 'INT. OFFICE -- LATE' + 'AFTERNOON'."""
+    body, _ = strip_scene_numbers(heading)
+    if re.search(r"(?:\s-+|--)$", body):
+        return True
+    if parse_english_heading(body).time_of_day is not None:
+        return False
+    return parse_english_heading(f"{body} {text}").time_of_day is not None
 
 
 def _starts_story(i: int, lines: list[_Line], tags: list[str]) -> bool:
@@ -636,7 +650,7 @@ def classify_lines(lines: list[str]) -> list[str]:
 def _classify(lines: list[str]) -> tuple[list[str], list[ParseWarning]]:
     """Tags, and warnings (line numbers 0-based) for the decisions the layout did not settle."""
     measured = [_measure(raw) for raw in lines]
-    fixed = [_fixed_tag(line) for line in measured]
+    fixed = _heading_continuations(measured, [_fixed_tag(line) for line in measured])
     layout = _learn_layout(measured, fixed)
     tags = _title_page(measured, _walk(measured, fixed, layout))
     return tags, _unsure(measured, tags, layout)

@@ -5,12 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from defusedxml.ElementTree import fromstring
 
 from kgbuild.errors import InputError
 from kgbuild.model import ElementKind
 from kgbuild.readers.fdx import join_runs, read_fdx
-
-from defusedxml.ElementTree import fromstring
 
 
 def _read(fixtures: Path, name: str):

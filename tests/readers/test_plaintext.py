@@ -188,6 +188,18 @@ def test_heading_that_wraps_keeps_its_second_line() -> None:
     assert classify_lines(lines)[:2] == ["S", "S"]
 
 
+def test_heading_that_wraps_in_text_without_blank_lines() -> None:
+    """No blank line after it: the line continues the heading only when the heading is
+    unfinished (no time of day yet, or a dangling dash)."""
+    lines = ["INT. OFFICE (NEW BUILDING) -- LATE", "AFTERNOON",
+             "She reads the file and puts it down.",
+             "EXT. STATION - OUTSIDE GOTHAM -", "NEXT AFTERNOON",
+             "A train pulls in.",
+             "INT. KITCHEN - NIGHT", "SHARDS OF BROKEN GLASS",
+             "crunch under her boots."]
+    assert [t for t in classify_lines(lines)] == ["S", "S", "N", "S", "S", "N", "S", "N", "N"]
+
+
 def test_plain_elements_join_lines_and_number_them() -> None:
     lines = [
         "INT. ROOM - DAY", "",
