@@ -1,1 +1,9 @@
-"""Graph stores and exports; importable as `kgbuild.loaders`."""
+"""Graph stores and exports; importable as `kgbuild.loaders`.
+
+- `records`: a graph checked against the schema, as store rows (refusals with reasons).
+- `plan`: the Cypher statements that load rows (shared by both stores), Neo4j constraints.
+- `embedded`: the embedded store (LadybugDB, `graph.lbdb`): load, query, replay a script.
+- `neo4j_store`: the same plan run on Neo4j with the official driver.
+- `dialect`: parameter checks and Neo4j-only constructs; `examples`: queries for both stores.
+- `graphml`, `neo4j_csv`, `cypher_script`: file exports.
+"""

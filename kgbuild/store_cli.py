@@ -1,0 +1,198 @@
+"""`kgbuild query`, `kgbuild load` and `kgbuild export`: the graph in a store, and as files."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from kgbuild.graph import load_graph
+from kgbuild.loaders.plan import DEFAULT_BATCH_SIZE
+from kgbuild.loaders.records import LoadCounts, Refusal, refusal_summary
+from kgbuild.loaders.results import QueryResult
+from kgbuild.model import KnowledgeGraph
+
+_FORMATS = click.Choice(["table", "json", "csv"])
+_EXPORTS = click.Choice(["graphml", "csv", "cypher"])
+
+
+def _console(stderr: bool = False) -> Console:
+    return Console(highlight=False, soft_wrap=True, stderr=stderr,
+                   width=None if sys.stdout.isatty() else 120)
+
+
+def _credentials() -> tuple[str, str]:
+    password = os.environ.get("NEO4J_PASSWORD")
+    if not password:
+        raise click.UsageError("set NEO4J_PASSWORD (and NEO4J_USERNAME, default 'neo4j') to use --neo4j")
+    return os.environ.get("NEO4J_USERNAME", "neo4j"), password
+
+
+def _read_graph(path: Path) -> tuple[KnowledgeGraph, Path]:
+    file = path / "graph.json" if path.is_dir() else path
+    return load_graph(file), file
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, (list, dict)):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def _show_result(result: QueryResult, fmt: str) -> None:
+    if fmt == "json":
+        click.echo(json.dumps(result.as_dicts(), ensure_ascii=False, indent=1, default=str))
+    elif fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(result.columns)
+        writer.writerows([_cell(v) for v in row] for row in result.rows)
+        click.echo(buffer.getvalue(), nl=False)
+    else:
+        count = len(result.rows)
+        table = Table(caption=f"{count} row{'' if count == 1 else 's'}", caption_justify="left")
+        for column in result.columns:
+            table.add_column(escape(column))
+        for row in result.rows:
+            table.add_row(*(escape(_cell(v)) for v in row))
+        _console().print(table)
+
+
+def _show_refused(refused: list[Refusal]) -> None:
+    if refused:
+        click.echo(f"Refused {len(refused)} items the schema does not admit (not stored):\n"
+                   + refusal_summary(refused), err=True)
+
+
+@click.command()
+@click.argument("cypher", required=False)
+@click.option("--db", type=click.Path(path_type=Path),
+              help="The embedded store: a .lbdb file, or a build folder holding graph.lbdb "
+              "[default: ./graph.lbdb].")
+@click.option("-p", "--param", "params", multiple=True, metavar="NAME=VALUE",
+              help="A query parameter; VALUE is read as JSON when it parses, else as a string.")
+@click.option("--format", "fmt", type=_FORMATS, default="table", show_default=True)
+@click.option("--write", is_flag=True, help="Allow the query to change the store (read-only otherwise).")
+@click.option("--example", "example_name", metavar="NAME",
+              help="Run a shipped example query (see --list-examples) instead of CYPHER.")
+@click.option("--list-examples", is_flag=True, help="List the shipped example queries and exit.")
+@click.option("--neo4j", "neo4j_uri", metavar="URI",
+              help="Query Neo4j at bolt://HOST:7687 instead (NEO4J_USERNAME / NEO4J_PASSWORD).")
+@click.option("--database", help="The Neo4j database [default: the server's default].")
+def query(cypher: str | None, db: Path | None, params: tuple[str, ...], fmt: str, write: bool,
+          example_name: str | None, list_examples: bool, neo4j_uri: str | None,
+          database: str | None) -> None:
+    """Run a Cypher query on the graph store (embedded by default, read-only unless --write)."""
+    from kgbuild.loaders.dialect import neo4j_only_constructs, parse_param
+    from kgbuild.loaders.examples import EXAMPLES, example
+
+    if list_examples:
+        for q in EXAMPLES:
+            sample = " ".join(f"-p {k}={json.dumps(v)}" for k, v in q.params.items())
+            click.echo(f"{q.name}: {q.description}" + (f"  [{sample}]" if sample else ""))
+        return
+    values: dict[str, Any] = {}
+    if example_name:
+        if cypher:
+            raise click.UsageError("give CYPHER or --example, not both")
+        chosen = example(example_name)
+        cypher, values = chosen.cypher, dict(chosen.params)
+    if not cypher:
+        raise click.UsageError("give a CYPHER query, or --example NAME (see --list-examples)")
+    values.update(parse_param(p) for p in params)
+    if neo4j_uri:
+        from kgbuild.loaders.neo4j_store import run_query_neo4j
+
+        user, password = _credentials()
+        result = run_query_neo4j(neo4j_uri, cypher, values, user=user, password=password,
+                                 database=database, write=write)
+    else:
+        from kgbuild.loaders.embedded import resolve_db_path, run_query
+
+        result = run_query(resolve_db_path(db), cypher, values, write=write)
+        for hint in neo4j_only_constructs(cypher):
+            if hint.silent:
+                click.echo(f"note: {hint.message()}", err=True)
+    _show_result(result, fmt)
+
+
+@click.command()
+@click.argument("graph_path", metavar="GRAPH", type=click.Path(exists=True, path_type=Path))
+@click.option("--db", type=click.Path(path_type=Path),
+              help="The embedded store to load into [default: graph.lbdb beside GRAPH].")
+@click.option("--neo4j", "neo4j_uri", metavar="URI",
+              help="Load into Neo4j at bolt://HOST:7687 instead (NEO4J_USERNAME / NEO4J_PASSWORD).")
+@click.option("--database", help="The Neo4j database [default: the server's default].")
+@click.option("--batch-size", type=click.IntRange(min=1), default=DEFAULT_BATCH_SIZE,
+              show_default=True, help="Rows per statement (per transaction on Neo4j).")
+@click.option("--replace", is_flag=True,
+              help="Delete this movie's nodes and relationships first; other movies stay.")
+@click.option("--movie", help="The movie name stored on every node [default: the graph's title].")
+@click.option("--strict", is_flag=True, help="Load nothing if anything breaks the schema.")
+def load(graph_path: Path, db: Path | None, neo4j_uri: str | None, database: str | None,
+         batch_size: int, replace: bool, movie: str | None, strict: bool) -> None:
+    """Load GRAPH (graph.json, or a build folder) into the embedded store or Neo4j."""
+    graph, file = _read_graph(graph_path)
+    counts: LoadCounts
+    if neo4j_uri:
+        from kgbuild.loaders.neo4j_store import load_neo4j
+
+        if db:
+            raise click.UsageError("give --db or --neo4j, not both")
+        user, password = _credentials()
+        counts = load_neo4j(graph, neo4j_uri, user=user, password=password, database=database,
+                            batch_size=batch_size, replace=replace, movie=movie, strict=strict)
+    else:
+        from kgbuild.loaders.embedded import DEFAULT_DB_NAME, resolve_db_path, write_embedded
+
+        target = resolve_db_path(db) if db else file.parent / DEFAULT_DB_NAME
+        counts = write_embedded(graph, target, replace=replace, movie=movie, strict=strict,
+                                batch_size=batch_size)
+    _show_refused(counts.refused)
+    click.echo(f"Loaded movie {counts.movie!r} into {counts.store}: {counts.nodes} nodes, "
+               f"{counts.relations} relationships ({counts.seconds:.2f} s).")
+
+
+@click.command()
+@click.argument("graph_path", metavar="GRAPH", type=click.Path(exists=True, path_type=Path))
+@click.option("--format", "formats", type=_EXPORTS, multiple=True, required=True,
+              help="graphml, csv (for neo4j-admin import) or cypher (a replayable script); repeatable.")
+@click.option("-o", "--output", "outdir", type=click.Path(file_okay=False, path_type=Path),
+              required=True, help="The folder to write into.")
+@click.option("--movie", help="The movie name stored on every node [default: the graph's title].")
+@click.option("--database", default="neo4j", show_default=True,
+              help="The database the neo4j-admin command imports into (csv).")
+def export(graph_path: Path, formats: tuple[str, ...], outdir: Path, movie: str | None,
+           database: str) -> None:
+    """Export GRAPH (graph.json, or a build folder) as GraphML, neo4j-admin CSV or a Cypher script."""
+    from kgbuild.loaders.cypher_script import export_cypher
+    from kgbuild.loaders.graphml import export_graphml
+    from kgbuild.loaders.neo4j_csv import export_neo4j_csv
+
+    graph, _ = _read_graph(graph_path)
+    written: list[Path] = []
+    refused: list[Refusal] = []
+    for fmt in dict.fromkeys(formats):
+        if fmt == "graphml":
+            written.append(export_graphml(graph, outdir / "graph.graphml"))
+        elif fmt == "csv":
+            files, refused = export_neo4j_csv(graph, outdir, movie=movie, database=database)
+            written += files
+        else:
+            path, refused = export_cypher(graph, outdir / "graph.cypher", movie=movie)
+            written.append(path)
+    _show_refused(refused)
+    click.echo("Wrote " + ", ".join(str(p) for p in written))
+    if "csv" in formats:
+        click.echo(f"Bulk-load with the command in {outdir / 'neo4j-admin-import.txt'}")

@@ -1,0 +1,259 @@
+"""The embedded graph store: Cypher with no server, in a single file beside graph.json.
+
+LadybugDB (`import ladybug`) runs in-process. It needs a schema, built here from `kgbuild.schema`:
+one node table per entity type, one relationship table group per relation type over its
+admissible pairs, and the macro `type(r)` so queries written for Neo4j keep working. One process
+writes at a time; any number may read (queries open the store read-only).
+
+Example:
+    >>> counts = write_embedded(graph, Path("out/graph.lbdb"))  # doctest: +SKIP
+    >>> run_query(Path("out/graph.lbdb"), "MATCH (c:Character) RETURN count(c) AS n").rows
+    [[12]]
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import ladybug
+
+from kgbuild.loaders.dialect import check_parameters, explain_error
+from kgbuild.loaders.errors import QueryError, StoreError
+from kgbuild.loaders.plan import (
+    COUNT_NODES,
+    COUNT_RELATIONS,
+    DEFAULT_BATCH_SIZE,
+    Statement,
+    plan_load,
+)
+from kgbuild.loaders.records import (
+    NODE_PROPERTIES,
+    RELATION_PROPERTIES,
+    LoadCounts,
+    prepare_rows,
+    refusal_summary,
+    safe_identifier,
+)
+from kgbuild.loaders.results import QueryResult, plain_value
+from kgbuild.model import KnowledgeGraph
+from kgbuild.schema import Schema, load_schema
+
+logger = logging.getLogger(__name__)
+
+#: The store's file name inside a build's output folder.
+DEFAULT_DB_NAME = "graph.lbdb"
+_TYPE_MACRO = "CREATE MACRO type(r) AS label(r)"
+
+
+def resolve_db_path(path: str | os.PathLike[str] | None) -> Path:
+    """Where a store is: the path itself, `PATH/graph.lbdb` for a folder, `./graph.lbdb` for None."""
+    if path is None:
+        return Path(DEFAULT_DB_NAME)
+    p = Path(path)
+    return p / DEFAULT_DB_NAME if p.is_dir() else p
+
+
+def schema_ddl(schema: Schema | None = None) -> list[str]:
+    """The statements that create the store's tables (idempotent: `IF NOT EXISTS`)."""
+    schema = schema or load_schema()
+    node_columns = ", ".join(
+        f"{name} {kind}{' PRIMARY KEY' if name == 'key' else ''}" for name, kind in NODE_PROPERTIES
+    )
+    rel_columns = ", ".join(f"{name} {kind}" for name, kind in RELATION_PROPERTIES)
+    ddl = [f"CREATE NODE TABLE IF NOT EXISTS {safe_identifier(t)}({node_columns})"
+           for t in schema.entity_type_names()]
+    for spec in schema.relation_types:
+        pairs = ", ".join(f"FROM {safe_identifier(s)} TO {safe_identifier(o)}" for s, o in spec.pairs)
+        ddl.append(f"CREATE REL TABLE IF NOT EXISTS {safe_identifier(spec.name)}({pairs}, {rel_columns})")
+    return ddl
+
+
+@contextmanager
+def connect(db_path: str | os.PathLike[str], *, read_only: bool) -> Iterator[ladybug.Connection]:
+    """Open the store and yield a connection; closed on exit.
+
+    Raises:
+        StoreError: no store there (read-only), not a store, or locked by another writer.
+    """
+    path = Path(db_path)
+    if read_only and not path.exists():
+        raise StoreError(f"no embedded store at {path}; create it with 'kgbuild load GRAPH --db {path}' "
+                         "or 'kgbuild build', or point --db at one")
+    if not read_only:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        database = ladybug.Database(str(path), read_only=read_only)
+    except RuntimeError as e:
+        hint = ("another process is writing to it; wait for it to finish (one writer at a time)"
+                if "lock" in str(e).lower() else "is it a kgbuild store?")
+        raise StoreError(f"cannot open the embedded store {path}: {str(e).splitlines()[0]}; {hint}") from e
+    connection = ladybug.Connection(database)
+    try:
+        yield connection
+    finally:
+        connection.close()
+        database.close()
+
+
+def _rows(result: Any) -> list[list[Any]]:
+    return result.get_all()
+
+
+def ensure_schema(connection: ladybug.Connection, schema: Schema | None = None) -> None:
+    """Create the tables and the `type(r)` macro when missing."""
+    for statement in schema_ddl(schema):
+        connection.execute(statement)
+    macros = {row[0].upper() for row in _rows(connection.execute("CALL show_macros() RETURN name"))}
+    if "TYPE" not in macros:
+        connection.execute(_TYPE_MACRO)
+
+
+def _run(connection: ladybug.Connection, statement: Statement) -> None:
+    result = connection.execute(statement.cypher, statement.params)
+    while statement.repeat_until_zero and _rows(result)[0][0]:
+        result = connection.execute(statement.cypher, statement.params)
+
+
+@contextmanager
+def _transaction(connection: ladybug.Connection) -> Iterator[None]:
+    connection.execute("BEGIN TRANSACTION")
+    try:
+        yield
+    except BaseException:
+        # A failed statement already rolls the transaction back; only roll back if one is open.
+        try:
+            connection.execute("ROLLBACK")
+        except RuntimeError:
+            logger.debug("transaction was already rolled back by the store")
+        raise
+    connection.execute("COMMIT")
+
+
+def movie_counts(connection: ladybug.Connection, movie: str) -> tuple[int, int]:
+    """Nodes and relationships of one movie in the store."""
+    nodes = _rows(connection.execute(COUNT_NODES, {"movie": movie}))[0][0]
+    relations = _rows(connection.execute(COUNT_RELATIONS, {"movie": movie}))[0][0]
+    return nodes, relations
+
+
+def write_embedded(graph: KnowledgeGraph, db_path: str | os.PathLike[str], *, replace: bool = True,
+                   movie: str | None = None, strict: bool = False,
+                   batch_size: int = DEFAULT_BATCH_SIZE, schema: Schema | None = None) -> LoadCounts:
+    """Load a graph into the embedded store (created when missing), in one transaction.
+
+    Args:
+        graph: The graph; not changed.
+        db_path: The store file, e.g. OUTDIR/graph.lbdb.
+        replace: Delete this movie's nodes and relationships first (other movies stay);
+            otherwise merge on keys, so a reload still gives the same counts.
+        movie: The movie name stored on every row; the graph's title when None.
+        strict: Refuse the whole load when any entity or relation breaks the schema; otherwise
+            load the rest and report the refused items.
+        batch_size: Rows per statement.
+        schema: The schema; the default STAGE-KG schema when None.
+
+    Returns:
+        The movie's node and relationship counts after the load, and the refused items.
+
+    Raises:
+        StoreError: strict and something was refused; the store cannot be opened or written.
+    """
+    start = time.perf_counter()
+    schema = schema or load_schema()
+    rows = prepare_rows(graph, movie=movie, schema=schema)
+    if rows.refused:
+        if strict:
+            raise StoreError(f"{len(rows.refused)} items break the schema, nothing loaded:\n"
+                             f"{refusal_summary(rows.refused)}\nfix the graph, or load without --strict")
+        logger.info("refused %d items that break the schema:\n%s", len(rows.refused),
+                       refusal_summary(rows.refused))
+    statements = plan_load(rows, batch_size=batch_size, replace=replace)
+    path = Path(db_path)
+    with connect(path, read_only=False) as connection:
+        try:
+            ensure_schema(connection, schema)
+            with _transaction(connection):
+                for statement in statements:
+                    _run(connection, statement)
+            nodes, relations = movie_counts(connection, rows.movie)
+        except RuntimeError as e:
+            raise StoreError(f"writing {path} failed, nothing was changed: {e}") from e
+    seconds = round(time.perf_counter() - start, 3)
+    logger.info("loaded %s into %s: %d nodes, %d relationships in %.2f s", rows.movie, path, nodes,
+                relations, seconds)
+    return LoadCounts(store=str(path), movie=rows.movie, nodes=nodes, relations=relations,
+                      refused=rows.refused, seconds=seconds)
+
+
+def run_query(db_path: str | os.PathLike[str], cypher: str, params: dict[str, Any] | None = None, *,
+              write: bool = False) -> QueryResult:
+    """Run one Cypher query on the embedded store.
+
+    Args:
+        db_path: The store file.
+        cypher: The query.
+        params: Values for its `$name` parameters; every one used must be given, no others.
+        write: Open the store for writing; read-only otherwise.
+
+    Returns:
+        Columns and rows as plain values.
+
+    Raises:
+        QueryError: parameters wrong, or the store refused the query (with the position and,
+            for Neo4j-only constructs, what to write instead).
+        StoreError: the store cannot be opened.
+    """
+    params = params or {}
+    check_parameters(cypher, params)
+    with connect(db_path, read_only=not write) as connection:
+        try:
+            result = connection.execute(cypher, params)
+        except RuntimeError as e:
+            tables = [row[0] for row in _rows(connection.execute("CALL show_tables() RETURN name"))]
+            raise QueryError(explain_error(cypher, str(e), tables=sorted(tables))) from e
+        if isinstance(result, list):
+            raise QueryError("one query at a time, please: remove the ';' between statements")
+        return QueryResult(columns=result.get_column_names(),
+                           rows=[[plain_value(v) for v in row] for row in _rows(result)])
+
+
+def script_statements(text: str) -> list[str]:
+    """The statements of a kgbuild Cypher script: one per line, comments and blank lines skipped."""
+    statements = []
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if stripped and not stripped.startswith("//"):
+            statements.append(stripped.removesuffix(";"))
+    return statements
+
+
+def replay_script(text: str, db_path: str | os.PathLike[str], *,
+                  schema: Schema | None = None) -> int:
+    """Run a Cypher script written by `kgbuild export --format cypher` into the embedded store.
+
+    Returns:
+        How many statements ran.
+
+    Raises:
+        StoreError: a statement failed (nothing is changed: one transaction).
+    """
+    statements = script_statements(text)
+    with connect(db_path, read_only=False) as connection:
+        ensure_schema(connection, schema)
+        try:
+            with _transaction(connection):
+                for number, statement in enumerate(statements, 1):
+                    try:
+                        connection.execute(statement)
+                    except RuntimeError as e:
+                        raise StoreError(f"script statement {number} failed, nothing was changed: "
+                                         f"{explain_error(statement, str(e))}") from e
+        except RuntimeError as e:
+            raise StoreError(f"replaying the script into {db_path} failed: {e}") from e
+    return len(statements)

@@ -1,0 +1,111 @@
+"""CSV files for `neo4j-admin database import full`, and the exact command that loads them.
+
+`nodes.csv` and `relationships.csv` use neo4j-admin's header syntax (`id:ID`, `:LABEL`,
+`:START_ID`, `:END_ID`, `:TYPE`, typed columns such as `scenes:int[]`). Array elements are
+separated by U+001F, a control character no name contains, so aliases with ';' survive.
+`constraints.cypher` holds the constraints `kgbuild load` relies on, for after the import.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+import shlex
+from pathlib import Path
+
+from kgbuild.atomic import write_text_atomic
+from kgbuild.loaders.errors import StoreError
+from kgbuild.loaders.plan import plan_constraints
+from kgbuild.loaders.records import Refusal, prepare_rows
+from kgbuild.model import KnowledgeGraph
+from kgbuild.schema import Schema, load_schema
+
+ARRAY_DELIMITER = "\x1f"
+_DATABASE = re.compile(r"[A-Za-z0-9][A-Za-z0-9.\-]*\Z")
+
+NODE_HEADER = ["id:ID", ":LABEL", "key", "name", "type", "description", "aliases:string[]",
+               "scenes:int[]", "first_scene:int", "last_scene:int", "scope", "movie"]
+RELATION_HEADER = [":START_ID", ":END_ID", ":TYPE", "key", "id", "name", "description",
+                   "scenes:int[]", "first_scene:int", "last_scene:int", "persistence", "movie"]
+
+
+def _array(values: list[str] | list[int]) -> str:
+    items = [str(v) for v in values]
+    if any(ARRAY_DELIMITER in item for item in items):
+        raise StoreError("a list value contains the control character U+001F, which the CSV export "
+                         "uses between list items; remove it from the graph, or export as Cypher")
+    return ARRAY_DELIMITER.join(items)
+
+
+def _cell(value: int | None) -> str:
+    return "" if value is None else str(value)
+
+
+def _csv(header: list[str], rows: list[list[str]]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def import_command(nodes: Path, relationships: Path, database: str) -> str:
+    """The `neo4j-admin database import full` command for these files."""
+    return " ".join([
+        "neo4j-admin database import full", "--overwrite-destination=true",
+        "--multiline-fields=true", "--array-delimiter=U+001F",
+        f"--nodes={shlex.quote(str(nodes))}", f"--relationships={shlex.quote(str(relationships))}",
+        database,
+    ])
+
+
+def export_neo4j_csv(graph: KnowledgeGraph, outdir: str | os.PathLike[str], *,
+                     movie: str | None = None, database: str = "neo4j",
+                     schema: Schema | None = None) -> tuple[list[Path], list[Refusal]]:
+    """Write nodes.csv, relationships.csv, constraints.cypher and neo4j-admin-import.txt.
+
+    Args:
+        graph: The graph; items the schema does not admit are left out and returned.
+        outdir: The folder (created if missing).
+        movie: The movie name on every row; the graph's title when None.
+        database: The Neo4j database the command imports into.
+        schema: The schema; the default STAGE-KG schema when None.
+
+    Returns:
+        The files written and the refused items.
+
+    Raises:
+        StoreError: the database name is not valid, or a list value holds U+001F.
+    """
+    if not _DATABASE.match(database):
+        raise StoreError(f"{database!r} is not a Neo4j database name (letters, digits, '.', '-')")
+    schema = schema or load_schema()
+    rows = prepare_rows(graph, movie=movie, schema=schema)
+    folder = Path(outdir).resolve()
+    node_rows = [
+        [r.id, label, r.key, r.name, r.type, r.description, _array(r.aliases), _array(r.scenes),
+         _cell(r.first_scene), _cell(r.last_scene), r.scope, r.movie]
+        for label, group in rows.nodes.items() for r in group
+    ]
+    relation_rows = [
+        [r.source, r.target, g.type, r.key, r.id, r.name, r.description, _array(r.scenes),
+         _cell(r.first_scene), _cell(r.last_scene), r.persistence, r.movie]
+        for g in rows.relations for r in g.rows
+    ]
+    nodes = write_text_atomic(folder / "nodes.csv", _csv(NODE_HEADER, node_rows))
+    relationships = write_text_atomic(folder / "relationships.csv", _csv(RELATION_HEADER, relation_rows))
+    constraints = write_text_atomic(
+        folder / "constraints.cypher", "".join(s.cypher + ";\n" for s in plan_constraints(schema)))
+    command = write_text_atomic(folder / "neo4j-admin-import.txt", "\n".join([
+        (f"# Bulk import of {rows.node_count()} nodes and {rows.relation_count()} relationships "
+         f"(movie {rows.movie!r}) into Neo4j 5."),
+        f"# Run on the Neo4j host with the database stopped; it REPLACES database {database!r}.",
+        import_command(nodes, relationships, database),
+        "# Then start Neo4j and create the constraints 'kgbuild load' relies on:",
+        (f'cypher-shell -u "$NEO4J_USERNAME" -p "$NEO4J_PASSWORD" -d {database} '
+         f"-f {shlex.quote(str(constraints))}"),
+        "",
+    ]))
+    return [nodes, relationships, constraints, command], rows.refused

@@ -1,0 +1,239 @@
+"""What a store holds: a graph checked against the schema and flattened into typed rows.
+
+Every store and export starts here. Entity types become node labels and relation types become
+relationship types, so both are taken from the schema only (labels and types cannot be Cypher
+parameters). An entity whose type the schema does not know, or a relation whose
+(type, subject type, object type) the schema does not admit, is refused with a reason instead
+of being written. Several movies can share one database: every row carries the movie and a
+`key` that is unique across movies.
+
+Example:
+    >>> rows = prepare_rows(graph)  # doctest: +SKIP
+    >>> [r.reason for r in rows.refused]  # doctest: +SKIP
+    ["relation type 'loves' is not in the schema"]
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kgbuild.loaders.errors import StoreError
+from kgbuild.model import KnowledgeGraph
+from kgbuild.schema import Schema, load_schema
+
+_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
+
+#: Node properties and their embedded-store types, in store order.
+NODE_PROPERTIES: tuple[tuple[str, str], ...] = (
+    ("key", "STRING"), ("id", "STRING"), ("name", "STRING"), ("type", "STRING"),
+    ("description", "STRING"), ("aliases", "STRING[]"), ("scenes", "INT64[]"),
+    ("first_scene", "INT64"), ("last_scene", "INT64"), ("scope", "STRING"), ("movie", "STRING"),
+)
+#: Relationship properties and their embedded-store types, in store order.
+RELATION_PROPERTIES: tuple[tuple[str, str], ...] = (
+    ("key", "STRING"), ("id", "STRING"), ("name", "STRING"), ("description", "STRING"),
+    ("scenes", "INT64[]"), ("first_scene", "INT64"), ("last_scene", "INT64"),
+    ("persistence", "STRING"), ("movie", "STRING"),
+)
+
+
+class _Row(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class NodeRow(_Row):
+    """One entity as a store node."""
+
+    key: str = Field(description="Unique across movies: the JSON pair [movie, id].")
+    id: str
+    name: str
+    type: str
+    description: str
+    aliases: list[str]
+    scenes: list[int]
+    first_scene: int | None
+    last_scene: int | None
+    scope: str
+    movie: str
+
+
+class RelationRow(_Row):
+    """One relation as a store relationship, with the ids and keys of its end nodes."""
+
+    source: str
+    target: str
+    source_key: str
+    target_key: str
+    key: str
+    id: str
+    name: str
+    description: str
+    scenes: list[int]
+    first_scene: int | None
+    last_scene: int | None
+    persistence: str
+    movie: str
+
+
+class RelationGroup(_Row):
+    """The relations of one type between one (subject type, object type) pair."""
+
+    type: str
+    source_type: str
+    target_type: str
+    rows: list[RelationRow]
+
+
+class Refusal(_Row):
+    """An entity or relation a store will not hold, and why."""
+
+    kind: Literal["entity", "relation"]
+    id: str
+    reason: str
+
+
+class StoreRows(_Row):
+    """A graph ready for a store: nodes by entity type, relations by (type, pair), refusals."""
+
+    movie: str
+    nodes: dict[str, list[NodeRow]] = Field(description="Entity type -> rows, schema order.")
+    relations: list[RelationGroup]
+    refused: list[Refusal]
+
+    def node_count(self) -> int:
+        """How many nodes these rows hold."""
+        return sum(len(rows) for rows in self.nodes.values())
+
+    def relation_count(self) -> int:
+        """How many relationships these rows hold."""
+        return sum(len(g.rows) for g in self.relations)
+
+
+class LoadCounts(BaseModel):
+    """What a load wrote: the movie's node and relationship counts, and what it refused."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    store: str = Field(description="Where the graph went: a database path or a Neo4j URI.")
+    movie: str
+    nodes: int
+    relations: int
+    refused: list[Refusal] = Field(default_factory=list)
+    seconds: float
+
+
+def safe_identifier(name: str) -> str:
+    """Return `name` if it can stand unquoted as a label or type in Cypher.
+
+    Raises:
+        StoreError: the name is not a plain identifier (a broken schema file).
+    """
+    if not _IDENTIFIER.match(name):
+        raise StoreError(
+            f"schema name {name!r} cannot be a Cypher label or type; use letters, digits and '_' "
+            "(starting with a letter) in the schema file"
+        )
+    return name
+
+
+def store_key(movie: str, item_id: str) -> str:
+    """The store-wide unique key of an entity or relation of a movie."""
+    return json.dumps([movie, item_id], ensure_ascii=False)
+
+
+def _span(scenes: list[int]) -> tuple[int | None, int | None]:
+    return (min(scenes), max(scenes)) if scenes else (None, None)
+
+
+def _admitted_pairs(schema: Schema, relation: str) -> str:
+    spec = schema.relation(relation)
+    pairs = spec.pairs if spec else []
+    return ", ".join(f"{s}->{o}" for s, o in pairs)
+
+
+def prepare_rows(graph: KnowledgeGraph, *, movie: str | None = None,
+                 schema: Schema | None = None) -> StoreRows:
+    """Check a graph against the schema and turn it into store rows.
+
+    Relation type synonyms (e.g. affiliated_with) are mapped to the schema's name. Nothing in the
+    graph is changed.
+
+    Args:
+        graph: The graph to store.
+        movie: The movie name the rows carry; the graph's title when None.
+        schema: The schema; the default STAGE-KG schema when None.
+
+    Returns:
+        Rows per entity type and per relation group, plus every refused item with its reason.
+
+    Raises:
+        StoreError: a schema name is not a plain identifier.
+    """
+    schema = schema or load_schema()
+    movie = graph.movie.title if movie is None else movie
+    entity_types = [safe_identifier(t) for t in schema.entity_type_names()]
+    for name in schema.relation_type_names():
+        safe_identifier(name)
+    refused: list[Refusal] = []
+    nodes: dict[str, list[NodeRow]] = {t: [] for t in entity_types}
+    types: dict[str, str] = {}
+    for e in graph.entities:
+        if e.type not in nodes:
+            refused.append(Refusal(kind="entity", id=e.id, reason=(
+                f"entity type {e.type!r} is not in the schema (known: {', '.join(entity_types)})")))
+            continue
+        if e.id in types:
+            refused.append(Refusal(kind="entity", id=e.id, reason="duplicate entity id"))
+            continue
+        types[e.id] = e.type
+        first, last = _span(e.scenes)
+        nodes[e.type].append(NodeRow(
+            key=store_key(movie, e.id), id=e.id, name=e.name, type=e.type,
+            description=e.description, aliases=list(e.aliases), scenes=list(e.scenes),
+            first_scene=first, last_scene=last, scope=e.scope.value, movie=movie,
+        ))
+    groups: dict[tuple[str, str, str], list[RelationRow]] = {}
+    seen: set[str] = set()
+    for r in graph.relations:
+        rtype = schema.canonical_relation(r.type)
+        reason = None
+        if schema.relation(rtype) is None:
+            reason = f"relation type {r.type!r} is not in the schema"
+        elif r.source not in types or r.target not in types:
+            missing = r.source if r.source not in types else r.target
+            reason = f"end {missing!r} is not a stored entity"
+        elif not schema.is_admissible(rtype, types[r.source], types[r.target]):
+            reason = (f"{types[r.source]} -{rtype}-> {types[r.target]} is not admitted by the "
+                      f"schema ({rtype} admits {_admitted_pairs(schema, rtype)})")
+        elif r.id in seen:
+            reason = "duplicate relation id"
+        if reason:
+            refused.append(Refusal(kind="relation", id=r.id, reason=reason))
+            continue
+        seen.add(r.id)
+        first, last = _span(r.scenes)
+        groups.setdefault((rtype, types[r.source], types[r.target]), []).append(RelationRow(
+            source=r.source, target=r.target,
+            source_key=store_key(movie, r.source), target_key=store_key(movie, r.target),
+            key=store_key(movie, r.id), id=r.id, name=r.name, description=r.description,
+            scenes=list(r.scenes), first_scene=first, last_scene=last,
+            persistence=r.persistence.value, movie=movie,
+        ))
+    order = {name: i for i, name in enumerate(schema.relation_type_names())}
+    relations = [
+        RelationGroup(type=t, source_type=s, target_type=o, rows=rows)
+        for (t, s, o), rows in sorted(groups.items(), key=lambda kv: (order[kv[0][0]], kv[0][1:]))
+    ]
+    return StoreRows(movie=movie, nodes=nodes, relations=relations, refused=refused)
+
+
+def refusal_summary(refused: list[Refusal], *, limit: int = 5) -> str:
+    """One line per refused item (at most `limit`, then a count of the rest)."""
+    lines = [f"{r.kind} {r.id}: {r.reason}" for r in refused[:limit]]
+    if len(refused) > limit:
+        lines.append(f"... and {len(refused) - limit} more")
+    return "\n".join(lines)

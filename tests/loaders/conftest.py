@@ -1,0 +1,119 @@
+"""Graphs for the store tests: a small story, a hostile one, and a real STAGE reference graph."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kgbuild.evaluation.reference import load_stage_movie
+from kgbuild.graph import entity_id, relation_id
+from kgbuild.model import Entity, KnowledgeGraph, MovieInfo, Persistence, Relation, Scope
+from tests.conftest import SHARED_DATA
+
+#: The smallest English STAGE movie: a real reference graph (~1,000 nodes, ~2,800 relations).
+STAGE_MOVIE = "en13156e4072c04c31ae4b5defda4a7bc5"
+
+HOSTILE_NAMES = [
+    "O'Brien \"the `Hammer`\"",
+    "'}) DETACH DELETE (n",
+    "\"}) MATCH (m) DETACH DELETE m //",
+    "Zoë 🦎 名前",
+    "back\\slash\\",
+    "line\nbreak\ttab",
+    "`Character`",
+]
+
+
+def _entity(type_name: str, name: str, scenes: list[int], **extra) -> Entity:
+    return Entity(id=entity_id(type_name, name), name=name, type=type_name, scenes=scenes, **extra)
+
+
+def _relation(source: Entity, rel_type: str, target: Entity, scenes: list[int], **extra) -> Relation:
+    return Relation(id=relation_id(source.id, rel_type, target.id), source=source.id,
+                    target=target.id, type=rel_type, scenes=scenes, **extra)
+
+
+def make_small_graph(title: str = "The Harbour") -> KnowledgeGraph:
+    """A small story with every kind of relation the example queries ask about."""
+    margo = _entity("Character", "Margo Vance", [1, 2, 3], description="A harbour pilot.",
+                    aliases=["Margo"], scope=Scope.GLOBAL)
+    teddy = _entity("Character", "Teddy Brake", [1, 3], description="Margo's brother.")
+    rook = _entity("Character", "Rook", [2, 3])
+    dock = _entity("Location", "Dock Nine", [1, 3])
+    office = _entity("Location", "Harbour Office", [2])
+    night = _entity("TimePoint", "Night", [3])
+    radio = _entity("Object", "Radio", [1, 2], description="A battered handheld radio.")
+    key = _entity("Object", "Brass Key", [3])
+    guild = _entity("Concept", "Pilots' Guild", [2])
+    storm = _entity("Event", "Storm hits the dock", [3])
+    entities = [margo, teddy, rook, dock, office, night, radio, key, guild, storm]
+    relations = [
+        _relation(margo, "kinship_with", teddy, [1], persistence=Persistence.STABLE),
+        _relation(margo, "hostility_with", rook, [2, 3], name="threatens"),
+        _relation(teddy, "hostility_with", rook, [3]),
+        _relation(margo, "located_at", dock, [1, 3]),
+        _relation(margo, "located_at", office, [2]),
+        _relation(margo, "present_on", night, [3]),
+        _relation(teddy, "located_at", dock, [1]),
+        _relation(margo, "possesses", radio, [1, 2]),
+        _relation(margo, "possesses", key, [3]),
+        _relation(rook, "possesses", key, []),
+        _relation(margo, "member_of", guild, [2]),
+        _relation(margo, "speaks_to", teddy, [1]),
+        _relation(margo, "performs", storm, [3]),
+        _relation(storm, "occurs_at", dock, [3]),
+        _relation(radio, "located_at", office, [2]),
+    ]
+    return KnowledgeGraph(movie=MovieInfo(title=title, language="en", scenes=3),
+                          entities=entities, relations=relations)
+
+
+def make_hostile_graph(title: str = "Robert'); DROP TABLE movies;--") -> KnowledgeGraph:
+    """Names that break string-built Cypher, plus types the schema does not know or admit."""
+    people = [Entity(id=f"character:{i}:{name}", name=name, type="Character", scenes=[i + 1],
+                     description=f"said: {name}", aliases=[name, "a;b", "semi;colon"])
+              for i, name in enumerate(HOSTILE_NAMES)]
+    place = _entity("Location", "'}) DETACH DELETE (n", [1])
+    rogue = Entity(id="rogue:1", name="Rogue", type="Character) DETACH DELETE (n //", scenes=[1])
+    relations = [
+        _relation(people[0], "hostility_with", people[1], [1]),
+        _relation(people[2], "kinship_with", people[3], [2]),
+        _relation(people[4], "located_at", place, [1]),
+        _relation(people[0], "loves", people[1], [1]),  # unknown relation type
+        _relation(people[1], "]->() DETACH DELETE n //", people[2], [1]),  # unknown, hostile
+        _relation(place, "kinship_with", people[0], [1]),  # Location-Character not admitted
+        _relation(people[5], "speaks_to", rogue, [1]),  # end entity refused
+    ]
+    return KnowledgeGraph(movie=MovieInfo(title=title, language="en", scenes=7),
+                          entities=[*people, place, rogue], relations=relations)
+
+
+@pytest.fixture
+def small_graph() -> KnowledgeGraph:
+    return make_small_graph()
+
+
+@pytest.fixture
+def hostile_graph() -> KnowledgeGraph:
+    return make_hostile_graph()
+
+
+@pytest.fixture(scope="session")
+def stage_graph() -> KnowledgeGraph:
+    """A real graph: the STAGE reference graph of a dev movie (needs ../shared/data)."""
+    folder = SHARED_DATA / "stage" / "English" / STAGE_MOVIE
+    if not folder.is_dir():
+        pytest.skip(f"STAGE reference {folder} not found (../shared/data is missing)")
+    graph, _, _ = load_stage_movie(folder)
+    return graph
+
+
+@pytest.fixture(scope="session")
+def stage_store(stage_graph: KnowledgeGraph, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The STAGE graph loaded into a fresh embedded store, shared by read-only tests."""
+    from kgbuild.loaders.embedded import write_embedded
+
+    path = tmp_path_factory.mktemp("stage-store") / "graph.lbdb"
+    write_embedded(stage_graph, path)
+    return path

@@ -1,0 +1,168 @@
+"""The stores under contract test, behind one small interface, and answers computed in Python."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kgbuild.loaders.embedded import connect, movie_counts, run_query, write_embedded
+from kgbuild.loaders.records import LoadCounts
+from kgbuild.loaders.results import QueryResult
+from kgbuild.model import KnowledgeGraph
+from kgbuild.schema import load_schema
+
+NEO4J_SKIP = ("NEO4J_URI is not set: no Neo4j server to run the contract against (start one with "
+              "docker/compose.yaml and set NEO4J_URI, NEO4J_USERNAME, NEO4J_PASSWORD)")
+
+
+class EmbeddedStore:
+    """The embedded store in a temporary folder."""
+
+    name = "embedded"
+
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / "graph.lbdb"
+
+    def load(self, graph: KnowledgeGraph, *, movie: str, replace: bool) -> LoadCounts:
+        return write_embedded(graph, self.path, movie=movie, replace=replace)
+
+    def query(self, cypher: str, params: dict[str, Any]) -> QueryResult:
+        return run_query(self.path, cypher, params)
+
+    def counts(self, movie: str) -> tuple[int, int]:
+        with connect(self.path, read_only=True) as connection:
+            return movie_counts(connection, movie)
+
+    def close(self) -> None:
+        """Nothing to clean: the folder is temporary."""
+
+
+class Neo4jStore:
+    """A live Neo4j from NEO4J_URI; every movie the tests load is deleted afterwards."""
+
+    name = "neo4j"
+
+    def __init__(self) -> None:
+        self.uri = os.environ["NEO4J_URI"]
+        self.auth = {"user": os.environ.get("NEO4J_USERNAME", "neo4j"),
+                     "password": os.environ.get("NEO4J_PASSWORD", "")}
+        self.database = os.environ.get("NEO4J_DATABASE")
+        self.movies: set[str] = set()
+
+    def load(self, graph: KnowledgeGraph, *, movie: str, replace: bool) -> LoadCounts:
+        from kgbuild.loaders.neo4j_store import load_neo4j
+
+        self.movies.add(movie)
+        return load_neo4j(graph, self.uri, database=self.database, movie=movie, replace=replace,
+                          **self.auth)
+
+    def query(self, cypher: str, params: dict[str, Any]) -> QueryResult:
+        from kgbuild.loaders.neo4j_store import run_query_neo4j
+
+        return run_query_neo4j(self.uri, cypher, params, database=self.database, **self.auth)
+
+    def counts(self, movie: str) -> tuple[int, int]:
+        from kgbuild.loaders.plan import COUNT_NODES, COUNT_RELATIONS
+
+        nodes = self.query(COUNT_NODES, {"movie": movie}).rows[0][0]
+        return nodes, self.query(COUNT_RELATIONS, {"movie": movie}).rows[0][0]
+
+    def close(self) -> None:
+        from kgbuild.loaders.neo4j_store import run_query_neo4j
+
+        for movie in self.movies:
+            run_query_neo4j(self.uri, "MATCH (n) WHERE n.movie = $movie DETACH DELETE n",
+                            {"movie": movie}, database=self.database, write=True, **self.auth)
+
+
+def open_store(kind: str, tmp_path: Path):
+    """The store called `kind`, or a skip when it is not available here."""
+    if kind == "embedded":
+        return EmbeddedStore(tmp_path)
+    if not os.environ.get("NEO4J_URI"):
+        pytest.skip(NEO4J_SKIP)
+    return Neo4jStore()
+
+
+def unique_movie(label: str) -> str:
+    """A movie name no one else uses, so tests on a shared Neo4j do not collide."""
+    return f"kgbuild-test {label} {uuid.uuid4().hex[:8]}"
+
+
+# ---- answers computed from the graph in Python, independently of any store ----
+
+def _stored(graph: KnowledgeGraph) -> tuple[dict[str, Any], list[Any]]:
+    schema = load_schema()
+    entities = {e.id: e for e in graph.entities if e.type in schema.entity_type_names()}
+    relations = [
+        r for r in graph.relations
+        if r.source in entities and r.target in entities
+        and schema.is_admissible(schema.canonical_relation(r.type), entities[r.source].type,
+                                 entities[r.target].type)
+    ]
+    return entities, relations
+
+
+def _first(scenes: list[int]) -> int | None:
+    return min(scenes) if scenes else None
+
+
+def expected_rows(name: str, graph: KnowledgeGraph, params: dict[str, Any]) -> list[list[Any]]:
+    """What an example query must answer for `graph`, in its ORDER BY order."""
+    entities, relations = _stored(graph)
+    schema = load_schema()
+    rtype = {r.id: schema.canonical_relation(r.type) for r in relations}
+    if name == "characters-by-relations":
+        degree: Counter[str] = Counter()
+        for r in relations:
+            for end in (r.source, r.target):
+                if entities[end].type == "Character":
+                    degree[end] += 1
+        rows = sorted(([entities[e].name, n] for e, n in degree.items()), key=lambda x: (-x[1], x[0]))
+        return rows[: params["limit"]]
+    if name == "kinship-and-hostility":
+        rows = [[entities[r.source].name, rtype[r.id], entities[r.target].name, _first(r.scenes)]
+                for r in relations if rtype[r.id] in {"kinship_with", "hostility_with"}
+                and entities[r.source].type == entities[r.target].type == "Character"]
+        return sorted(rows, key=lambda x: (x[1], x[0], x[2]))
+    if name == "where-and-when":
+        chosen = [r for r in relations if rtype[r.id] in {"located_at", "present_on"}
+                  and entities[r.source].type == "Character"
+                  and entities[r.source].name == params["character"]]
+        chosen.sort(key=lambda r: (_first(r.scenes) is None, _first(r.scenes) or 0,
+                                   entities[r.target].name))
+        return [[entities[r.target].name, entities[r.target].type, r.scenes] for r in chosen]
+    if name == "objects-possessed":
+        rows = [[entities[r.target].name, entities[r.target].description, r.scenes]
+                for r in relations if rtype[r.id] == "possesses"
+                and entities[r.source].type == "Character" and entities[r.target].type == "Object"
+                and entities[r.source].name == params["character"]]
+        return sorted(rows, key=lambda x: x[0])
+    if name == "known-up-to-scene":
+        rows = [[entities[r.source].name, rtype[r.id], entities[r.target].name, _first(r.scenes)]
+                for r in relations if r.scenes and min(r.scenes) <= params["scene"]]
+        return sorted(rows, key=lambda x: (x[3], x[0], x[1], x[2]))
+    raise AssertionError(f"no expected answer for example {name}")
+
+
+#: The ORDER BY keys of each example, as a function of a result row.
+ORDER_KEYS: dict[str, Callable[[list[Any]], tuple]] = {
+    "characters-by-relations": lambda row: (-row[1], row[0]),
+    "kinship-and-hostility": lambda row: (row[1], row[0], row[2]),
+    "where-and-when": lambda row: (min(row[2]) if row[2] else float("inf"), row[0]),
+    "objects-possessed": lambda row: (row[0],),
+    "known-up-to-scene": lambda row: (row[3], row[0], row[1], row[2]),
+}
+
+
+def same_answer(name: str, actual: list[list[Any]], expected: list[list[Any]]) -> bool:
+    """Same rows (as a multiset), in an order the query's ORDER BY allows."""
+    key = ORDER_KEYS[name]
+    ordered = [key(row) for row in actual] == sorted(key(row) for row in actual)
+    return ordered and sorted(map(repr, actual)) == sorted(map(repr, expected))

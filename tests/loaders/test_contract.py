@@ -1,0 +1,102 @@
+"""The contract every graph store passes: same load, same answers to the README's queries.
+
+Parametrized over the stores: the embedded store always runs; Neo4j runs when NEO4J_URI is set
+(and is skipped with the reason otherwise). The example queries do not filter by movie, so point
+NEO4J_URI / NEO4J_DATABASE at an empty database; the tests delete the movies they load. Answers are compared with answers computed from the
+graph in Python, so both stores are held to the same expectation.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kgbuild.loaders.examples import EXAMPLES, params_for_graph
+from kgbuild.model import KnowledgeGraph
+from tests.loaders.conftest import HOSTILE_NAMES, make_small_graph
+from tests.loaders.stores import expected_rows, open_store, same_answer, unique_movie
+
+STORES = ["embedded", "neo4j"]
+
+
+@pytest.fixture(params=STORES)
+def store(request, tmp_path):
+    opened = open_store(request.param, tmp_path)
+    yield opened
+    opened.close()
+
+
+def _check_examples(store, graph: KnowledgeGraph) -> int:
+    """Run every example; return how many gave a non-empty answer."""
+    non_empty = 0
+    for query in EXAMPLES:
+        params = params_for_graph(query, graph)
+        result = store.query(query.cypher, params)
+        expected = expected_rows(query.name, graph, params)
+        assert result.columns == _columns(query.cypher), query.name
+        assert same_answer(query.name, result.rows, expected), (query.name, result.rows[:5], expected[:5])
+        non_empty += bool(expected)
+    return non_empty
+
+
+def _columns(cypher: str) -> list[str]:
+    returned = cypher.split("RETURN", 1)[1].split("ORDER BY")[0]
+    return [part.split(" AS ")[1].strip() for part in returned.split(",")]
+
+
+@pytest.mark.shared_data
+def test_examples_answer_alike_on_a_stage_reference_graph(store, stage_graph):
+    movie = unique_movie("stage")
+    counts = store.load(stage_graph, movie=movie, replace=True)
+    assert counts.nodes == len(stage_graph.entities)
+    assert counts.relations == len(stage_graph.relations) - len(counts.refused)
+    assert _check_examples(store, stage_graph) == len(EXAMPLES)
+
+
+def test_examples_answer_alike_on_a_small_graph(store, small_graph):
+    store.load(small_graph, movie=unique_movie("small"), replace=True)
+    assert _check_examples(store, small_graph) == len(EXAMPLES)
+
+
+def test_loading_twice_gives_the_same_counts(store, small_graph):
+    movie = unique_movie("twice")
+    first = store.load(small_graph, movie=movie, replace=False)
+    second = store.load(small_graph, movie=movie, replace=False)
+    third = store.load(small_graph, movie=movie, replace=True)
+    assert (first.nodes, first.relations) == (len(small_graph.entities), len(small_graph.relations))
+    assert (second.nodes, second.relations) == (first.nodes, first.relations)
+    assert (third.nodes, third.relations) == (first.nodes, first.relations)
+
+
+def test_replace_reloads_one_movie_and_leaves_another_untouched(store, small_graph):
+    kept, replaced = unique_movie("kept"), unique_movie("replaced")
+    store.load(small_graph, movie=kept, replace=True)
+    store.load(small_graph, movie=replaced, replace=True)
+    before = store.counts(kept)
+    smaller = small_graph.model_copy(update={"entities": small_graph.entities[:4],
+                                             "relations": small_graph.relations[:3]})
+    counts = store.load(smaller, movie=replaced, replace=True)
+    assert (counts.nodes, counts.relations) == (4, 3)
+    assert store.counts(kept) == before == (len(small_graph.entities), len(small_graph.relations))
+    names = store.query("MATCH (c:Character) WHERE c.movie = $movie RETURN c.name AS name ORDER BY name",
+                        {"movie": kept}).rows
+    assert names == [["Margo Vance"], ["Rook"], ["Teddy Brake"]]
+
+
+def test_hostile_names_are_stored_verbatim_and_bad_types_refused(store, hostile_graph):
+    movie = unique_movie("hostile") + " '}) DETACH DELETE (n"
+    bystander = unique_movie("bystander")
+    store.load(make_small_graph(), movie=bystander, replace=True)
+    counts = store.load(hostile_graph, movie=movie, replace=True)
+    reasons = {r.id: r.reason for r in counts.refused}
+    assert counts.nodes == len(HOSTILE_NAMES) + 1  # the Location; the rogue-typed entity refused
+    assert counts.relations == 3
+    assert "is not in the schema" in reasons["rogue:1"]
+    unknown = [r for r in hostile_graph.relations if r.type in {"loves", "]->() DETACH DELETE n //"}]
+    assert all("is not in the schema" in reasons[r.id] for r in unknown)
+    stored = store.query("MATCH (c:Character) WHERE c.movie = $movie "
+                         "RETURN c.name AS name, c.aliases AS aliases, c.description AS description",
+                         {"movie": movie}).rows
+    assert sorted(row[0] for row in stored) == sorted(HOSTILE_NAMES)
+    assert all(row[1] == [row[0], "a;b", "semi;colon"] and row[2] == f"said: {row[0]}" for row in stored)
+    assert store.counts(bystander) == (len(make_small_graph().entities),
+                                       len(make_small_graph().relations))
