@@ -1,0 +1,200 @@
+"""The persistent LLM response cache: one SQLite file, keyed by the full request.
+
+The key is the sha256 of the canonical JSON of the `ChatRequest` (model, messages, schema and
+decoding parameters), so any change to what is asked makes a new key and an identical request
+is never sent twice. Each response is committed as soon as it arrives (SQLite in WAL mode,
+safe for several processes at once), so a build killed at any moment resumes without
+repeating a request that had completed.
+
+Example:
+    >>> with ResponseCache(tmp_path / "llm.sqlite") as cache:
+    ...     cache.put(cache_key(request), request, result)
+    ...     cache.get(cache_key(request)).content
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Self
+
+from pydantic import BaseModel, ConfigDict
+
+from kgbuild.errors import KgbuildError
+from kgbuild.llm.types import ChatRequest, ChatResult, Usage
+
+logger = logging.getLogger(__name__)
+
+CACHE_FILE = "llm-responses.sqlite"
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS responses (
+    key TEXT PRIMARY KEY,
+    model TEXT,
+    request TEXT,
+    content TEXT NOT NULL,
+    prompt_tokens INTEGER NOT NULL,
+    completion_tokens INTEGER NOT NULL,
+    finish_reason TEXT,
+    source TEXT NOT NULL,
+    created REAL NOT NULL
+)
+"""
+
+
+class CacheError(KgbuildError):
+    """The response cache file cannot be opened or written."""
+
+
+class CachedResponse(BaseModel):
+    """One stored response."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    key: str
+    model: str | None
+    content: str
+    usage: Usage
+    finish_reason: str | None
+    source: str  # 'live' or 'batch'
+
+
+class CacheStats(BaseModel):
+    """What the cache holds."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str
+    entries: int
+    by_model: dict[str, int]
+    by_source: dict[str, int]
+    prompt_tokens: int
+    completion_tokens: int
+    size_bytes: int
+
+
+def canonical_json(request: ChatRequest) -> str:
+    """The request as canonical JSON (sorted keys, no spaces): the text the key is hashed from."""
+    return json.dumps(request.model_dump(mode="json"), sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=False)
+
+
+def cache_key(request: ChatRequest) -> str:
+    """sha256 (hex) of the request's canonical JSON; also the Batch API `custom_id`."""
+    return hashlib.sha256(canonical_json(request).encode("utf-8")).hexdigest()
+
+
+def default_cache_path(cache_dir: str | os.PathLike[str] | None = None) -> Path:
+    """The cache file in `cache_dir`, or in $KGBUILD_CACHE_DIR / ~/.cache/kgbuild by default."""
+    if cache_dir is None:
+        cache_dir = os.environ.get("KGBUILD_CACHE_DIR") or Path.home() / ".cache" / "kgbuild"
+    return Path(cache_dir) / CACHE_FILE
+
+
+class ResponseCache:
+    """SQLite-backed store of valid LLM responses, keyed by `cache_key(request)`.
+
+    Args:
+        path: The database file (created with its folder if missing).
+
+    Raises:
+        CacheError: the file cannot be opened as a cache.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]):
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, timeout=60, check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute(_SCHEMA)
+        except (OSError, sqlite3.Error) as e:
+            raise CacheError(f"cannot open the LLM response cache {self.path}: {e}. "
+                             "Check the folder is writable, or pass another --cache-dir.") from e
+
+    @classmethod
+    def open_default(cls, cache_dir: str | os.PathLike[str] | None = None) -> ResponseCache:
+        """Open the cache in `cache_dir` (see `default_cache_path`)."""
+        return cls(default_cache_path(cache_dir))
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the database connection."""
+        with self._lock:
+            self._db.close()
+
+    def get(self, key: str) -> CachedResponse | None:
+        """The stored response for `key`, or None."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT key, model, content, prompt_tokens, completion_tokens, finish_reason, source "
+                "FROM responses WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        return CachedResponse(key=row[0], model=row[1], content=row[2],
+                              usage=Usage(prompt_tokens=row[3], completion_tokens=row[4]),
+                              finish_reason=row[5], source=row[6])
+
+    def __contains__(self, key: object) -> bool:
+        with self._lock:
+            return self._db.execute("SELECT 1 FROM responses WHERE key = ?", (key,)).fetchone() is not None
+
+    def __len__(self) -> int:
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+
+    def put(self, key: str, result: ChatResult, *, request: ChatRequest | None = None,
+            model: str | None = None, source: str = "live") -> None:
+        """Store `result` under `key` and commit at once (a later put for the same key replaces it).
+
+        Args:
+            key: `cache_key(request)`.
+            result: The valid response.
+            request: The request, kept for inspection (optional: batch imports do not have it).
+            model: The model name when `request` is not given.
+            source: 'live' or 'batch'.
+
+        Raises:
+            CacheError: the write failed (disk full, read-only file...).
+        """
+        request_json = canonical_json(request) if request is not None else None
+        model = request.model if request is not None else model
+        try:
+            with self._lock:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (key, model, request_json, result.content, result.usage.prompt_tokens,
+                     result.usage.completion_tokens, result.finish_reason, source, time.time()))
+        except sqlite3.Error as e:
+            raise CacheError(f"cannot write to the LLM response cache {self.path}: {e}") from e
+
+    def delete(self, key: str) -> bool:
+        """Remove the entry for `key`; True if there was one."""
+        with self._lock:
+            return self._db.execute("DELETE FROM responses WHERE key = ?", (key,)).rowcount > 0
+
+    def stats(self) -> CacheStats:
+        """Counts of entries and tokens by model and by source."""
+        with self._lock:
+            entries, prompt, completion = self._db.execute(
+                "SELECT COUNT(*), COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), 0) "
+                "FROM responses").fetchone()
+            by_model = dict(self._db.execute(
+                "SELECT COALESCE(model, '?'), COUNT(*) FROM responses GROUP BY 1 ORDER BY 1").fetchall())
+            by_source = dict(self._db.execute(
+                "SELECT source, COUNT(*) FROM responses GROUP BY 1 ORDER BY 1").fetchall())
+        size = sum(p.stat().st_size for p in self.path.parent.glob(self.path.name + "*") if p.is_file())
+        return CacheStats(path=str(self.path), entries=entries, by_model=by_model, by_source=by_source,
+                          prompt_tokens=prompt, completion_tokens=completion, size_bytes=size)

@@ -1,0 +1,122 @@
+"""Token prices and the per-stage usage report of an LLM run.
+
+Prices are USD per 1M tokens (list prices of the model's provider; batch APIs charge half).
+Override or extend them with `PriceTable.with_overrides`; a model the table does not know is
+reported with `priced=False` and a cost of 0, so a cost budget cannot protect it.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kgbuild.llm.types import Usage
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ModelPrice(_Model):
+    """What one model costs."""
+
+    input_per_mtok: float = Field(ge=0, description="USD per 1M prompt tokens.")
+    output_per_mtok: float = Field(ge=0, description="USD per 1M completion tokens.")
+
+    def cost(self, usage: Usage, *, batch: bool = False) -> float:
+        """USD for `usage`; half price when it went through a Batch API."""
+        usd = (usage.prompt_tokens * self.input_per_mtok + usage.completion_tokens * self.output_per_mtok) / 1e6
+        return usd * BATCH_DISCOUNT if batch else usd
+
+
+#: Batch APIs (OpenAI and others) charge this fraction of the live price.
+BATCH_DISCOUNT = 0.5
+
+#: OpenAI list prices (USD per 1M tokens, standard tier) for a few common models.
+DEFAULT_PRICES: dict[str, ModelPrice] = {
+    "gpt-4o": ModelPrice(input_per_mtok=2.50, output_per_mtok=10.00),
+    "gpt-4o-mini": ModelPrice(input_per_mtok=0.15, output_per_mtok=0.60),
+    "gpt-4.1": ModelPrice(input_per_mtok=2.00, output_per_mtok=8.00),
+    "gpt-4.1-mini": ModelPrice(input_per_mtok=0.40, output_per_mtok=1.60),
+    "gpt-4.1-nano": ModelPrice(input_per_mtok=0.10, output_per_mtok=0.40),
+    "o4-mini": ModelPrice(input_per_mtok=1.10, output_per_mtok=4.40),
+    "gpt-5": ModelPrice(input_per_mtok=1.25, output_per_mtok=10.00),
+    "gpt-5-mini": ModelPrice(input_per_mtok=0.25, output_per_mtok=2.00),
+    "gpt-5-nano": ModelPrice(input_per_mtok=0.05, output_per_mtok=0.40),
+}
+
+
+def estimate_tokens(text: str) -> int:
+    """A rough token count without a tokenizer: ~4 ASCII characters or 1 other character per token."""
+    ascii_chars = sum(1 for c in text if c.isascii())
+    return (ascii_chars + 3) // 4 + (len(text) - ascii_chars)
+
+
+class PriceTable(_Model):
+    """Prices by model name; a dated name ('gpt-4o-2024-08-06') uses its longest known prefix."""
+
+    prices: dict[str, ModelPrice] = Field(default_factory=lambda: dict(DEFAULT_PRICES))
+
+    def with_overrides(self, overrides: dict[str, ModelPrice]) -> PriceTable:
+        """A new table with `overrides` added or replacing entries."""
+        return PriceTable(prices={**self.prices, **overrides})
+
+    def price(self, model: str) -> ModelPrice | None:
+        """The price of `model`, or None when the table does not know it."""
+        if model in self.prices:
+            return self.prices[model]
+        known = [name for name in self.prices if model.startswith(name + "-")]
+        return self.prices[max(known, key=len)] if known else None
+
+    def cost(self, model: str, usage: Usage, *, batch: bool = False) -> float:
+        """USD for `usage` on `model` (0.0 for an unknown model)."""
+        price = self.price(model)
+        return price.cost(usage, batch=batch) if price is not None else 0.0
+
+
+class StageUsage(_Model):
+    """What one stage's LLM calls used."""
+
+    calls: int = Field(default=0, description="`structured` calls made by the stage.")
+    cache_hits: int = Field(default=0, description="Calls answered from the response cache.")
+    requests: int = Field(default=0, description="HTTP requests sent (every attempt, retries included).")
+    retries: int = Field(default=0, description="Requests repeated after a transient failure.")
+    repairs: int = Field(default=0, description="Requests asking the model to fix an invalid reply.")
+    failures: int = Field(default=0, description="Calls that ended in an error.")
+    pending: int = Field(default=0, description="Calls recorded for batch export instead of sent.")
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = Field(default=0.0, description="Estimated cost of the requests sent.")
+
+    def plus(self, other: StageUsage) -> StageUsage:
+        """The sum of two usages."""
+        return StageUsage(**{name: getattr(self, name) + getattr(other, name) for name in StageUsage.model_fields})
+
+
+class LLMUsage(_Model):
+    """Usage of an LLM run by stage, for the build report and the graph's provenance."""
+
+    backend: str
+    model: str
+    priced: bool = Field(description="False when the price table does not know the model (cost is 0).")
+    stages: dict[str, StageUsage] = Field(default_factory=dict)
+
+    @property
+    def total(self) -> StageUsage:
+        """All stages together."""
+        total = StageUsage()
+        for usage in self.stages.values():
+            total = total.plus(usage)
+        return total
+
+
+def format_usage(usage: LLMUsage) -> list[str]:
+    """Lines of text describing `usage`, one per stage and a total."""
+    lines = [f"LLM {usage.model} via {usage.backend}"
+             + ("" if usage.priced else " (price unknown: costs shown as 0)")]
+    rows = [*usage.stages.items(), ("total", usage.total)]
+    for name, u in rows:
+        lines.append(
+            f"  {name:<12} calls {u.calls:>5}  cached {u.cache_hits:>5}  requests {u.requests:>5}  "
+            f"retries {u.retries:>4}  repairs {u.repairs:>4}  failed {u.failures:>4}  "
+            f"tokens {u.prompt_tokens:>8} in / {u.completion_tokens:>7} out  ${u.cost_usd:.4f}")
+    return lines
