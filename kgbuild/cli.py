@@ -13,6 +13,7 @@ from rich.table import Table
 from kgbuild.atomic import write_text_atomic
 from kgbuild.chunking import DEFAULT_TOKEN_BUDGET, chunk_screenplay
 from kgbuild.errors import KgbuildError
+from kgbuild.llm.settings import DEFAULT_LLM_CHUNK_TOKENS
 from kgbuild.model import SourceFormat
 from kgbuild.readers import DEFAULT_MAX_BYTES, read_screenplay
 from kgbuild.summary import ScreenplaySummary, summarize
@@ -182,12 +183,32 @@ class _Bars:
             self._progress.advance(self._task, units)
 
 
+#: Exit status of a build stopped by batch-export mode (requests written, import then rerun).
+EXIT_BATCH_PENDING = 3
+
+
+def _llm_settings(model: str | None, llm_options: dict[str, object]):
+    """LLMSettings from the build options, or None for an offline build."""
+    given = {k: v for k, v in llm_options.items() if v is not None}
+    if model is None:
+        if given:
+            params = {p.name: p.opts[0] for p in click.get_current_context().command.params}
+            flags = ", ".join(params[name] for name in given)
+            raise click.UsageError(f"{flags} need an LLM: add --llm-model (or set KGBUILD_LLM_MODEL)")
+        return None
+    from kgbuild.llm.settings import LLMSettings
+
+    return LLMSettings(model=model, **given)
+
+
 @cli.command()
 @click.argument("script", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("-o", "--output", "outdir", type=click.Path(file_okay=False, path_type=Path),
-              required=True, help="Folder for graph.json, screenplay.json, report.md, graph.graphml.")
-@click.option("--budget", type=click.IntRange(min=1), default=DEFAULT_TOKEN_BUDGET,
-              show_default=True, help="Token budget per chunk.")
+              required=True, help="Folder for graph.json, screenplay.json, report.md, graph.graphml "
+              "(and review.jsonl with an LLM).")
+@click.option("--budget", type=click.IntRange(min=1), default=None,
+              help=f"Token budget per chunk [default: {DEFAULT_TOKEN_BUDGET}; with an LLM "
+              f"{DEFAULT_LLM_CHUNK_TOKENS}].")
 @click.option("--lenient", is_flag=True,
               help="Keep relations that break the schema (flagged) instead of dropping them.")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path),
@@ -195,27 +216,70 @@ class _Bars:
 @click.option("--max-bytes", type=int, default=DEFAULT_MAX_BYTES, show_default=True,
               help="Refuse larger input files.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
-def build(script: Path, outdir: Path, budget: int, lenient: bool, cache_dir: Path | None,
-          max_bytes: int, quiet: bool) -> None:
-    """Build the story graph of SCRIPT into OUTDIR (offline: no LLM needed)."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+@click.option("--llm-model", envvar="KGBUILD_LLM_MODEL",
+              help="Extract with this LLM (any OpenAI-compatible endpoint; key from $OPENAI_API_KEY) "
+              "[env KGBUILD_LLM_MODEL; default: none, offline build].")
+@click.option("--llm-base-url", "base_url",
+              help="OpenAI-compatible base URL ending in /v1 [default: $OPENAI_BASE_URL, else OpenAI].")
+@click.option("--concurrency", type=click.IntRange(min=1), help="LLM requests in flight [default: 8].")
+@click.option("--max-cost", type=click.FloatRange(min=0),
+              help="Stop cleanly before the estimated LLM cost (USD) exceeds this.")
+@click.option("--max-requests", type=click.IntRange(min=0),
+              help="Stop cleanly before sending more LLM requests than this.")
+@click.option("--llm-batch-export", "batch_export", type=click.Path(dir_okay=False, path_type=Path),
+              help="Batch mode: write the next stage's uncached requests to FILE (OpenAI Batch API "
+              "JSONL) and stop with exit status 3; import the results with 'kgbuild llm import', rerun.")
+@click.option("--reflection-threshold", "threshold", type=click.IntRange(0, 10),
+              help="Reflection score (0-10) a chunk needs [default: 7].")
+@click.option("--reflection-retries", "max_retries", type=click.IntRange(min=0),
+              help="Re-extractions of a chunk below the threshold [default: 2].")
+@click.option("--llm-cache-dir", "llm_cache_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="LLM response cache folder [default: $KGBUILD_CACHE_DIR or ~/.cache/kgbuild].")
+def build(script: Path, outdir: Path, budget: int | None, lenient: bool, cache_dir: Path | None,
+          max_bytes: int, quiet: bool, llm_model: str | None, llm_cache_dir: Path | None,
+          **llm_options: object) -> None:
+    """Build the story graph of SCRIPT into OUTDIR: offline by default, with an LLM if given one."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
 
     from kgbuild.embeddings import default_embedder
-    from kgbuild.output import write_build
+    from kgbuild.llm.types import BatchPendingError
+    from kgbuild.output import REVIEW_FILE, write_build
     from kgbuild.pipeline import BuildOptions, run_build
 
+    llm = _llm_settings(llm_model, {**llm_options, "cache_dir": llm_cache_dir})
     options = BuildOptions(token_budget=budget, strict_repairs=not lenient, max_bytes=max_bytes,
-                           embedder=default_embedder(cache_dir))
+                           embedder=default_embedder(cache_dir), llm=llm)
     columns = (TextColumn("{task.description:<18}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn())
-    with Progress(*columns, console=Console(stderr=True), disable=quiet, transient=False) as bars:
-        state = run_build(script, options, progress=_Bars(bars))
+    try:
+        with Progress(*columns, console=Console(stderr=True), disable=quiet, transient=False) as bars:
+            state = run_build(script, options, progress=_Bars(bars))
+    except BatchPendingError as e:
+        click.echo(f"kgbuild: {e}", err=True)
+        sys.exit(EXIT_BATCH_PENDING)
     written = write_build(state, outdir)
     graph = state.graph
     click.echo(
         f"{len(state.screenplay.scenes)} scenes -> {len(graph.entities)} entities, "
         f"{len(graph.relations)} relations. Wrote " + ", ".join(str(p) for p in written)
     )
+    if state.llm is not None:
+        from kgbuild.llm.costs import format_usage
+
+        rates, review = state.llm.rates, state.llm.run.review()
+        for line in format_usage(state.llm.usage):
+            click.echo(line)
+        click.echo(f"Per 1,000 script words: {rates.requests:.2f} requests, "
+                   f"{rates.prompt_tokens + rates.completion_tokens:.0f} tokens "
+                   f"({rates.first_requests:.2f} and {rates.first_tokens:.0f} before reflection retries)")
+        click.echo(f"{len(review)} of {len(state.llm.run.outcomes)} chunks need review"
+                   + (f": {', '.join(e.chunk for e in review)} (see {outdir / REVIEW_FILE})" if review else "."))
 
 
 def _register() -> None:
@@ -223,6 +287,13 @@ def _register() -> None:
 
     cli.add_command(score)
     cli.add_command(baseline)
+    from kgbuild.store_cli import export, load, query
+
+    for command in (query, load, export):
+        cli.add_command(command)
+    from kgbuild.llm.llm_cli import llm
+
+    cli.add_command(llm)
 
 
 _register()

@@ -19,10 +19,14 @@ from kgbuild.report import build_report
 
 #: The files of a build, in the order they are moved into place (graph.json last).
 BUILD_FILES = ("screenplay.json", "report.md", "graph.graphml", "graph.json")
+#: Written by LLM builds only: the chunks left below the reflection threshold or failed.
+REVIEW_FILE = "review.jsonl"
 
 
 def write_build(state: BuildState, outdir: str | os.PathLike[str]) -> list[Path]:
-    """Write screenplay.json, report.md, graph.graphml and graph.json into `outdir`.
+    """Write screenplay.json, report.md, graph.graphml and graph.json into `outdir`, and for an
+    LLM build review.jsonl (one JSON object per chunk to review; empty when there is none).
+    A review.jsonl left by an earlier LLM build is removed by an offline build.
 
     Returns:
         The paths written, in order.
@@ -37,10 +41,18 @@ def write_build(state: BuildState, outdir: str | os.PathLike[str]) -> list[Path]
         (staging / "report.md").write_text(build_report(state), encoding="utf-8")
         export_graphml(state.graph, staging / "graph.graphml")
         save_graph(state.graph, staging / "graph.json")
+        names = list(BUILD_FILES)
+        if state.llm is not None:
+            review = state.llm.run.review()
+            (staging / REVIEW_FILE).write_text("".join(e.model_dump_json() + "\n" for e in review),
+                                               encoding="utf-8")
+            names.insert(-1, REVIEW_FILE)
         written = []
-        for name in BUILD_FILES:
+        for name in names:
             os.replace(staging / name, target / name)
             written.append(target / name)
+        if state.llm is None:
+            (target / REVIEW_FILE).unlink(missing_ok=True)
         return written
     finally:
         shutil.rmtree(staging, ignore_errors=True)

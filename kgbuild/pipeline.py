@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from kgbuild import __version__
 from kgbuild.canonicalize.repairs import RepairCount, run_repairs
@@ -19,6 +19,11 @@ from kgbuild.chunking import DEFAULT_TOKEN_BUDGET, chunk_screenplay
 from kgbuild.embeddings import Embedder
 from kgbuild.model import Chunk, KnowledgeGraph, Screenplay
 from kgbuild.readers import DEFAULT_MAX_BYTES, read_screenplay
+
+if TYPE_CHECKING:
+    from kgbuild.llm.run import LLMExtraction
+    from kgbuild.llm.settings import LLMSettings
+    from kgbuild.llm.types import ChatBackend
 
 
 class Progress(Protocol):
@@ -43,12 +48,35 @@ class _Silent:
 
 @dataclass(frozen=True)
 class BuildOptions:
-    """What `kgbuild build` can be told."""
+    """What `kgbuild build` can be told.
 
-    token_budget: int = DEFAULT_TOKEN_BUDGET
+    Attributes:
+        token_budget: Tokens per chunk; None means 600 offline (the STAGE setting) and
+            `kgbuild.llm.settings.DEFAULT_LLM_CHUNK_TOKENS` with an LLM.
+        strict_repairs: Drop relations the schema repair cannot fix (else flag them).
+        max_bytes: Refuse larger input files.
+        embedder: Text embedder for the stages that need one.
+        llm: LLM settings; None builds offline (no LLM).
+        llm_backend: Send the LLM requests to this backend instead of the OpenAI-compatible
+            endpoint of `llm` (a scripted backend in tests); used only with `llm`.
+    """
+
+    token_budget: int | None = None
     strict_repairs: bool = True
     max_bytes: int = DEFAULT_MAX_BYTES
     embedder: Embedder | None = None
+    llm: LLMSettings | None = None
+    llm_backend: ChatBackend | None = None
+
+    def chunk_budget(self) -> int:
+        """The token budget per chunk in effect."""
+        if self.token_budget is not None:
+            return self.token_budget
+        if self.llm is not None:
+            from kgbuild.llm.settings import DEFAULT_LLM_CHUNK_TOKENS
+
+            return DEFAULT_LLM_CHUNK_TOKENS
+        return DEFAULT_TOKEN_BUDGET
 
 
 @dataclass(frozen=True)
@@ -62,6 +90,7 @@ class BuildState:
     graph: KnowledgeGraph | None = None
     repairs: list[RepairCount] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
+    llm: LLMExtraction | None = None
 
 
 def _parse(state: BuildState, progress: Progress) -> BuildState:
@@ -74,12 +103,12 @@ def _parse(state: BuildState, progress: Progress) -> BuildState:
 def _chunk(state: BuildState, progress: Progress) -> BuildState:
     assert state.screenplay is not None
     progress.stage("chunk", 1)
-    chunks = chunk_screenplay(state.screenplay, token_budget=state.options.token_budget)
+    chunks = chunk_screenplay(state.screenplay, token_budget=state.options.chunk_budget())
     progress.advance()
     return replace(state, chunks=chunks)
 
 
-def _extract(state: BuildState, progress: Progress) -> BuildState:
+def _extract_offline(state: BuildState, progress: Progress) -> BuildState:
     from kgbuild.offline import extract_offline
 
     assert state.screenplay is not None
@@ -87,6 +116,26 @@ def _extract(state: BuildState, progress: Progress) -> BuildState:
     graph = extract_offline(state.screenplay, embedder=state.options.embedder, version=__version__,
                             on_scene=progress.advance)
     return replace(state, graph=graph)
+
+
+def _extract_llm(state: BuildState, progress: Progress) -> BuildState:
+    from kgbuild.llm.extract import assemble_graph
+    from kgbuild.llm.run import run_llm_extraction, token_usage
+
+    assert state.screenplay is not None and state.options.llm is not None
+    settings = state.options.llm
+    progress.stage("extract (llm)", len(state.chunks))
+    result = run_llm_extraction(state.screenplay, state.chunks, settings, backend=state.options.llm_backend,
+                                on_chunk=progress.advance)
+    graph = assemble_graph(state.screenplay, result.run.outcomes, version=__version__,
+                           model=settings.model, token_usage=token_usage(result.usage))
+    return replace(state, graph=graph, llm=result)
+
+
+def _extract(state: BuildState, progress: Progress) -> BuildState:
+    if state.options.llm is None:
+        return _extract_offline(state, progress)
+    return _extract_llm(state, progress)
 
 
 def _repair(state: BuildState, progress: Progress) -> BuildState:
@@ -126,6 +175,9 @@ def run_build(
 
     Raises:
         InputError: the script cannot be read (see `kgbuild.readers.read_screenplay`).
+        BatchPendingError: LLM batch-export mode stopped the build (requests were exported).
+        BudgetExceededError: the LLM budget stopped the build (completed responses are cached).
+        LLMRequestError: the LLM server refused the requests.
     """
     state = BuildState(script=Path(script), options=options or BuildOptions())
     progress = progress or _Silent()

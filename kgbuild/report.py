@@ -18,6 +18,44 @@ def scenes_without_entities(state: BuildState) -> list[int]:
     return [s.index for s in state.screenplay.scenes if s.index not in grounded]
 
 
+def llm_section(state: BuildState) -> list[str]:
+    """The LLM part of the report: usage per stage, per 1,000 script words, and the review list."""
+    from kgbuild.llm.extract import ChunkStatus
+
+    assert state.llm is not None
+    llm, rates = state.llm, state.llm.rates
+    run = llm.run
+    lines = [
+        "## LLM extraction",
+        "",
+        f"- Model: {llm.usage.model} via {llm.usage.backend}"
+        + ("" if llm.usage.priced else " (no price known: costs shown as 0)"),
+        (f"- Chunks: {len(run.outcomes)}; accepted {run.count(ChunkStatus.ACCEPTED)}, below threshold "
+        f"{run.count(ChunkStatus.BELOW_THRESHOLD)}, failed {run.count(ChunkStatus.FAILED)}"),
+        (f"- Per 1,000 script words ({rates.words} words): {rates.requests:.2f} requests, "
+        f"{rates.prompt_tokens:.0f} prompt + {rates.completion_tokens:.0f} completion tokens; before "
+        f"reflection retries {rates.first_requests:.2f} requests, {rates.first_tokens:.0f} tokens"),
+        f"- Response cache: `{llm.cache_path}`",
+        "",
+        ("| stage | calls | cached | requests | retries | repairs | failed | prompt tokens "
+        "| completion tokens | cost (USD) |"),
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, u in [*llm.usage.stages.items(), ("total", llm.usage.total)]:
+        lines.append(f"| {name} | {u.calls} | {u.cache_hits} | {u.requests} | {u.retries} | {u.repairs} "
+                     f"| {u.failures} | {u.prompt_tokens} | {u.completion_tokens} | {u.cost_usd:.4f} |")
+    review = run.review()
+    lines += ["", f"## Chunks to review ({len(review)}, listed in review.jsonl)", ""]
+    for entry in review:
+        scenes = ", ".join(map(str, entry.scenes))
+        score = "no score" if entry.best_score is None else f"best score {entry.best_score}"
+        reason = entry.reasons[0] if entry.reasons else "no reason given"
+        lines.append(f"- {entry.chunk} (scenes {scenes}): {entry.status.value}, {score}: {reason}")
+    if not review:
+        lines.append("None.")
+    return lines + [""]
+
+
 def build_report(state: BuildState) -> str:
     """Render the report of a finished build."""
     assert state.graph is not None and state.screenplay is not None
@@ -25,8 +63,8 @@ def build_report(state: BuildState) -> str:
     lines = [
         f"# kgbuild report: {sp.title}",
         "",
-        f"- Source: `{sp.source.path}` ({sp.source.format.value}, {sp.language}, "
-        f"sha256 {sp.source.sha256[:12]})",
+        (f"- Source: `{sp.source.path}` ({sp.source.format.value}, {sp.language}, "
+        f"sha256 {sp.source.sha256[:12]})"),
         f"- Backend: {graph.provenance.backend if graph.provenance else 'unknown'}",
         f"- Scenes: {len(sp.scenes)}; chunks: {len(state.chunks)}",
         f"- Entities: {len(graph.entities)}; relations: {len(graph.relations)}",
@@ -42,6 +80,8 @@ def build_report(state: BuildState) -> str:
     lines += ["", "## Relations by type", "", "| type | count |", "|---|---|"]
     for rtype, n in sorted(Counter(r.type for r in graph.relations).items()):
         lines.append(f"| {rtype} | {n} |")
+    if state.llm is not None:
+        lines += ["", *llm_section(state)[:-1]]
     lines += ["", "## Repairs", ""]
     for count in state.repairs:
         changed = ", ".join(f"{k} {v}" for k, v in sorted(count.changed.items())) or "nothing"

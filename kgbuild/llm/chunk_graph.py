@@ -1,0 +1,231 @@
+"""From a model's answer for one chunk to graph pieces with stable ids, grounded in its scenes.
+
+Names are normalized before ids are made (`entity_id(type, normalized name)`); an id is never
+taken from the model. Relation endpoints are resolved by normalized name among the events and
+entities of the same answer (names first, then aliases; when a name fits several items, the
+one that makes the relation admissible wins); an event's links are oriented by the schema. Scenes are always the chunk's: the model's scene
+ids are kept only when they belong to the chunk; a relation's scenes follow from its ends.
+
+What cannot be placed in the graph is left out here (unknown entity types, unresolved or
+self-referential relations); `kgbuild.llm.reflect.check_extraction` reports the same cases
+as hard failures, so they are never dropped silently.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel, ConfigDict
+
+from kgbuild.graph import canonical_key, entity_id, relation_id
+from kgbuild.llm.context import ChunkContext
+from kgbuild.llm.responses import EventLink, ExtractedRelation, ExtractionResponse
+from kgbuild.model import Entity, Persistence, Relation
+from kgbuild.offline.characters import display_name
+from kgbuild.schema import Schema
+
+#: The schema's entity type for events (the events list of an answer).
+EVENT_TYPE = "Event"
+#: The entity type whose all-capital names (cue style) are shown in title case.
+CHARACTER_TYPE = "Character"
+#: The entity type scene headings name.
+LOCATION_TYPE = "Location"
+
+_SPACE = re.compile(r"\s+")
+_EDGE = "\"'“”‘’`*_()[]{}<>.,;:!?- "
+
+
+def normalize_name(name: str, type_name: str | None = None) -> str:
+    """The display form of a name: NFKC, single spaces, no wrapping quotes or trailing
+    punctuation; a Character name in capitals ('BRICK BRADDOCK') in title case.
+
+    Example:
+        >>> normalize_name('  "BRICK   BRADDOCK." ', "Character")
+        'Brick Braddock'
+    """
+    text = _SPACE.sub(" ", unicodedata.normalize("NFKC", name)).strip(_EDGE)
+    return display_name(text) if type_name == CHARACTER_TYPE else text
+
+
+class ChunkGraph(BaseModel):
+    """The graph pieces one chunk contributed."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    entities: list[Entity]
+    relations: list[Relation]
+
+
+@dataclass
+class Inventory:
+    """The items of one answer, addressable by normalized name."""
+
+    items: dict[str, Entity] = field(default_factory=dict)  # id -> entity (events included)
+    by_name: dict[str, list[str]] = field(default_factory=dict)  # canonical key -> ids
+    by_alias: dict[str, list[str]] = field(default_factory=dict)
+
+    def add(self, entity: Entity) -> None:
+        """Add an item, merging it with an earlier one of the same id."""
+        old = self.items.get(entity.id)
+        if old is not None:
+            aliases = [a for a in dict.fromkeys([*old.aliases, *entity.aliases]) if a != old.name]
+            entity = old.model_copy(update={"scenes": sorted({*old.scenes, *entity.scenes}),
+                                            "aliases": aliases,
+                                            "description": old.description or entity.description})
+        self.items[entity.id] = entity
+        _index(self.by_name, entity.name, entity.id)
+        for alias in entity.aliases:
+            _index(self.by_alias, alias, entity.id)
+
+    def candidates(self, name: str) -> list[str]:
+        """Ids whose name (else alias) normalizes like `name`."""
+        key = canonical_key(name)
+        return self.by_name.get(key) or self.by_alias.get(key) or []
+
+
+def _index(table: dict[str, list[str]], name: str, item_id: str) -> None:
+    ids = table.setdefault(canonical_key(name), [])
+    if item_id not in ids:
+        ids.append(item_id)
+
+
+def _scenes(wanted: list[int], context: ChunkContext) -> list[int]:
+    allowed = set(context.scene_ids)
+    kept = sorted({s for s in wanted if s in allowed})
+    return kept or list(context.scene_ids)
+
+
+def build_inventory(answer: ExtractionResponse, context: ChunkContext, schema: Schema) -> Inventory:
+    """Events and entities of an answer as schema entities with stable ids.
+
+    Entities of a type the schema does not know, typed as Event, or without a name are left out.
+    """
+    inventory = Inventory()
+    for event in answer.events:
+        name = normalize_name(event.name, EVENT_TYPE)
+        if name:
+            inventory.add(Entity(id=entity_id(EVENT_TYPE, name), name=name, type=EVENT_TYPE,
+                                 description=event.description.strip(),
+                                 scenes=_scenes([event.scene], context)))
+    types = set(schema.entity_type_names()) - {EVENT_TYPE}
+    for item in answer.entities:
+        name = normalize_name(item.name, item.type)
+        if not name or item.type not in types:
+            continue
+        aliases = [a for a in dict.fromkeys(normalize_name(x, item.type) for x in item.aliases)
+                   if a and canonical_key(a) != canonical_key(name)]
+        inventory.add(Entity(id=entity_id(item.type, name), name=name, type=item.type,
+                             description=item.description.strip(), aliases=aliases,
+                             scenes=_scenes(item.scenes, context)))
+    return inventory
+
+
+def resolve_relation(relation: ExtractedRelation, inventory: Inventory,
+                     schema: Schema) -> tuple[str | None, str | None]:
+    """The (subject id, object id) a relation names, None for an end that names nothing.
+
+    When a name fits items of several types, the pair the schema admits for the relation's
+    type is preferred, then the first candidates.
+    """
+    sources, targets = inventory.candidates(relation.source), inventory.candidates(relation.target)
+    if not sources or not targets:
+        return (sources[0] if sources else None), (targets[0] if targets else None)
+    rtype = schema.canonical_relation(relation.type)
+    for s in sources:
+        for t in targets:
+            if s != t and schema.is_admissible(rtype, inventory.items[s].type, inventory.items[t].type):
+                return s, t
+    different = [(s, t) for s in sources for t in targets if s != t]
+    return different[0] if different else (sources[0], targets[0])
+
+
+def resolve_link(event_id: str, link: EventLink, inventory: Inventory, schema: Schema) -> tuple[str, str] | None:
+    """The (subject id, object id) of an event link, oriented by the schema; None when the
+    entity names nothing but the event itself.
+
+    The entity is looked up among the non-event items first. The direction is the one the
+    schema admits for the entity's type (entity -> event for `performs`, event -> entity for
+    `occurs_at`); when neither is admitted, the direction the relation type uses for other
+    types is kept for the repair stage to judge.
+    """
+    ids = [i for i in inventory.candidates(link.entity) if i != event_id]
+    entities = [i for i in ids if inventory.items[i].type != EVENT_TYPE] or ids
+    if not entities:
+        return None
+    rtype = schema.canonical_relation(link.relation.strip())
+    for entity in entities:
+        etype = inventory.items[entity].type
+        if schema.is_admissible(rtype, etype, EVENT_TYPE):
+            return entity, event_id
+        if schema.is_admissible(rtype, EVENT_TYPE, etype):
+            return event_id, entity
+    spec = schema.relation(rtype)
+    event_first = spec is not None and any(s == EVENT_TYPE for s, _ in spec.pairs)
+    return (event_id, entities[0]) if event_first else (entities[0], event_id)
+
+
+def _relation_scenes(ends: tuple[Entity, Entity], context: ChunkContext) -> list[int]:
+    """An event's scene, else the scenes both ends appear in, else the chunk's."""
+    events = [e for e in ends if e.type == EVENT_TYPE]
+    if events:
+        return list(events[0].scenes)
+    shared = sorted(set(ends[0].scenes) & set(ends[1].scenes))
+    return shared or list(context.scene_ids)
+
+
+class _Relations:
+    """Relations of one chunk by id; a repeat adds its scenes and evidence."""
+
+    def __init__(self, inventory: Inventory, context: ChunkContext):
+        self.inventory, self.context = inventory, context
+        self.by_id: dict[str, Relation] = {}
+
+    def add(self, source: str, rtype: str, target: str, *, name: str = "",
+            persistence: Persistence = Persistence.MOMENTARY, evidence: str = "") -> None:
+        rid = relation_id(source, rtype, target)
+        ends = (self.inventory.items[source], self.inventory.items[target])
+        scenes = _relation_scenes(ends, self.context)
+        quotes = [evidence] if evidence else []
+        old = self.by_id.get(rid)
+        if old is not None:
+            self.by_id[rid] = old.model_copy(update={
+                "scenes": sorted({*old.scenes, *scenes}),
+                "evidence": list(dict.fromkeys([*old.evidence, *quotes])), "name": old.name or name})
+            return
+        self.by_id[rid] = Relation(id=rid, source=source, target=target, type=rtype, name=name,
+                                   scenes=scenes, persistence=persistence, evidence=quotes)
+
+
+def build_chunk_graph(answer: ExtractionResponse, context: ChunkContext, schema: Schema) -> ChunkGraph:
+    """The entities and relations an answer contributes to the graph.
+
+    Args:
+        answer: The model's validated answer for the chunk.
+        context: The chunk's facts (its scene ids bound every scene list).
+        schema: The graph schema.
+
+    Returns:
+        Entities (events included) and relations with stable ids. Event links become momentary
+        relations in the event's scene. Relation types are mapped through the schema's synonyms
+        and otherwise kept as given, for the repair stage to fix or drop.
+    """
+    inventory = build_inventory(answer, context, schema)
+    relations = _Relations(inventory, context)
+    for event in answer.events:
+        name = normalize_name(event.name, EVENT_TYPE)
+        if not name:
+            continue
+        event_id = entity_id(EVENT_TYPE, name)
+        for link in event.links:
+            ends = resolve_link(event_id, link, inventory, schema)
+            if ends is not None:
+                relations.add(ends[0], schema.canonical_relation(link.relation.strip()), ends[1])
+    for item in answer.relations:
+        source, target = resolve_relation(item, inventory, schema)
+        if source is None or target is None or source == target:
+            continue
+        relations.add(source, schema.canonical_relation(item.type.strip()), target, name=item.verb.strip(),
+                      persistence=item.persistence, evidence=item.evidence.strip())
+    return ChunkGraph(entities=list(inventory.items.values()), relations=list(relations.by_id.values()))

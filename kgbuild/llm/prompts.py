@@ -1,0 +1,143 @@
+"""The prompt files of the LLM stages: loading, versions, and rendering into chat messages.
+
+Each stage has one Markdown file in `kgbuild/llm/prompts/`: a front matter with its `name` and
+`version`, then `## system`, `## user` and optional further sections holding `string.Template`
+text (`$name` placeholders). The rendered system message starts with the prompt's name and
+version, so the response cache (keyed by the full request) never answers a new prompt version
+with an old reply, even when only the code that fills the placeholders changed.
+
+The schema parts of a prompt (entity types, relation types and their admissible pairs) are
+rendered from `kgbuild.schema`, never written into the prompt files.
+
+Example:
+    >>> prompt = load_prompt("extract")
+    >>> prompt.version
+    1
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from functools import cache
+from importlib import resources
+from string import Template
+
+from pydantic import BaseModel, ConfigDict
+
+from kgbuild.errors import KgbuildError
+from kgbuild.schema import Schema
+
+_FRONT = re.compile(r"\A---\n(?P<meta>.*?)\n---\n", re.DOTALL)
+_SECTION = re.compile(r"^## (\w+)\n", re.MULTILINE)
+
+
+class PromptError(KgbuildError):
+    """A prompt file is missing or malformed (a packaging bug: reinstall kgbuild)."""
+
+
+class Prompt(BaseModel):
+    """One stage's prompt: its identity and its template sections."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    version: int
+    sections: dict[str, str]
+
+    @property
+    def tag(self) -> str:
+        """'extract v1': the identity that goes into every request (and so the cache key)."""
+        return f"{self.name} v{self.version}"
+
+    def render(self, section: str, **values: object) -> str:
+        """Fill one section's `$placeholders`; the system section is prefixed with the tag.
+
+        Raises:
+            PromptError: no such section, or a placeholder without a value.
+        """
+        if section not in self.sections:
+            raise PromptError(f"prompt {self.tag} has no '## {section}' section")
+        try:
+            text = Template(self.sections[section]).substitute({k: str(v) for k, v in values.items()})
+        except (KeyError, ValueError) as e:
+            raise PromptError(f"prompt {self.tag}, section {section}: no value for {e}") from e
+        return f"[kgbuild prompt {self.tag}]\n{text}" if section == "system" else text
+
+
+def parse_prompt(text: str, *, source: str = "<prompt>") -> Prompt:
+    """Parse a prompt file's text.
+
+    Raises:
+        PromptError: no front matter with name and version, or no system/user section.
+    """
+    front = _FRONT.match(text)
+    if front is None:
+        raise PromptError(f"{source}: missing '---' front matter with name and version")
+    meta = dict(line.split(":", 1) for line in front["meta"].splitlines() if ":" in line)
+    meta = {k.strip(): v.strip() for k, v in meta.items()}
+    if "name" not in meta or not meta.get("version", "").isdigit():
+        raise PromptError(f"{source}: front matter needs 'name' and an integer 'version'")
+    body = text[front.end():]
+    parts = _SECTION.split(body)
+    sections = {parts[i]: parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
+    if not {"system", "user"} <= sections.keys():
+        raise PromptError(f"{source}: needs '## system' and '## user' sections")
+    return Prompt(name=meta["name"], version=int(meta["version"]), sections=sections)
+
+
+@cache
+def load_prompt(name: str) -> Prompt:
+    """Load `kgbuild/llm/prompts/<name>.md` from the installed package.
+
+    Raises:
+        PromptError: the file is missing or malformed.
+    """
+    resource = resources.files("kgbuild.llm").joinpath("prompts", f"{name}.md")
+    try:
+        text = resource.read_text(encoding="utf-8")
+    except FileNotFoundError as e:
+        raise PromptError(f"no prompt file prompts/{name}.md in the kgbuild package; reinstall kgbuild") from e
+    return parse_prompt(text, source=f"prompts/{name}.md")
+
+
+def render_entity_types(schema: Schema, *, exclude: Collection[str] = ()) -> str:
+    """One line per entity type: '- Character: description'."""
+    return "\n".join(f"- {t.name}: {t.description}" for t in schema.entity_types if t.name not in exclude)
+
+
+def is_event_link(pair: tuple[str, str], event_type: str) -> bool:
+    """True for a (subject, object) type pair with the event type on exactly one side."""
+    return (pair[0] == event_type) != (pair[1] == event_type)
+
+
+def short_description(text: str) -> str:
+    """A schema description up to its first ': ' or ' (' (the gist, without examples or notes)."""
+    cut = min((i for i in (text.find(": "), text.find(" (")) if i > 0), default=len(text))
+    return text[:cut].rstrip(".") + "."
+
+
+def _pairs(pairs: list[tuple[str, str]]) -> str:
+    by_object: dict[str, list[str]] = {}
+    for subject, obj in pairs:
+        by_object.setdefault(obj, []).append(subject)
+    return "; ".join(f"{'|'.join(subjects)} -> {obj}" for obj, subjects in by_object.items())
+
+
+def render_relation_types(schema: Schema, *, event_type: str, event_links: bool) -> str:
+    """One line per relation type with its admissible pairs and the gist of its description, e.g.
+    '- performs (Character|Object|Concept -> Event): An entity actively carries out ...'.
+
+    Args:
+        schema: The graph schema.
+        event_type: The schema's event entity type.
+        event_links: List only the pairs with the event type on exactly one side (what an
+            event's links may use) when True; only the other pairs when False.
+    """
+    lines = []
+    for r in schema.relation_types:
+        pairs = [p for p in r.pairs if is_event_link(p, event_type) == event_links]
+        if pairs:
+            symmetric = ", symmetric" if r.symmetric else ""
+            lines.append(f"- {r.name} ({_pairs(pairs)}{symmetric}): {short_description(r.description)}")
+    return "\n".join(lines)

@@ -1,0 +1,300 @@
+"""Reflection (STAGE app. C.3): deterministic checks, an LLM judgement 0-10, and acceptance.
+
+`check_extraction` finds, without a model, what is certainly wrong with an answer: schema
+violations (unknown types, inadmissible type pairs), self-relations, relation ends that name
+nothing, and contradictions with the screenplay's layout (a speaking cue that is no Character,
+a scene id outside the chunk). These are hard failures. A few softer findings (duplicates, an
+unused heading location) are only passed on as feedback.
+
+`reflect` asks the model to score the answer on accuracy, consistency and redundancy, given the
+layout facts and the check results, and returns an `Assessment`: the model's scores, with the
+overall score forced below the threshold when a hard failure was found. The reviewer sees the
+extraction and the facts, not the passage: the paper's three axes judge the triples' validity,
+naming and value, and leaving the passage out keeps each review to a fraction of an
+extraction's cost.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kgbuild.graph import canonical_key, entity_id
+from kgbuild.llm.chunk_graph import (
+    CHARACTER_TYPE,
+    EVENT_TYPE,
+    LOCATION_TYPE,
+    Inventory,
+    build_inventory,
+    normalize_name,
+    resolve_link,
+    resolve_relation,
+)
+from kgbuild.llm.context import ChunkContext
+from kgbuild.llm.prompts import load_prompt
+from kgbuild.llm.responses import ExtractionResponse, ReflectionResponse
+from kgbuild.llm.types import ChatMessage, StructuredLLM
+from kgbuild.schema import Schema
+
+logger = logging.getLogger(__name__)
+
+#: Cues that speak for a group, not for one character: no Character is required for them.
+GROUP_CUES = frozenset({"ALL", "BOTH", "EVERYONE", "CROWD", "VOICE", "VOICES", "TOGETHER", "OTHERS",
+                        "SOMEONE", "众人", "大家", "旁白"})
+
+
+class Issue(BaseModel):
+    """One finding of the deterministic checks."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    hard: bool = Field(description="A hard failure forces the score below the threshold.")
+    message: str
+
+
+class Assessment(BaseModel):
+    """The verdict on one extraction attempt."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    score: int = Field(ge=0, le=10, description="Overall score after hard failures are applied.")
+    model_score: int = Field(ge=0, le=10, description="The overall score the reviewer gave.")
+    accuracy: int
+    consistency: int
+    redundancy: int
+    accepted: bool
+    hard_failures: list[str] = Field(default_factory=list)
+    feedback: list[str] = Field(default_factory=list, description="Reviewer feedback, then soft findings.")
+
+    def reasons(self) -> list[str]:
+        """What to fix: hard failures first, then the feedback."""
+        return [*self.hard_failures, *self.feedback]
+
+
+def _scene_issues(answer: ExtractionResponse, context: ChunkContext) -> list[Issue]:
+    allowed = set(context.scene_ids)
+    where = ", ".join(map(str, context.scene_ids))
+    issues = []
+    for event in answer.events:
+        if event.scene not in allowed:
+            issues.append(Issue(hard=True, message=f"event '{event.name}' has scene {event.scene}, "
+                                                   f"not one of this passage's scenes ({where})"))
+    for entity in answer.entities:
+        outside = sorted(set(entity.scenes) - allowed)
+        if outside:
+            issues.append(Issue(hard=True, message=f"entity '{entity.name}' lists scenes {outside} "
+                                                   f"outside this passage ({where})"))
+    return issues
+
+
+def _item_issues(answer: ExtractionResponse, schema: Schema) -> list[Issue]:
+    types = set(schema.entity_type_names()) - {EVENT_TYPE}
+    issues = []
+    for event in answer.events:
+        if not canonical_key(event.name):
+            issues.append(Issue(hard=True, message="an event has no name"))
+    for entity in answer.entities:
+        if not canonical_key(entity.name):
+            issues.append(Issue(hard=True, message=f"a {entity.type} entity has no name"))
+        elif entity.type == EVENT_TYPE:
+            issues.append(Issue(hard=True, message=f"'{entity.name}' is typed Event: events belong in "
+                                                   "the events list, entities in the entities list"))
+        elif entity.type not in types:
+            issues.append(Issue(hard=True, message=f"entity '{entity.name}' has type '{entity.type}', "
+                                                   f"not a schema type ({', '.join(sorted(types))})"))
+    keys = Counter((canonical_key(e.name), e.type) for e in answer.entities)
+    for (key, etype), n in keys.items():
+        if n > 1 and key:
+            issues.append(Issue(hard=False, message=f"{etype} '{key}' is listed {n} times"))
+    return issues
+
+
+def _link_issues(answer: ExtractionResponse, inventory: Inventory, schema: Schema) -> list[Issue]:
+    issues = []
+    for event in answer.events:
+        event_id = entity_id(EVENT_TYPE, normalize_name(event.name, EVENT_TYPE))
+        for link in event.links:
+            label = f"event '{event.name}' link {link.relation} '{link.entity}'"
+            rtype = schema.canonical_relation(link.relation.strip())
+            if schema.relation(rtype) is None:
+                issues.append(Issue(hard=True, message=f"{label}: '{link.relation}' is not a relation type"))
+                continue
+            ends = resolve_link(event_id, link, inventory, schema)
+            if ends is None:
+                issues.append(Issue(hard=True, message=f"{label}: '{link.entity}' is not an entity of this "
+                                                       "extraction"))
+                continue
+            s_type, t_type = inventory.items[ends[0]].type, inventory.items[ends[1]].type
+            if not schema.is_admissible(rtype, s_type, t_type):
+                other = t_type if s_type == EVENT_TYPE else s_type
+                allowed = sorted({*schema.relation_types_for(other, EVENT_TYPE),
+                                  *schema.relation_types_for(EVENT_TYPE, other)})
+                hint = ", ".join(allowed) or "nothing"
+                issues.append(Issue(hard=True, message=f"{label}: {rtype} does not link a {other} and an "
+                                                       f"event; {other} <-> Event allows {hint}"))
+    return issues
+
+
+def _relation_issues(answer: ExtractionResponse, context: ChunkContext, schema: Schema) -> list[Issue]:
+    inventory = build_inventory(answer, context, schema)
+    issues = _link_issues(answer, inventory, schema)
+    for rel in answer.relations:
+        label = f"'{rel.source} {rel.type} {rel.target}'"
+        rtype = schema.canonical_relation(rel.type.strip())
+        if schema.relation(rtype) is None:
+            issues.append(Issue(hard=True, message=f"relation {label}: '{rel.type}' is not a relation type "
+                                                   "of the schema"))
+            continue
+        source, target = resolve_relation(rel, inventory, schema)
+        missing = [name for name, found in ((rel.source, source), (rel.target, target)) if found is None]
+        if missing:
+            issues.append(Issue(hard=True, message=f"relation {label}: "
+                                + " and ".join(f"'{m}'" for m in missing)
+                                + " is not an event or entity of this extraction"))
+            continue
+        if source == target:
+            issues.append(Issue(hard=True, message=f"relation {label} links an item to itself"))
+            continue
+        s_type, t_type = inventory.items[source].type, inventory.items[target].type
+        if not schema.is_admissible(rtype, s_type, t_type):
+            allowed = schema.relation_types_for(s_type, t_type)
+            hint = f"; {s_type} -> {t_type} allows {', '.join(allowed)}" if allowed else \
+                f"; nothing links {s_type} -> {t_type}"
+            issues.append(Issue(hard=True, message=f"relation {label}: {rtype} does not allow "
+                                                   f"{s_type} -> {t_type}{hint}"))
+    linked = {key for rel in answer.relations for key in (canonical_key(rel.source), canonical_key(rel.target))}
+    for event in answer.events:
+        if canonical_key(event.name) and not event.links and canonical_key(event.name) not in linked:
+            issues.append(Issue(hard=False, message=f"event '{event.name}' is not linked to anyone or anything"))
+    return issues
+
+
+def _fact_issues(answer: ExtractionResponse, context: ChunkContext) -> list[Issue]:
+    names: dict[str, set[str]] = {}
+    for entity in answer.entities:
+        for name in (entity.name, *entity.aliases):
+            names.setdefault(canonical_key(name), set()).add(entity.type)
+    issues = []
+    for cue in context.speakers:
+        if cue.upper() in GROUP_CUES:
+            continue
+        types = names.get(canonical_key(cue), set())
+        if CHARACTER_TYPE in types:
+            continue
+        if types:
+            issues.append(Issue(hard=True, message=f"'{cue}' speaks in this passage, so it is a Character, "
+                                                   f"not {', '.join(sorted(types))}"))
+        else:
+            issues.append(Issue(hard=True, message=f"'{cue}' speaks in this passage but is not a Character "
+                                                   "(give the cue name as the name or an alias)"))
+    locations = {canonical_key(n) for e in answer.entities if e.type == LOCATION_TYPE for n in (e.name, *e.aliases)}
+    for scene in context.scenes:
+        if scene.location and not locations & {canonical_key(p) for p in scene.location}:
+            issues.append(Issue(hard=False, message=f"the heading of scene {scene.index} places it at "
+                                                    f"'{' > '.join(scene.location)}', which is no Location"))
+    return issues
+
+
+def check_extraction(answer: ExtractionResponse, context: ChunkContext, schema: Schema) -> list[Issue]:
+    """Deterministic checks of one answer against the schema and the chunk's layout facts.
+
+    Args:
+        answer: The model's validated answer.
+        context: The chunk's facts.
+        schema: The graph schema.
+
+    Returns:
+        The findings, hard failures and soft ones, in a stable order.
+    """
+    return [*_item_issues(answer, schema), *_scene_issues(answer, context),
+            *_relation_issues(answer, context, schema), *_fact_issues(answer, context)]
+
+
+def render_extraction(answer: ExtractionResponse) -> str:
+    """The answer as compact lines for the reviewer: what it judges (names, types, triples,
+    evidence), without the fields it does not (entity scenes, verbs, persistence)."""
+    lines = ["Events:"]
+    for e in answer.events:
+        links = "; ".join(f"{k.relation}: {k.entity}" for k in e.links)
+        lines.append(f"- [scene {e.scene}] {e.name}: {e.description}" + (f" ({links})" if links else ""))
+    if not answer.events:
+        lines.append("- none")
+    lines.append("Entities:")
+    for e in answer.entities:
+        aka = f" (aka {', '.join(e.aliases)})" if e.aliases else ""
+        lines.append(f"- {e.type}: {e.name}{aka}: {e.description}")
+    if not answer.entities:
+        lines.append("- none")
+    lines.append("Relations:")
+    for r in answer.relations:
+        quote = f' "{r.evidence}"' if r.evidence else ""
+        lines.append(f"- {r.source} -{r.type}-> {r.target}{quote}")
+    if not answer.relations:
+        lines.append("- none")
+    return "\n".join(lines)
+
+
+def render_checks(issues: list[Issue]) -> str:
+    """The check findings as prompt lines."""
+    if not issues:
+        return "none found"
+    return "\n".join(f"- {'HARD' if i.hard else 'note'}: {i.message}" for i in issues)
+
+
+def reflection_messages(answer: ExtractionResponse, context: ChunkContext, issues: list[Issue],
+                        *, threshold: int) -> list[ChatMessage]:
+    """The reviewer's chat messages for one answer."""
+    prompt = load_prompt("reflect")
+    return [
+        ChatMessage(role="system", content=prompt.render("system", threshold=threshold)),
+        ChatMessage(role="user", content=prompt.render(
+            "user", facts=context.render_facts(known_speakers=False), extraction=render_extraction(answer),
+            checks=render_checks(issues))),
+    ]
+
+
+def assess(review: ReflectionResponse, issues: list[Issue], *, threshold: int) -> Assessment:
+    """Combine the reviewer's scores with the deterministic findings.
+
+    A hard failure forces the score below `threshold` and the attempt is never accepted; soft
+    findings are appended to the feedback. An attempt is accepted when its score reaches
+    `threshold` and no hard failure was found.
+    """
+    hard = [i.message for i in issues if i.hard]
+    soft = [i.message for i in issues if not i.hard]
+    score = min(review.score, max(threshold - 1, 0)) if hard else review.score
+    return Assessment(score=score, model_score=review.score, accuracy=review.accuracy,
+                      consistency=review.consistency, redundancy=review.redundancy,
+                      accepted=score >= threshold and not hard, hard_failures=hard,
+                      feedback=[*review.feedback, *soft])
+
+
+async def reflect(llm: StructuredLLM, answer: ExtractionResponse, context: ChunkContext, schema: Schema, *,
+                  threshold: int, stage: str = "reflect") -> Assessment:
+    """Check an answer, have it reviewed, and decide whether it is accepted.
+
+    Args:
+        llm: The structured LLM.
+        answer: The chunk's extraction.
+        context: The chunk's facts.
+        schema: The graph schema.
+        threshold: Score (0-10) needed for acceptance.
+        stage: Accounting label of the review call.
+
+    Returns:
+        The assessment.
+
+    Raises:
+        LLMOutputError, LLMUnavailableError, LLMRequestError, BudgetExceededError,
+        BatchPendingError: from the review call (see `StructuredLLM.structured`).
+    """
+    issues = check_extraction(answer, context, schema)
+    review = await llm.structured(stage=stage, messages=reflection_messages(answer, context, issues,
+                                                                            threshold=threshold),
+                                  response_model=ReflectionResponse)
+    verdict = assess(review, issues, threshold=threshold)
+    logger.debug("chunk %s: score %d (model %d), %d hard failures", context.chunk_id, verdict.score,
+                 verdict.model_score, len(verdict.hard_failures))
+    return verdict

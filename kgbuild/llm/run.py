@@ -1,0 +1,183 @@
+"""The outer layer of an LLM build: the client from the settings, the run, and its clean stops.
+
+`run_llm_extraction` opens the response cache, builds an `LLMClient` over the configured backend
+(the OpenAI-compatible one unless a backend is passed in, e.g. a scripted one), extracts every
+chunk, and turns the two ways a run can stop early into errors that say what to do next:
+batch-export mode (the pending requests are written as a Batch API file) and the budget.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kgbuild.llm.batch import export_batch
+from kgbuild.llm.cache import ResponseCache, default_cache_path
+from kgbuild.llm.client import Budget, LLMClient
+from kgbuild.llm.context import chunk_contexts
+from kgbuild.llm.costs import LLMUsage
+from kgbuild.llm.extract import (
+    STAGE_EXTRACT,
+    STAGE_REFLECT,
+    ChunkStatus,
+    ExtractionRun,
+    extract_chunks,
+)
+from kgbuild.llm.settings import LLMSettings
+from kgbuild.llm.types import (
+    BatchPendingError,
+    BudgetExceededError,
+    ChatBackend,
+    ChatRequest,
+    ChatResult,
+    LLMRequestError,
+)
+from kgbuild.model import Chunk, Screenplay
+from kgbuild.schema import Schema, load_schema
+
+logger = logging.getLogger(__name__)
+
+#: The stages whose requests make up a run before any reflection retry.
+FIRST_ATTEMPT_STAGES = (STAGE_EXTRACT, STAGE_REFLECT)
+
+
+class CostRates(BaseModel):
+    """Requests and tokens per 1,000 script words."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    words: int = Field(description="Words in the screenplay's text.")
+    requests: float = Field(description="HTTP requests per 1,000 words, everything included.")
+    prompt_tokens: float
+    completion_tokens: float
+    first_requests: float = Field(description="Requests per 1,000 words of first attempts (extract + "
+                                              "reflect), before reflection retries.")
+    first_prompt_tokens: float
+    first_completion_tokens: float
+
+    @property
+    def first_tokens(self) -> float:
+        """Prompt + completion tokens per 1,000 words before retries."""
+        return self.first_prompt_tokens + self.first_completion_tokens
+
+
+class LLMExtraction(BaseModel):
+    """What an LLM extraction produced, for the graph, the report and review.jsonl."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    run: ExtractionRun
+    usage: LLMUsage
+    rates: CostRates
+    cache_path: str
+
+
+def script_words(screenplay: Screenplay) -> int:
+    """Words in the screenplay's elements (headings, action, cues, dialogue...)."""
+    return sum(len(el.text.split()) for scene in screenplay.scenes for el in scene.elements)
+
+
+def cost_rates(usage: LLMUsage, words: int) -> CostRates:
+    """Usage per 1,000 script words, all stages and first attempts only."""
+    per = 1000 / max(words, 1)
+    total = usage.total
+    first = [u for name, u in usage.stages.items() if name in FIRST_ATTEMPT_STAGES]
+    return CostRates(
+        words=words, requests=total.requests * per, prompt_tokens=total.prompt_tokens * per,
+        completion_tokens=total.completion_tokens * per,
+        first_requests=sum(u.requests for u in first) * per,
+        first_prompt_tokens=sum(u.prompt_tokens for u in first) * per,
+        first_completion_tokens=sum(u.completion_tokens for u in first) * per)
+
+
+def token_usage(usage: LLMUsage) -> dict[str, int]:
+    """Usage flattened for a graph's provenance: 'total.requests', 'extract.prompt_tokens', ..."""
+    flat: dict[str, int] = {}
+    for name, u in [*usage.stages.items(), ("total", usage.total)]:
+        for field in ("calls", "cache_hits", "requests", "prompt_tokens", "completion_tokens"):
+            flat[f"{name}.{field}"] = int(getattr(u, field))
+    return flat
+
+
+class _ExportOnly:
+    """The backend of batch-export mode: requests are exported, never sent, so no key is needed."""
+
+    @property
+    def name(self) -> str:
+        return "batch"
+
+    async def complete(self, request: ChatRequest) -> ChatResult:
+        raise LLMRequestError("batch-export mode sends no requests")
+
+
+def _backend(settings: LLMSettings) -> ChatBackend:
+    if settings.batch_export is not None:
+        return _ExportOnly()
+    from kgbuild.llm.openai_backend import OpenAIBackend
+
+    return OpenAIBackend(base_url=settings.base_url, timeout=settings.timeout)
+
+
+async def _extract(screenplay: Screenplay, chunks: list[Chunk], settings: LLMSettings, schema: Schema,
+                   cache: ResponseCache, backend: ChatBackend | None,
+                   on_chunk: Callable[[], None] | None) -> tuple[ExtractionRun, LLMClient]:
+    client = LLMClient(backend or _backend(settings), settings.model, cache=cache,
+                       concurrency=settings.concurrency, timeout=settings.timeout,
+                       max_retries=settings.request_retries,
+                       budget=Budget(max_cost=settings.max_cost, max_requests=settings.max_requests),
+                       batch_export=settings.batch_export is not None)
+    async with client:
+        run = await extract_chunks(client, chunk_contexts(screenplay, chunks), schema,
+                                   threshold=settings.threshold, max_retries=settings.max_retries,
+                                   on_chunk=on_chunk)
+    return run, client
+
+
+def run_llm_extraction(screenplay: Screenplay, chunks: list[Chunk], settings: LLMSettings, *,
+                       backend: ChatBackend | None = None, schema: Schema | None = None,
+                       on_chunk: Callable[[], None] | None = None) -> LLMExtraction:
+    """Extract every chunk with the configured LLM.
+
+    Args:
+        screenplay: The parsed screenplay.
+        chunks: Its chunks.
+        settings: Model, endpoint, concurrency, budget, reflection and cache settings.
+        backend: Send requests here instead of the OpenAI-compatible endpoint (e.g. a
+            `ScriptedBackend`); a fresh one per call.
+        schema: The graph schema; the default STAGE-KG schema when None.
+        on_chunk: Called once per finished chunk (progress).
+
+    Returns:
+        The chunks' outcomes, usage per stage, and usage per 1,000 script words.
+
+    Raises:
+        BatchPendingError: batch-export mode and requests are pending; they were written to
+            `settings.batch_export`.
+        BudgetExceededError: the budget stopped the run; what completed is in the cache.
+        LLMRequestError: the server refused the requests (key, model, URL).
+    """
+    schema = schema or load_schema()
+    cache_path = default_cache_path(settings.cache_dir)
+    with ResponseCache(cache_path) as cache:
+        run, client = asyncio.run(_extract(screenplay, chunks, settings, schema, cache, backend, on_chunk))
+    total = len(run.outcomes)
+    finished = total - run.count(ChunkStatus.PENDING) - run.count(ChunkStatus.STOPPED)
+    if settings.batch_export is not None and client.pending:
+        count = export_batch(settings.batch_export, client.pending)
+        raise BatchPendingError(
+            f"{count} requests pending: written to {settings.batch_export} (OpenAI Batch API input); "
+            f"{finished} of {total} chunks are done. Submit the file to a batch service, import its "
+            f"output with 'kgbuild llm import RESULTS.jsonl' (same cache), then rerun this build.")
+    if run.count(ChunkStatus.STOPPED):
+        stopped = run.count(ChunkStatus.STOPPED)
+        raise BudgetExceededError(
+            f"the budget stopped the build: {finished} of {total} chunks done, {stopped} not "
+            f"({client.usage().total.requests} requests sent). Every completed response is saved in "
+            f"{cache_path}; rerun with a larger --max-requests/--max-cost to continue without "
+            "repeating them.")
+    usage = client.usage()
+    return LLMExtraction(run=run, usage=usage, rates=cost_rates(usage, script_words(screenplay)),
+                         cache_path=str(cache_path))

@@ -1,0 +1,297 @@
+"""LLM builds end to end: the exact graph from scripted answers, faults, reruns, kills, batch mode.
+
+Requests go through the real `LLMClient`, either to a `ScriptedBackend` or, through the real
+`openai` client, to the local OpenAI-compatible server of `kgbuild.llm.fake_server`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kgbuild.cli import cli
+from kgbuild.graph import load_graph
+from kgbuild.llm.bench_llm import LLMBenchResult, bench_llm, format_llm_bench, server_responder
+from kgbuild.llm.cache import ResponseCache, default_cache_path
+from kgbuild.llm.extract import ChunkStatus
+from kgbuild.llm.fake_server import FakeOpenAIServer, Fault, FaultPlan
+from kgbuild.llm.scripted import ScriptedBackend
+from kgbuild.llm.settings import LLMSettings
+from kgbuild.llm.types import BudgetExceededError, LLMTransientError
+from kgbuild.output import REVIEW_FILE, write_build
+from kgbuild.pipeline import BuildOptions, run_build
+from tests.llm.extraction_helpers import (
+    BRICK_BUDGET,
+    SCRIPT_FIXTURE,
+    FixtureModel,
+    batch_results,
+    expected_graph,
+    graph_as_expected,
+    request_kind,
+    scene_ids,
+)
+
+pytestmark = pytest.mark.shared_data
+
+
+@pytest.fixture
+def brick(shared_data: Path) -> Path:
+    return shared_data / "screenplays" / "brick-and-steel.fountain"
+
+
+@pytest.fixture
+def feature(shared_data: Path) -> Path:
+    path = shared_data / "screenplays" / "lizard-people.fountain"
+    assert len(path.read_text(encoding="utf-8").split()) > 20000  # feature length
+    return path
+
+
+def read_review(outdir: Path) -> list[dict]:
+    return [json.loads(line) for line in (outdir / REVIEW_FILE).read_text().splitlines()]
+
+
+def body_key(body: dict) -> str:
+    return json.dumps(body, sort_keys=True)
+
+
+# -- correctness: scripted answers for every request --------------------------------------------
+
+def test_scripted_build_gives_the_expected_graph_retries_and_review(brick, tmp_path):
+    model = FixtureModel(SCRIPT_FIXTURE, brick)
+    backend = ScriptedBackend(model.reply)
+    settings = LLMSettings(model="scripted-model", cache_dir=tmp_path / "cache")
+    state = run_build(brick, BuildOptions(token_budget=BRICK_BUDGET, llm=settings, llm_backend=backend))
+    out = tmp_path / "out"
+    written = write_build(state, out)
+
+    assert graph_as_expected(state.graph) == expected_graph()
+    assert load_graph(out / "graph.json") == state.graph
+    # Retries exactly where the scripted scores (and the hard failure) say so.
+    assert model.attempts() == {"scene_1": 1, "scenes_2_5": 2, "scenes_6_7": 2, "scene_8": 3}
+    assert len(backend.requests) == 2 * (1 + 2 + 2 + 3)
+    outcomes = {o.chunk_id: o for o in state.llm.run.outcomes}
+    assert [a.score for a in outcomes["scenes_2_5"].attempts] == [4, 9]
+    self_relation = outcomes["scenes_6_7"].attempts[0]
+    assert (self_relation.model_score, self_relation.score, self_relation.accepted) == (9, 6, False)
+    assert any("links an item to itself" in h for h in self_relation.hard_failures)
+    retry = next(m for chunk, kind, n, m in model.log if (chunk, kind, n) == ("scenes_6_7", "extract", 1))
+    assert "scored 6/10" in retry[-1]["content"] and "links an item to itself" in retry[-1]["content"]
+    assert [o.status for o in outcomes.values()] == [ChunkStatus.ACCEPTED] * 3 + [ChunkStatus.BELOW_THRESHOLD]
+    assert outcomes["scene_8"].best_attempt == 1
+    # review.jsonl lists exactly the chunk left below the threshold, with scores and reasons.
+    assert out / REVIEW_FILE in written
+    assert read_review(out) == [{
+        "chunk": "scene_8", "scenes": [8], "status": "below_threshold", "best_score": 5, "scores": [3, 5, 4],
+        "reasons": ["Brick and Steel, the targets of the order, are not linked"]}]
+    report = (out / "report.md").read_text()
+    assert "## Chunks to review (1, listed in review.jsonl)" in report
+    assert "- scene_8 (scenes 8): below_threshold, best score 5" in report
+    assert "| reflect_retry | 4 |" in report
+    provenance = state.graph.provenance
+    assert (provenance.backend, provenance.model) == ("llm", "scripted-model")
+    assert provenance.token_usage["total.requests"] == 16
+    assert provenance.token_usage["extract_retry.calls"] == 4
+    assert set(provenance.timings) == {"parse", "chunk", "extract", "repair"}
+
+    # A second build of the same script is answered from the cache: no request at all.
+    again = ScriptedBackend(model.reply)
+    second = run_build(brick, BuildOptions(token_budget=BRICK_BUDGET, llm=settings, llm_backend=again))
+    assert again.requests == []
+    assert graph_as_expected(second.graph) == expected_graph()
+    assert second.llm.usage.total.cache_hits == 16
+
+
+def test_chunk_whose_requests_keep_failing_is_recorded_not_raised(brick, tmp_path):
+    model = FixtureModel(SCRIPT_FIXTURE, brick)
+
+    def flaky(request):
+        messages = [m.model_dump() for m in request.messages]
+        if scene_ids(messages) == (8,):
+            return LLMTransientError("server overloaded", retry_after=0)
+        if scene_ids(messages) == (1,) and request_kind(messages) == "extract":
+            return "Sorry, I cannot answer that."  # never JSON: repairs cannot help
+        return model.reply(request)
+
+    settings = LLMSettings(model="scripted-model", cache_dir=tmp_path / "cache", request_retries=1)
+    state = run_build(brick, BuildOptions(token_budget=BRICK_BUDGET, llm=settings,
+                                          llm_backend=ScriptedBackend(flaky)))
+    write_build(state, tmp_path / "out")
+    review = {entry["chunk"]: entry for entry in read_review(tmp_path / "out")}
+    assert set(review) == {"scene_1", "scene_8"}
+    assert review["scene_8"]["status"] == "failed" and review["scene_8"]["scores"] == [None]
+    assert "extraction failed" in review["scene_8"]["reasons"][0]
+    assert "failed 2 times in a row" in review["scene_8"]["reasons"][0]
+    assert review["scene_1"]["status"] == "failed"
+    assert "no reply validated" in review["scene_1"]["reasons"][0]
+    # The other chunks are in the graph; the failed ones contributed nothing.
+    scenes = {s for e in state.graph.entities for s in e.scenes}
+    assert scenes == {2, 3, 4, 6, 7}
+
+
+# -- faults through the real openai client ------------------------------------------------------
+
+def test_feature_build_survives_rate_limits_errors_garbage_and_timeouts(feature, tmp_path):
+    plan = FaultPlan(rates={Fault.RATE_LIMIT: 0.10, Fault.SERVER_ERROR: 0.10, Fault.MALFORMED: 0.05,
+                            Fault.TRUNCATED: 0.05, Fault.TIMEOUT: 0.05},
+                     seed=7, retry_after=0.2, timeout_sleep=2.0)
+    with FakeOpenAIServer(responder=server_responder(low_every=4), faults=plan) as server:
+        settings = LLMSettings(model="fault-model", base_url=server.base_url, concurrency=8, timeout=1.0,
+                               cache_dir=tmp_path / "cache")
+        state = run_build(feature, BuildOptions(llm=settings))
+        injected = {fault: server.count(fault) for fault in Fault}
+    write_build(state, tmp_path / "out")
+    assert injected[Fault.RATE_LIMIT] and injected[Fault.SERVER_ERROR] and injected[Fault.TIMEOUT]
+    assert injected[Fault.MALFORMED] and injected[Fault.TRUNCATED]
+    outcomes = state.llm.run.outcomes
+    review = {entry["chunk"]: entry for entry in read_review(tmp_path / "out")}
+    for outcome in outcomes:
+        assert outcome.status in (ChunkStatus.ACCEPTED, ChunkStatus.BELOW_THRESHOLD, ChunkStatus.FAILED)
+        if outcome.status is ChunkStatus.ACCEPTED:
+            assert outcome.chunk_id not in review and outcome.graph is not None
+        else:
+            assert review[outcome.chunk_id]["reasons"], outcome.chunk_id
+    assert len(review) == sum(o.status is not ChunkStatus.ACCEPTED for o in outcomes)
+    usage = state.llm.usage.total
+    assert usage.retries > 0 and usage.repairs > 0
+    assert state.graph.entities and state.graph.relations
+    # Reflection retries happened for the low-scored chunks (one in four, scored 5 by the stand-in).
+    assert state.llm.usage.stages["extract_retry"].calls > 0
+
+
+# -- reruns, budget stops and kills -------------------------------------------------------------
+
+def _settings(server: FakeOpenAIServer, cache: Path, **extra) -> LLMSettings:
+    return LLMSettings(model="rerun-model", base_url=server.base_url, concurrency=2, cache_dir=cache, **extra)
+
+
+def test_rerun_is_free_and_a_budget_stop_resumes_with_only_the_remaining_requests(brick, tmp_path):
+    options = {"token_budget": 150}
+    with FakeOpenAIServer(responder=server_responder()) as server:
+        full = run_build(brick, BuildOptions(llm=_settings(server, tmp_path / "a"), **options))
+        total = server.count()
+        assert total == 2 * len(full.chunks)
+        run_build(brick, BuildOptions(llm=_settings(server, tmp_path / "a"), **options))
+        assert server.count() == total  # the second build sent nothing
+
+        half = total // 2
+        with pytest.raises(BudgetExceededError, match=r"rerun with a larger --max-requests"):
+            run_build(brick, BuildOptions(llm=_settings(server, tmp_path / "b", max_requests=half), **options))
+        first = server.requests[total:]
+        assert len(first) == half
+        resumed = run_build(brick, BuildOptions(llm=_settings(server, tmp_path / "b"), **options))
+        second = server.requests[total + half:]
+    assert len(second) == total - half
+    assert not {body_key(r.body) for r in first} & {body_key(r.body) for r in second}
+    assert resumed.graph.entities == full.graph.entities and resumed.graph.relations == full.graph.relations
+
+
+def test_killed_build_restarts_with_only_the_requests_that_had_not_completed(brick, tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_BASE_URL", "OPENAI_API_KEY")}
+    with FakeOpenAIServer(responder=server_responder(), faults=FaultPlan(latency=0.3)) as server:
+        def build(cache: str, out: str) -> list[str]:
+            return [sys.executable, "-m", "kgbuild", "build", str(brick), "-o", str(tmp_path / out), "-q",
+                    "--budget", "150", "--llm-model", "kill-model", "--llm-base-url", server.base_url,
+                    "--concurrency", "2", "--llm-cache-dir", str(tmp_path / cache),
+                    "--cache-dir", str(tmp_path / "emb")]
+
+        # How many requests a whole build makes (with a cache of its own).
+        reference = subprocess.run(build("ref-cache", "ref"), check=False, capture_output=True, text=True, env=env, timeout=300)
+        assert reference.returncode == 0, reference.stderr
+        total = server.count()
+        proc = subprocess.Popen(build("cache", "out"), env=env, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        assert server.wait_for_requests(total + total // 2, timeout=120)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+        time.sleep(1.0)  # let the server finish the requests the killed build left in flight
+        with ResponseCache(default_cache_path(tmp_path / "cache")) as cache:
+            completed = len(cache)
+        assert 0 < completed < total
+        before = server.count()
+        restart = subprocess.run(build("cache", "out"), check=False, capture_output=True, text=True, env=env, timeout=300)
+        assert restart.returncode == 0, restart.stderr
+        assert server.count() - before == total - completed
+    assert load_graph(tmp_path / "out" / "graph.json").relations == load_graph(
+        tmp_path / "ref" / "graph.json").relations
+
+
+# -- batch mode through `kgbuild build --llm-batch-export` --------------------------------------
+
+def test_batch_round_trip_through_build_then_no_live_requests(brick, tmp_path):
+    model = FixtureModel(SCRIPT_FIXTURE, brick)
+    runner = CliRunner()
+    cache = tmp_path / "cache"
+    export = tmp_path / "batch.jsonl"
+    common = [str(brick), "-o", str(tmp_path / "out"), "-q", "--budget", str(BRICK_BUDGET),
+              "--llm-model", "batch-model", "--llm-cache-dir", str(cache), "--cache-dir", str(tmp_path / "emb")]
+    pending = []
+    for _ in range(10):
+        result = runner.invoke(cli, ["build", *common, "--llm-batch-export", str(export)])
+        if result.exit_code == 0:
+            break
+        assert result.exit_code == 3, result.output
+        assert "requests pending" in result.output and "kgbuild llm import" in result.output
+        lines = export.read_text().splitlines()
+        pending.append(len(lines))
+        assert all(json.loads(line)["url"] == "/v1/chat/completions" for line in lines)
+        results = tmp_path / "results.jsonl"
+        results.write_text(batch_results(export, model.body_reply))
+        imported = runner.invoke(cli, ["llm", "import", str(results), "--cache-dir", str(cache)])
+        assert imported.exit_code == 0, imported.output
+    # One round per stage: extraction, review, and again for each retry.
+    assert pending == [4, 4, 3, 3, 1, 1]
+    assert graph_as_expected(load_graph(tmp_path / "out" / "graph.json")) == expected_graph()
+    with FakeOpenAIServer(responder=lambda body: "{}") as server:
+        result = runner.invoke(cli, ["build", *common, "--llm-base-url", server.base_url])
+        assert result.exit_code == 0, result.output
+        assert server.count() == 0
+    assert read_review(tmp_path / "out")[0]["chunk"] == "scene_8"
+
+
+# -- the command line ---------------------------------------------------------------------------
+
+def test_build_command_reports_usage_and_review(brick, tmp_path):
+    with FakeOpenAIServer(responder=server_responder(low_every=2)) as server:
+        result = CliRunner().invoke(cli, [
+            "build", str(brick), "-o", str(tmp_path / "out"), "-q", "--budget", "150",
+            "--llm-model", "cli-model", "--llm-base-url", server.base_url, "--llm-cache-dir", str(tmp_path / "c"),
+            "--cache-dir", str(tmp_path / "emb"), "--reflection-retries", "0", "--reflection-threshold", "7"])
+    assert result.exit_code == 0, result.output
+    review = read_review(tmp_path / "out")
+    assert review and all(entry["scores"] == [5] for entry in review)
+    assert f"{len(review)} of 6 chunks need review: " in result.output
+    assert "Per 1,000 script words:" in result.output and "extract" in result.output
+
+
+def test_build_command_budget_stop_and_llm_options_without_model(brick, tmp_path):
+    env = {**os.environ, "KGBUILD_CACHE_DIR": str(tmp_path / "c")}
+    env.pop("KGBUILD_LLM_MODEL", None)
+    stop = subprocess.run([sys.executable, "-m", "kgbuild", "build", str(brick), "-o", str(tmp_path / "out"), "-q",
+                           "--llm-model", "m", "--llm-base-url", "http://127.0.0.1:9/v1", "--max-requests", "0"],
+                          check=False, capture_output=True, text=True, env=env, timeout=120)
+    assert stop.returncode == 2 and "Traceback" not in stop.stderr
+    assert "budget stopped the build: 0 of 1 chunks done" in stop.stderr and "rerun with a larger" in stop.stderr
+    assert not (tmp_path / "out" / "graph.json").exists()
+    usage = CliRunner().invoke(cli, ["build", str(brick), "-o", str(tmp_path / "out"), "--concurrency", "4"])
+    assert usage.exit_code == 2 and "--concurrency need an LLM: add --llm-model" in usage.output
+
+
+# -- the benchmark (numbers, not assertions on time) --------------------------------------------
+
+def test_llm_benchmark_returns_its_numbers(brick, tmp_path):
+    result = bench_llm(brick, latency=0.0, concurrencies=(1, 4), chunk_tokens=150, tmp_dir=tmp_path)
+    assert isinstance(result, LLMBenchResult)
+    assert [r.concurrency for r in result.runs] == [1, 4]
+    assert result.runs[0].requests == result.runs[1].requests == 2 * result.chunks
+    assert result.runs[0].max_in_flight == 1
+    assert result.first_requests_per_kword == pytest.approx(1000 * 2 * result.chunks / result.words, abs=1e-3)
+    lines = format_llm_bench(result)
+    assert "speed-up" in lines[-4] and "per 1,000 words before retries" in lines[-3]
