@@ -64,10 +64,18 @@ class Cast:
     scenes: dict[str, set[int]] = field(default_factory=lambda: defaultdict(set))
     aliases: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     introductions: dict[str, str] = field(default_factory=dict)  # canonical -> intro sentence
+    joined: dict[str, list[str]] = field(default_factory=dict)  # 'DEWEY/GALE' -> both canonicals
 
     def resolve(self, surface: str) -> str | None:
         """The canonical name for a cue or a name as written, if it is a known character."""
         return self.canonical.get(surface.upper()) or self.canonical.get(surface)
+
+    def speakers(self, cue: str) -> list[str]:
+        """Every character a cue stands for (several for 'DEWEY/GALE')."""
+        if cue in self.joined:
+            return self.joined[cue]
+        name = self.resolve(cue)
+        return [name] if name else []
 
 
 def _introductions(screenplay: Screenplay) -> dict[str, tuple[int, str]]:
@@ -87,6 +95,31 @@ def _introductions(screenplay: Screenplay) -> dict[str, tuple[int, str]]:
     return found
 
 
+_JOINED = re.compile(r"\s*(?:/|&|\bAND\b|\+)\s*")
+# Prefixes that say how a cue is heard, not who speaks ('OC HOLDEN', 'THE CASHIER').
+_CUE_PREFIX = re.compile(r"^(?:THE|O\.?C\.?|O\.?S\.?|V\.?O\.?)\s+(?=\S)")
+# Cues a parser takes from shots and inserts: an article, or a lone body part or place word.
+_NOT_A_SPEAKER = re.compile(r"^(?:A|AN)\s|^(?:HANDS?|FEET|EYES|FACE|FLOOR|STREET|ROOM|DOOR|WINDOW|SCREEN|"
+                            r"INSERT|BACK TO SCENE|ON SCREEN|ANGLE|CLOSE|WIDE|POV)$")
+
+
+def cue_names(cue: str) -> list[str]:
+    """The speaker names one cue stands for: 'DEWEY/GALE' -> both, 'THE CASHIER' -> 'CASHIER'.
+
+    Example:
+        >>> cue_names("FELIX AND CARL")
+        ['FELIX', 'CARL']
+    """
+    if _CJK.search(cue):
+        return [cue]
+    names = []
+    for part in _JOINED.split(cue):
+        part = _CUE_PREFIX.sub("", part.strip())
+        if part and not _NOT_A_SPEAKER.search(part):
+            names.append(part)
+    return names
+
+
 def find_cast(screenplay: Screenplay) -> Cast:
     """Collect characters from cues and introductions, linking partial cues to full names.
 
@@ -97,11 +130,14 @@ def find_cast(screenplay: Screenplay) -> Cast:
     intros = _introductions(screenplay)
     cues: Counter[str] = Counter()
     cue_scenes: dict[str, set[int]] = defaultdict(set)
+    joined: dict[str, list[str]] = {}
     for scene in screenplay.scenes:
         for el in scene.elements:
             if el.kind is ElementKind.CHARACTER and el.speaker:
-                cues[el.speaker] += 1
-                cue_scenes[el.speaker].add(scene.index)
+                joined[el.speaker] = cue_names(el.speaker)
+                for name in joined[el.speaker]:
+                    cues[name] += 1
+                    cue_scenes[name].add(scene.index)
     full_by_token: dict[str, set[str]] = defaultdict(set)
     for name in intros:
         if len(name.split()) > 1:
@@ -121,6 +157,11 @@ def find_cast(screenplay: Screenplay) -> Cast:
             cast.aliases[canonical].add(display_name(cue))
         if full in intros:
             cast.introductions[canonical] = intros[full][1]
+    for cue, names in joined.items():
+        known = [cast.canonical[n] for n in names if n in cast.canonical]
+        if known:
+            cast.canonical.setdefault(cue, known[0])
+            cast.joined[cue] = known
     for name, (scene_index, context) in intros.items():
         if name in cast.canonical or len(name.split()) < 2:
             continue

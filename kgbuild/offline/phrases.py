@@ -3,19 +3,25 @@
 Screenplay action is written in the present tense with determiners before almost every thing
 and place ('He drops the knife on the kitchen table'). A phrase starts after a determiner or a
 possessive and runs over lowercase words until a function word, a verb form or punctuation.
+Present-tense verbs right after a noun ('the door explodes') are told apart from nouns by the
+script itself: a word that follows 'he', 'she', 'it' or a name somewhere in the script is a verb.
+A container or a part keeps its complement ('a stack of magazines', 'the edge of the roof').
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 
-DETERMINERS = frozenset(
+from kgbuild.offline.stoplists import word_set
+
+DETERMINERS = word_set(
     "a an the his her their its my your our this that these those some another every each "
-    "two three four several".split()
+    "two three four several"
 )
 POSSESSIVE_PRONOUNS = {"his": "he", "her": "she", "their": "they", "its": "it"}
-_FUNCTION_WORDS = frozenset("""
+_FUNCTION_WORDS = word_set("""
     a an the and or but nor so yet for of in on at to from by with without into onto upon over
     under above below behind beside between through across along around about against toward
     towards near off out up down away back inside outside before after as than then while when
@@ -26,8 +32,8 @@ _FUNCTION_WORDS = frozenset("""
     few many much s t can could will would shall should may might must if because though although
     until unless once like slowly quickly suddenly finally really quietly gently softly almost
     nearly already hard fast first last next
-""".split())
-_VERB_STEMS = """
+""")
+_VERB_STEMS = word_set("""
     walk look open close turn stare grab pull push hold take put run stand sit sit lie step move
     watch see hear pick drop throw catch reach hand give get go come leave enter exit climb jump
     fall rise lift carry drag slam knock ring answer call shout scream yell whisper say speak talk
@@ -45,15 +51,15 @@ _VERB_STEMS = """
     spit ignore begin end finish try want need seem keep let make become feel know think remember
     realize decide use help ask tell meet join sing dance play win count pay buy sell send receive
     bring draw paint build fix hang tie untie zip button load cock raise lower
-""".split()
-_IRREGULAR_VERBS = frozenset("""
+""")
+_IRREGULAR_VERBS = word_set("""
     is are was were has had does did goes went gone comes came sees saw seen takes took taken gives
     gave given gets got holds held stands stood sits sat lies lay runs ran falls fell rises rose
     throws threw thrown catches caught brings brought says said speaks spoke tells told knows knew
     thinks thought feels felt leaves left makes made finds found keeps kept lets puts sets hits cuts
     shuts begins began drinks drank drives drove rides rode flies flew hides hid bites bit tears tore
     wears wore breaks broke swings swung sinks sank shakes shook wakes woke
-""".split())
+""")
 
 
 def _verb_forms(stem: str) -> set[str]:
@@ -68,7 +74,7 @@ def _verb_forms(stem: str) -> set[str]:
 
 
 VERB_FORMS = frozenset(f for stem in _VERB_STEMS for f in _verb_forms(stem)) | _IRREGULAR_VERBS
-_WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]*|[^\sA-Za-z]")
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’\-]*|[^\sA-Za-z0-9]")
 _NOUN_WORD = re.compile(r"[a-z][a-z\-]*[a-z]$|[a-z]$")
 
 
@@ -87,10 +93,54 @@ def words(sentence: str) -> list[str]:
     return _WORD.findall(sentence)
 
 
-def _stops(word: str) -> bool:
+#: Nouns whose complement belongs to the name of the thing or place ('bottle of vodka').
+PARTITIVES = word_set("""
+    stack pile bottle glass cup can box pack packet bag bunch pair piece sheet set row handful pot
+    jar bowl plate fleet bundle roll carton case basket slice bar tube crate heap jug mug flask
+    vial wad photo photograph picture copy map list file bucket tray sack pouch loaf stick
+    edge side back front top bottom end middle corner foot head rest center centre far
+""")
+# -ing words that are nouns, not verb forms after a noun ('the bathroom ceiling').
+_ING_NOUNS = word_set("""
+    ceiling building clothing railing painting landing wedding morning evening ring king wing
+    thing string spring swing sibling stocking pudding bedding lighting parking dining living
+    sitting waiting booking filling icing frosting lining ending opening offering recording
+    drawing heading crossing clearing shooting meeting hearing screening
+""")
+_SUBJECTS = word_set("he she it they who which")
+
+
+def learn_verbs(sentences: list[str], names: frozenset[str] = frozenset()) -> frozenset[str]:
+    """Words used as verbs in this script: those that follow he/she/it/they or a name.
+
+    Args:
+        sentences: Action sentences of the script.
+        names: Character names and name parts as written.
+
+    Returns:
+        Lower-case words seen in verb position.
+    """
+    found = set()
+    for sentence in sentences:
+        tokens = words(sentence)
+        for prev, word in pairwise(tokens):
+            subject = prev.lower() in _SUBJECTS or prev in names
+            if subject and word.islower() and len(word) > 2 and word not in _FUNCTION_WORDS:
+                found.add(word)
+    return frozenset(found)
+
+
+def _stops(word: str, position: int, verbs: frozenset[str], names: frozenset[str]) -> bool:
     lower = word.lower()
+    if position > 0 and (
+        lower in verbs
+        or lower.endswith("ing") and len(lower) > 5 and lower not in _ING_NOUNS
+        or lower.endswith("ed") and len(lower) > 4 and not lower.endswith("eed")
+    ):
+        return True
     return (
         not (word.islower() or word.isupper())  # Title Case is a name, not part of a thing
+        or word in names
         or lower in _FUNCTION_WORDS
         or lower in VERB_FORMS
         or not _NOUN_WORD.match(lower)
@@ -98,8 +148,39 @@ def _stops(word: str) -> bool:
     )
 
 
-def noun_phrases(sentence: str, *, max_words: int = 3) -> list[Phrase]:
+def _run(tokens: list[str], start: int, max_words: int, verbs: frozenset[str],
+         names: frozenset[str]) -> list[str]:
+    run: list[str] = []
+    for word in tokens[start: start + max_words]:
+        if _stops(word, len(run), verbs, names):
+            break
+        run.append(word.lower())
+    return run
+
+
+def _complement(tokens: list[str], end: int, max_words: int, verbs: frozenset[str],
+                names: frozenset[str]) -> list[str]:
+    """'of the roof' after a partitive: the words of the complement, or nothing."""
+    if end >= len(tokens) or tokens[end].lower() != "of":
+        return []
+    start = end + 1
+    if start < len(tokens) and tokens[start].lower() in DETERMINERS:
+        start += 1
+    run = _run(tokens, start, max_words, verbs, names)
+    if not run:
+        return []
+    return ["of", *(w.lower() for w in tokens[end + 1: start]), *run]
+
+
+def noun_phrases(sentence: str, *, max_words: int = 4, verbs: frozenset[str] = frozenset(),
+                 names: frozenset[str] = frozenset()) -> list[Phrase]:
     """Noun phrases after determiners and possessives in one sentence.
+
+    Args:
+        sentence: One action sentence.
+        max_words: The longest phrase (before an 'of' complement).
+        verbs: Words this script uses as verbs (see `learn_verbs`); they end a phrase.
+        names: Character names as written; they end a phrase.
 
     Example:
         >>> [p.text for p in noun_phrases("She drops the kitchen knife on his desk.")]
@@ -117,11 +198,10 @@ def noun_phrases(sentence: str, *, max_words: int = 3) -> list[Phrase]:
             determiner, owner = "'s", token[:-2]
         else:
             continue
-        run = []
-        for word in tokens[i + 1 : i + 1 + max_words]:
-            if _stops(word):
-                break
-            run.append(word.lower())
-        if run:
-            out.append(Phrase(text=" ".join(run), determiner=determiner, start=i + 1, owner=owner))
+        run = _run(tokens, i + 1, max_words, verbs, names)
+        if not run:
+            continue
+        if run[-1] in PARTITIVES:
+            run += _complement(tokens, i + 1 + len(run), max_words, verbs, names)
+        out.append(Phrase(text=" ".join(run), determiner=determiner, start=i + 1, owner=owner))
     return out

@@ -6,24 +6,25 @@ when the sentence starts with a pronoun. From there:
 - 'his knife', "ANNA's knife"  -> possesses (Character -> Object)
 - subject + 'into the kitchen' -> located_at (Character -> Location)
 - 'the knife on the table'     -> located_at (Object -> Location)
-- 'the porch of the house'     -> part_of (Location -> Location)
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 
-from kgbuild.offline.phrases import Phrase, noun_phrases, words
+from kgbuild.offline.facts import Ref
+from kgbuild.offline.phrases import Phrase, words
+from kgbuild.offline.stoplists import word_set
 
-_PLACE_PREPOSITIONS = frozenset(
+PLACE_PREPOSITIONS = word_set(
     "in into inside at on onto through across to toward towards under behind near beside "
-    "outside from along around over underneath beneath within".split()
+    "outside from along around over underneath beneath within"
 )
-_CONTAINMENT = frozenset("of in inside at within".split())
 _PRONOUN_START = re.compile(r"^(?:He|She|They|His|Her|Their)\b")
 
-Ref = tuple[str, str]  # (entity type, name)
+
 
 
 @dataclass(frozen=True)
@@ -33,17 +34,20 @@ class SentenceRelation:
     subject: Ref
     type: str
     object: Ref
+    rule: str
 
 
-def _preposition_before(tokens: list[str], phrase: Phrase) -> str | None:
+def preposition_before(tokens: list[str], phrase: Phrase) -> str | None:
+    """The place preposition right before a phrase ('into' in 'walks into the kitchen'), if any."""
     index = phrase.start - 2
-    if index >= 0 and tokens[index].lower() in _PLACE_PREPOSITIONS | _CONTAINMENT:
+    if index >= 0 and tokens[index].lower() in PLACE_PREPOSITIONS:
         return tokens[index].lower()
     return None
 
 
 def sentence_relations(
     sentence: str,
+    phrases: list[Phrase],
     characters: list[tuple[int, str]],
     phrase_types: dict[str, str],
     previous_character: str | None,
@@ -53,6 +57,7 @@ def sentence_relations(
 
     Args:
         sentence: One action sentence.
+        phrases: Its noun phrases (see `kgbuild.offline.phrases.noun_phrases`).
         characters: (character offset in the sentence, canonical name) of named characters.
         phrase_types: phrase text -> entity type, for the phrases worth keeping.
         previous_character: The last character named before this sentence in the scene.
@@ -63,7 +68,7 @@ def sentence_relations(
         The typed phrases and the relations.
     """
     tokens = words(sentence)
-    typed = [(p, phrase_types[p.text]) for p in noun_phrases(sentence) if p.text in phrase_types]
+    typed = [(p, phrase_types[p.text]) for p in phrases if p.text in phrase_types]
     subject = characters[0][1] if characters else None
     if subject is None and previous_character and _PRONOUN_START.match(sentence):
         subject = previous_character
@@ -71,20 +76,22 @@ def sentence_relations(
     previous: tuple[Phrase, str] | None = None
     for phrase, etype in typed:
         ref = (etype, phrase.text)
-        preposition = _preposition_before(tokens, phrase)
+        preposition = preposition_before(tokens, phrase)
         if etype == "Object":
             if subject:
-                relations.append(SentenceRelation(("Character", subject), "interacts_with", ref))
+                relations.append(SentenceRelation(("Character", subject), "interacts_with", ref,
+                                                  "sentence_interacts"))
             owner = _owner(phrase, characters, previous_character, subject, genders or {})
             if owner:
-                relations.append(SentenceRelation(("Character", owner), "possesses", ref))
+                relations.append(SentenceRelation(("Character", owner), "possesses", ref,
+                                                  "sentence_possesses"))
         elif etype == "Location" and preposition:
-            if previous and previous[1] == "Object" and preposition in _PLACE_PREPOSITIONS:
-                relations.append(SentenceRelation((previous[1], previous[0].text), "located_at", ref))
-            elif previous and previous[1] == "Location" and preposition in _CONTAINMENT:
-                relations.append(SentenceRelation((previous[1], previous[0].text), "part_of", ref))
+            if previous and previous[1] == "Object":
+                relations.append(SentenceRelation((previous[1], previous[0].text), "located_at", ref,
+                                                  "sentence_object_place"))
             elif subject:
-                relations.append(SentenceRelation(("Character", subject), "located_at", ref))
+                relations.append(SentenceRelation(("Character", subject), "located_at", ref,
+                                                  "sentence_place"))
         previous = (phrase, etype)
     return typed, relations
 
@@ -117,7 +124,7 @@ def learn_genders(scene_sentences: list[list[tuple[str, str | None]]]) -> dict[s
     """
     votes: dict[str, dict[str, int]] = {}
     for sentences in scene_sentences:
-        for (_, subject), (text, _) in zip(sentences, sentences[1:]):
+        for (_, subject), (text, _) in pairwise(sentences):
             m = re.match(r"(He|She)\b", text)
             if subject and m:
                 bucket = votes.setdefault(subject, {"he": 0, "she": 0})
