@@ -109,30 +109,50 @@ def chunk(script: Path, output: Path, budget: int, no_pack: bool) -> None:
     )
 
 
+_BENCHES = ("parsing", "scoring", "build", "store", "llm")
+
+
 @cli.command()
 @click.option("--data", type=click.Path(file_okay=False, path_type=Path),
               default=_DEFAULT_SHARED_DATA, show_default=True,
               help="The shared data folder holding the screenplays.")
-@click.option("--only", type=click.Choice(["parsing", "scoring", "build"]),
-              help="Run one benchmark instead of all.")
+@click.option("--only", type=click.Choice(_BENCHES), multiple=True,
+              help="Run these benchmarks instead of all (repeatable).")
 @click.option("--repeat", type=click.IntRange(min=1), default=3, show_default=True,
               help="Parsing runs per file; the fastest counts.")
+@click.option("--llm-latency", type=click.FloatRange(min=0), default=1.0, show_default=True,
+              help="Seconds the local LLM server waits before each answer (llm benchmark).")
 @click.option("--json", "as_json", is_flag=True, help="Print the numbers as JSON.")
-def bench(data: Path, only: str | None, repeat: int, as_json: bool) -> None:
-    """Time parsing of every screenplay, an offline build, and STAGE-KG scoring."""
+def bench(data: Path, only: tuple[str, ...], repeat: int, llm_latency: float, as_json: bool) -> None:
+    """Time parsing, STAGE-KG scoring, an offline build, the embedded store and an LLM build.
+
+    The LLM benchmark builds a feature-length script against a local OpenAI-compatible server
+    (no network) with one request in flight and with 32.
+    """
     from kgbuild.bench import bench_build, bench_parsing, bench_scoring, discover_inputs
 
+    chosen = set(only or _BENCHES)
     paths = discover_inputs(data)
     if not paths:
         raise click.UsageError(f"no screenplays found under {data}; pass --data")
-    rows = bench_parsing(paths, repeat=repeat) if only in (None, "parsing") else []
-    scoring = bench_scoring(data / "stage") if only in (None, "scoring") else None
     feature = data / "screenplays" / "lizard-people.fountain"
-    building = bench_build(feature) if only in (None, "build") else None
+    rows = bench_parsing(paths, repeat=repeat) if "parsing" in chosen else []
+    scoring = bench_scoring(data / "stage") if "scoring" in chosen else None
+    building = bench_build(feature) if "build" in chosen else None
+    store = llm_result = None
+    if "store" in chosen:
+        from kgbuild.loaders.benchmark import bench_embedded_store
+
+        store = bench_embedded_store(data / "stage")
+    if "llm" in chosen:
+        from kgbuild.llm.bench_llm import bench_llm
+
+        llm_result = bench_llm(feature, latency=llm_latency)
     if as_json:
-        click.echo(json.dumps({"parsing": [r.model_dump() for r in rows],
-                               "scoring": scoring.model_dump() if scoring else None,
-                               "build": building.model_dump() if building else None}, indent=1))
+        results = {"parsing": [r.model_dump() for r in rows], "scoring": scoring, "build": building,
+                   "store": store, "llm": llm_result}
+        click.echo(json.dumps({k: v.model_dump() if hasattr(v, "model_dump") else v
+                               for k, v in results.items()}, indent=1))
         return
     console = _console()
     if rows:
@@ -164,6 +184,14 @@ def bench(data: Path, only: str | None, repeat: int, as_json: bool) -> None:
             f"{building.cold_seconds:.1f} s (target < 20 s), warm {building.warm_seconds:.1f} s, "
             f"peak memory {building.peak_rss_mb:.0f} MB"
         )
+    if store:
+        from kgbuild.loaders.benchmark import format_store_bench
+
+        console.print("\n".join(format_store_bench(store)))
+    if llm_result:
+        from kgbuild.llm.bench_llm import format_llm_bench
+
+        console.print("\n".join(format_llm_bench(llm_result)))
 
 
 class _Bars:
@@ -235,10 +263,21 @@ def _llm_settings(model: str | None, llm_options: dict[str, object]):
               help="Re-extractions of a chunk below the threshold [default: 2].")
 @click.option("--llm-cache-dir", "llm_cache_dir", type=click.Path(file_okay=False, path_type=Path),
               help="LLM response cache folder [default: $KGBUILD_CACHE_DIR or ~/.cache/kgbuild].")
+@click.option("--neo4j", "neo4j_uri", metavar="URI",
+              help="Also load the graph into Neo4j at bolt://HOST:7687 at the end, replacing this "
+              "movie there (NEO4J_USERNAME / NEO4J_PASSWORD).")
+@click.option("--neo4j-database", help="The Neo4j database [default: the server's default].")
 def build(script: Path, outdir: Path, budget: int | None, lenient: bool, cache_dir: Path | None,
           max_bytes: int, quiet: bool, llm_model: str | None, llm_cache_dir: Path | None,
-          **llm_options: object) -> None:
-    """Build the story graph of SCRIPT into OUTDIR: offline by default, with an LLM if given one."""
+          neo4j_uri: str | None, neo4j_database: str | None, **llm_options: object) -> None:
+    """Build the story graph of SCRIPT into OUTDIR: offline by default, with an LLM if given one.
+
+    OUTDIR gets graph.json, the embedded store graph.lbdb (query it with 'kgbuild query --db
+    OUTDIR'), screenplay.json, report.md and graph.graphml.
+    """
+    from kgbuild.store_cli import neo4j_credentials
+
+    credentials = neo4j_credentials() if neo4j_uri else None
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -269,6 +308,14 @@ def build(script: Path, outdir: Path, budget: int | None, lenient: bool, cache_d
         f"{len(state.screenplay.scenes)} scenes -> {len(graph.entities)} entities, "
         f"{len(graph.relations)} relations. Wrote " + ", ".join(str(p) for p in written)
     )
+    if neo4j_uri and credentials:
+        from kgbuild.loaders.neo4j_store import load_neo4j
+
+        user, password = credentials
+        counts = load_neo4j(graph, neo4j_uri, user=user, password=password, database=neo4j_database,
+                            replace=True)
+        click.echo(f"Loaded movie {counts.movie!r} into Neo4j at {neo4j_uri}: {counts.nodes} nodes, "
+                   f"{counts.relations} relationships ({len(counts.refused)} refused).")
     if state.llm is not None:
         from kgbuild.llm.costs import format_usage
 

@@ -13,19 +13,22 @@ import tempfile
 from pathlib import Path
 
 from kgbuild.graph import save_graph
+from kgbuild.loaders.embedded import DEFAULT_DB_NAME, write_embedded
 from kgbuild.loaders.graphml import export_graphml
 from kgbuild.pipeline import BuildState
 from kgbuild.report import build_report
 
-#: The files of a build, in the order they are moved into place (graph.json last).
-BUILD_FILES = ("screenplay.json", "report.md", "graph.graphml", "graph.json")
+#: The files of a build, in the order they are moved into place (graph.json last); the
+#: embedded store (`graph.lbdb`) comes just before graph.json.
+BUILD_FILES = ("screenplay.json", "report.md", "graph.graphml", DEFAULT_DB_NAME, "graph.json")
 #: Written by LLM builds only: the chunks left below the reflection threshold or failed.
 REVIEW_FILE = "review.jsonl"
 
 
 def write_build(state: BuildState, outdir: str | os.PathLike[str]) -> list[Path]:
-    """Write screenplay.json, report.md, graph.graphml and graph.json into `outdir`, and for an
-    LLM build review.jsonl (one JSON object per chunk to review; empty when there is none).
+    """Write screenplay.json, report.md, graph.graphml, the embedded store graph.lbdb (a fresh
+    database holding this movie only) and graph.json into `outdir`, and for an LLM build
+    review.jsonl (one JSON object per chunk to review; empty when there is none).
     A review.jsonl left by an earlier LLM build is removed by an offline build.
 
     Returns:
@@ -40,6 +43,7 @@ def write_build(state: BuildState, outdir: str | os.PathLike[str]) -> list[Path]
                                                  encoding="utf-8")
         (staging / "report.md").write_text(build_report(state), encoding="utf-8")
         export_graphml(state.graph, staging / "graph.graphml")
+        write_embedded(state.graph, staging / DEFAULT_DB_NAME)
         save_graph(state.graph, staging / "graph.json")
         names = list(BUILD_FILES)
         if state.llm is not None:

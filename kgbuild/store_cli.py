@@ -30,7 +30,8 @@ def _console(stderr: bool = False) -> Console:
                    width=None if sys.stdout.isatty() else 120)
 
 
-def _credentials() -> tuple[str, str]:
+def neo4j_credentials() -> tuple[str, str]:
+    """Neo4j user and password from NEO4J_USERNAME (default neo4j) and NEO4J_PASSWORD."""
     password = os.environ.get("NEO4J_PASSWORD")
     if not password:
         raise click.UsageError("set NEO4J_PASSWORD (and NEO4J_USERNAME, default 'neo4j') to use --neo4j")
@@ -114,7 +115,7 @@ def query(cypher: str | None, db: Path | None, params: tuple[str, ...], fmt: str
     if neo4j_uri:
         from kgbuild.loaders.neo4j_store import run_query_neo4j
 
-        user, password = _credentials()
+        user, password = neo4j_credentials()
         result = run_query_neo4j(neo4j_uri, cypher, values, user=user, password=password,
                                  database=database, write=write)
     else:
@@ -150,11 +151,15 @@ def load(graph_path: Path, db: Path | None, neo4j_uri: str | None, database: str
 
         if db:
             raise click.UsageError("give --db or --neo4j, not both")
-        user, password = _credentials()
+        user, password = neo4j_credentials()
         counts = load_neo4j(graph, neo4j_uri, user=user, password=password, database=database,
                             batch_size=batch_size, replace=replace, movie=movie, strict=strict)
     else:
-        from kgbuild.loaders.embedded import DEFAULT_DB_NAME, resolve_db_path, write_embedded
+        from kgbuild.loaders.embedded import (
+            DEFAULT_DB_NAME,
+            resolve_db_path,
+            write_embedded,
+        )
 
         target = resolve_db_path(db) if db else file.parent / DEFAULT_DB_NAME
         counts = write_embedded(graph, target, replace=replace, movie=movie, strict=strict,

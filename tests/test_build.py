@@ -20,7 +20,7 @@ FIXTURE = Path(__file__).resolve().parent / "fixtures" / "offline" / "harbour.fo
 
 def run(*args: str, env_cache: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "KGBUILD_CACHE_DIR": str(env_cache)}
-    return subprocess.run([sys.executable, "-m", "kgbuild", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "kgbuild", *args], check=False, capture_output=True,
                           text=True, timeout=300, env=env)
 
 
@@ -76,3 +76,36 @@ def test_rebuild_replaces_previous_output(tmp_path):
     write_build(run_build(FIXTURE, options), out)
     assert load_graph(out / "graph.json").movie.title == "The Harbour Job"
     assert not [p for p in out.iterdir() if p.name.startswith(".kgbuild-staging")]
+
+
+def test_build_folder_holds_a_queryable_store_with_the_graph(tmp_path):
+    out = tmp_path / "out"
+    result = run("build", str(FIXTURE), "-o", str(out), env_cache=tmp_path / "cache")
+    assert result.returncode == 0, result.stderr
+    graph = load_graph(out / "graph.json")
+    query = run("query", "MATCH (n) RETURN count(n) AS nodes", "--db", str(out), "--format", "json",
+                env_cache=tmp_path / "cache")
+    assert query.returncode == 0, query.stderr
+    assert json.loads(query.stdout)[0]["nodes"] == len(graph.entities)
+    speakers = run("query", "MATCH (c:Character) RETURN c.name AS name ORDER BY name", "--db", str(out),
+                   "--format", "json", env_cache=tmp_path / "cache")
+    assert [row["name"] for row in json.loads(speakers.stdout)] == ["Margo Vance", "Teddy Brake"]
+
+
+def test_build_to_neo4j_needs_a_password_before_any_work(tmp_path, monkeypatch):
+    monkeypatch.delenv("NEO4J_PASSWORD", raising=False)
+    out = tmp_path / "out"
+    result = run("build", str(FIXTURE), "-o", str(out), "--neo4j", "bolt://127.0.0.1:7687",
+                 env_cache=tmp_path / "cache")
+    assert result.returncode == 2 and "NEO4J_PASSWORD" in result.stderr
+    assert not out.exists()
+
+
+def test_build_to_an_unreachable_neo4j_keeps_the_local_build_and_says_why(tmp_path, monkeypatch):
+    monkeypatch.setenv("NEO4J_PASSWORD", "secret")
+    out = tmp_path / "out"
+    result = run("build", str(FIXTURE), "-o", str(out), "--neo4j", "bolt://127.0.0.1:9",
+                 env_cache=tmp_path / "cache")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "127.0.0.1:9" in result.stderr
+    assert (out / "graph.json").exists() and (out / "graph.lbdb").exists()
