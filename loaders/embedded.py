@@ -36,8 +36,7 @@ from kgbuild.loaders.records import (
     NODE_PROPERTIES,
     RELATION_PROPERTIES,
     LoadCounts,
-    prepare_rows,
-    refusal_summary,
+    checked_rows,
     safe_identifier,
 )
 from kgbuild.loaders.results import QueryResult, plain_value
@@ -166,13 +165,7 @@ def write_embedded(graph: KnowledgeGraph, db_path: str | os.PathLike[str], *, re
     """
     start = time.perf_counter()
     schema = schema or load_schema()
-    rows = prepare_rows(graph, movie=movie, schema=schema)
-    if rows.refused:
-        if strict:
-            raise StoreError(f"{len(rows.refused)} items break the schema, nothing loaded:\n"
-                             f"{refusal_summary(rows.refused)}\nfix the graph, or load without --strict")
-        logger.info("refused %d items that break the schema:\n%s", len(rows.refused),
-                       refusal_summary(rows.refused))
+    rows = checked_rows(graph, movie=movie, schema=schema, strict=strict)
     statements = plan_load(rows, batch_size=batch_size, replace=replace)
     path = Path(db_path)
     with connect(path, read_only=False) as connection:

@@ -33,7 +33,7 @@ from kgbuild.loaders.plan import (
     plan_constraints,
     plan_load,
 )
-from kgbuild.loaders.records import LoadCounts, prepare_rows, refusal_summary
+from kgbuild.loaders.records import LoadCounts, checked_rows
 from kgbuild.loaders.results import QueryResult
 from kgbuild.model import KnowledgeGraph
 from kgbuild.schema import Schema, load_schema
@@ -107,13 +107,7 @@ def load_neo4j(graph: KnowledgeGraph, uri: str, *, user: str, password: str,
     """
     start = time.perf_counter()
     schema = schema or load_schema()
-    rows = prepare_rows(graph, movie=movie, schema=schema)
-    if rows.refused:
-        if strict:
-            raise StoreError(f"{len(rows.refused)} items break the schema, nothing loaded:\n"
-                             f"{refusal_summary(rows.refused)}\nfix the graph, or load without --strict")
-        logger.info("refused %d items that break the schema:\n%s", len(rows.refused),
-                       refusal_summary(rows.refused))
+    rows = checked_rows(graph, movie=movie, schema=schema, strict=strict)
     statements = plan_constraints(schema) + plan_load(rows, batch_size=batch_size, replace=replace)
     with _driver(uri, user, password) as driver, driver.session(database=database) as session:
         try:

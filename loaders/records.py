@@ -16,6 +16,7 @@ Example:
 from __future__ import annotations
 
 import json
+import logging
 import re
 from typing import Literal
 
@@ -24,6 +25,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from kgbuild.loaders.errors import StoreError
 from kgbuild.model import KnowledgeGraph
 from kgbuild.schema import Schema, load_schema
+
+logger = logging.getLogger(__name__)
 
 _IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 
@@ -237,3 +240,19 @@ def refusal_summary(refused: list[Refusal], *, limit: int = 5) -> str:
     if len(refused) > limit:
         lines.append(f"... and {len(refused) - limit} more")
     return "\n".join(lines)
+
+
+def checked_rows(graph: KnowledgeGraph, *, movie: str | None, schema: Schema, strict: bool) -> StoreRows:
+    """`prepare_rows`, refusing the whole graph in strict mode when anything breaks the schema.
+
+    Raises:
+        StoreError: strict and something was refused (nothing is written then).
+    """
+    rows = prepare_rows(graph, movie=movie, schema=schema)
+    if rows.refused:
+        if strict:
+            raise StoreError(f"{len(rows.refused)} items break the schema, nothing loaded:\n"
+                             f"{refusal_summary(rows.refused)}\nfix the graph, or load without --strict")
+        logger.info("refused %d items that break the schema:\n%s", len(rows.refused),
+                    refusal_summary(rows.refused))
+    return rows
