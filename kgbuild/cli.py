@@ -109,7 +109,7 @@ def chunk(script: Path, output: Path, budget: int, no_pack: bool) -> None:
     )
 
 
-_BENCHES = ("parsing", "scoring", "build", "store", "llm")
+_BENCHES = ("parsing", "scoring", "build", "store", "llm", "merge")
 
 
 @cli.command()
@@ -124,10 +124,11 @@ _BENCHES = ("parsing", "scoring", "build", "store", "llm")
               help="Seconds the local LLM server waits before each answer (llm benchmark).")
 @click.option("--json", "as_json", is_flag=True, help="Print the numbers as JSON.")
 def bench(data: Path, only: tuple[str, ...], repeat: int, llm_latency: float, as_json: bool) -> None:
-    """Time parsing, STAGE-KG scoring, an offline build, the embedded store and an LLM build.
+    """Time parsing, STAGE-KG scoring, an offline build, the embedded store, an LLM build and merging.
 
     The LLM benchmark builds a feature-length script against a local OpenAI-compatible server
-    (no network) with one request in flight and with 32.
+    (no network) with one request in flight and with 32. The merge benchmark clusters 10,000 and
+    50,000 synthetic mentions with cached embeddings, then measures embedding throughput.
     """
     from kgbuild.bench import bench_build, bench_parsing, bench_scoring, discover_inputs
 
@@ -139,7 +140,7 @@ def bench(data: Path, only: tuple[str, ...], repeat: int, llm_latency: float, as
     rows = bench_parsing(paths, repeat=repeat) if "parsing" in chosen else []
     scoring = bench_scoring(data / "stage") if "scoring" in chosen else None
     building = bench_build(feature) if "build" in chosen else None
-    store = llm_result = None
+    store = llm_result = merge_result = None
     if "store" in chosen:
         from kgbuild.loaders.benchmark import bench_embedded_store
 
@@ -148,9 +149,13 @@ def bench(data: Path, only: tuple[str, ...], repeat: int, llm_latency: float, as
         from kgbuild.llm.bench_llm import bench_llm
 
         llm_result = bench_llm(feature, latency=llm_latency)
+    if "merge" in chosen:
+        from kgbuild.canonicalize.bench_merge import bench_merge
+
+        merge_result = bench_merge()
     if as_json:
         results = {"parsing": [r.model_dump() for r in rows], "scoring": scoring, "build": building,
-                   "store": store, "llm": llm_result}
+                   "store": store, "llm": llm_result, "merge": merge_result}
         click.echo(json.dumps({k: v.model_dump() if hasattr(v, "model_dump") else v
                                for k, v in results.items()}, indent=1))
         return
@@ -192,6 +197,10 @@ def bench(data: Path, only: tuple[str, ...], repeat: int, llm_latency: float, as
         from kgbuild.llm.bench_llm import format_llm_bench
 
         console.print("\n".join(format_llm_bench(llm_result)))
+    if merge_result:
+        from kgbuild.canonicalize.bench_merge import format_merge_bench
+
+        console.print("\n".join(format_merge_bench(merge_result)))
 
 
 class _Bars:
@@ -267,9 +276,11 @@ def _llm_settings(model: str | None, llm_options: dict[str, object]):
               help="Also load the graph into Neo4j at bolt://HOST:7687 at the end, replacing this "
               "movie there (NEO4J_USERNAME / NEO4J_PASSWORD).")
 @click.option("--neo4j-database", help="The Neo4j database [default: the server's default].")
+@click.option("--no-merge", is_flag=True,
+              help="Skip entity merging (normalize, cluster, adjudicate; logged in merge_log.jsonl).")
 def build(script: Path, outdir: Path, budget: int | None, lenient: bool, cache_dir: Path | None,
           max_bytes: int, quiet: bool, llm_model: str | None, llm_cache_dir: Path | None,
-          neo4j_uri: str | None, neo4j_database: str | None, **llm_options: object) -> None:
+          neo4j_uri: str | None, neo4j_database: str | None, no_merge: bool, **llm_options: object) -> None:
     """Build the story graph of SCRIPT into OUTDIR: offline by default, with an LLM if given one.
 
     OUTDIR gets graph.json, the embedded store graph.lbdb (query it with 'kgbuild query --db
@@ -293,7 +304,7 @@ def build(script: Path, outdir: Path, budget: int | None, lenient: bool, cache_d
 
     llm = _llm_settings(llm_model, {**llm_options, "cache_dir": llm_cache_dir})
     options = BuildOptions(token_budget=budget, strict_repairs=not lenient, max_bytes=max_bytes,
-                           embedder=default_embedder(cache_dir), llm=llm)
+                           embedder=default_embedder(cache_dir), llm=llm, merge=not no_merge)
     columns = (TextColumn("{task.description:<18}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn())
     try:
@@ -341,6 +352,9 @@ def _register() -> None:
     from kgbuild.llm.llm_cli import llm
 
     cli.add_command(llm)
+    from kgbuild.merge_cli import merge
+
+    cli.add_command(merge)
 
 
 _register()

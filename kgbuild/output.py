@@ -12,6 +12,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from kgbuild.canonicalize.merge import MERGE_LOG_FILE
 from kgbuild.graph import save_graph
 from kgbuild.loaders.embedded import DEFAULT_DB_NAME, write_embedded
 from kgbuild.loaders.graphml import export_graphml
@@ -28,8 +29,10 @@ REVIEW_FILE = "review.jsonl"
 def write_build(state: BuildState, outdir: str | os.PathLike[str]) -> list[Path]:
     """Write screenplay.json, report.md, graph.graphml, the embedded store graph.lbdb (a fresh
     database holding this movie only) and graph.json into `outdir`, and for an LLM build
-    review.jsonl (one JSON object per chunk to review; empty when there is none).
-    A review.jsonl left by an earlier LLM build is removed by an offline build.
+    review.jsonl (one JSON object per chunk to review; empty when there is none), and with
+    merging on merge_log.jsonl (one line per merge, kept-apart cluster, link or failure).
+    A review.jsonl left by an earlier LLM build is removed by an offline build, a merge_log.jsonl
+    by a build without merging.
 
     Returns:
         The paths written, in order.
@@ -51,12 +54,18 @@ def write_build(state: BuildState, outdir: str | os.PathLike[str]) -> list[Path]
             (staging / REVIEW_FILE).write_text("".join(e.model_dump_json() + "\n" for e in review),
                                                encoding="utf-8")
             names.insert(-1, REVIEW_FILE)
+        if state.options.merge:
+            (staging / MERGE_LOG_FILE).write_text("".join(e.model_dump_json() + "\n" for e in state.merge_log),
+                                                  encoding="utf-8")
+            names.insert(-1, MERGE_LOG_FILE)
         written = []
         for name in names:
             os.replace(staging / name, target / name)
             written.append(target / name)
         if state.llm is None:
             (target / REVIEW_FILE).unlink(missing_ok=True)
+        if not state.options.merge:
+            (target / MERGE_LOG_FILE).unlink(missing_ok=True)
         return written
     finally:
         shutil.rmtree(staging, ignore_errors=True)

@@ -21,6 +21,7 @@ from kgbuild.model import Chunk, KnowledgeGraph, Screenplay
 from kgbuild.readers import DEFAULT_MAX_BYTES, read_screenplay
 
 if TYPE_CHECKING:
+    from kgbuild.canonicalize.merge import MergeLogEntry
     from kgbuild.llm.run import LLMExtraction
     from kgbuild.llm.settings import LLMSettings
     from kgbuild.llm.types import ChatBackend
@@ -59,6 +60,7 @@ class BuildOptions:
         llm: LLM settings; None builds offline (no LLM).
         llm_backend: Send the LLM requests to this backend instead of the OpenAI-compatible
             endpoint of `llm` (a scripted backend in tests); used only with `llm`.
+        merge: Run the entity-merging stage (LLM adjudication with `llm`, rules without).
     """
 
     token_budget: int | None = None
@@ -67,6 +69,7 @@ class BuildOptions:
     embedder: Embedder | None = None
     llm: LLMSettings | None = None
     llm_backend: ChatBackend | None = None
+    merge: bool = True
 
     def chunk_budget(self) -> int:
         """The token budget per chunk in effect."""
@@ -91,6 +94,7 @@ class BuildState:
     repairs: list[RepairCount] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     llm: LLMExtraction | None = None
+    merge_log: list[MergeLogEntry] = field(default_factory=list)
 
 
 def _parse(state: BuildState, progress: Progress) -> BuildState:
@@ -146,6 +150,24 @@ def _repair(state: BuildState, progress: Progress) -> BuildState:
     return replace(state, graph=graph, repairs=counts)
 
 
+def _merge(state: BuildState, progress: Progress) -> BuildState:
+    if not state.options.merge:
+        return state
+    from kgbuild.canonicalize.merge import merge_graph, merge_graph_llm
+    from kgbuild.embeddings import default_embedder
+
+    assert state.graph is not None
+    progress.stage("merge", 1)
+    embedder = state.options.embedder or default_embedder()
+    if state.options.llm is None:
+        graph, log = merge_graph(state.graph, state.screenplay, embedder, None)
+    else:
+        graph, log = merge_graph_llm(state.graph, state.screenplay, embedder, state.options.llm,
+                                     backend=state.options.llm_backend)
+    progress.advance()
+    return replace(state, graph=graph, merge_log=log)
+
+
 Stage = Callable[[BuildState, Progress], BuildState]
 
 #: The stages of `kgbuild build`, in order.
@@ -154,6 +176,7 @@ STAGES: list[tuple[str, Stage]] = [
     ("chunk", _chunk),
     ("extract", _extract),
     ("repair", _repair),
+    ("merge", _merge),
 ]
 
 

@@ -56,6 +56,23 @@ def llm_section(state: BuildState) -> list[str]:
     return lines + [""]
 
 
+def merge_section(state: BuildState, *, examples: int = 15) -> list[str]:
+    """The entity-merging part of the report: counts, then the first merges."""
+    if not state.options.merge:
+        return ["Merging was off (--no-merge)."]
+    count = Counter(e.action for e in state.merge_log)
+    merges = [e for e in state.merge_log if e.action == "merge"]
+    lines = [(f"- {count['merge']} merges ({sum(len(e.members) for e in merges)} entities), "
+              f"{count['keep_apart']} candidate clusters kept apart, {count['link']} life-stage links, "
+              f"{count['error']} failed adjudications; all of it in merge_log.jsonl")]
+    for e in merges[:examples]:
+        others = ", ".join(n for n in e.names if n != e.canonical_name)
+        lines.append(f"  - {e.type} '{e.canonical_name}' <- {others} ({e.adjudicator})")
+    if len(merges) > examples:
+        lines.append(f"  - ... and {len(merges) - examples} more")
+    return lines
+
+
 def build_report(state: BuildState) -> str:
     """Render the report of a finished build."""
     assert state.graph is not None and state.screenplay is not None
@@ -87,6 +104,7 @@ def build_report(state: BuildState) -> str:
         changed = ", ".join(f"{k} {v}" for k, v in sorted(count.changed.items())) or "nothing"
         lines.append(f"- **{count.rule}**: {changed}")
         lines += [f"  - {example}" for example in count.examples]
+    lines += ["", "## Merges", "", *merge_section(state)]
     missing = scenes_without_entities(state)
     lines += ["", "## Scenes without any entity", ""]
     lines.append(", ".join(map(str, missing)) if missing else "None.")

@@ -28,10 +28,10 @@ def test_build_writes_graph_screenplay_report_and_graphml(tmp_path):
     out = tmp_path / "out"
     result = run("build", str(FIXTURE), "-o", str(out), env_cache=tmp_path / "cache")
     assert result.returncode == 0, result.stderr
-    assert sorted(p.name for p in out.iterdir()) == sorted(BUILD_FILES)
+    assert sorted(p.name for p in out.iterdir()) == sorted([*BUILD_FILES, "merge_log.jsonl"])
     graph = load_graph(out / "graph.json")
     assert graph.provenance.backend == "offline"
-    assert set(graph.provenance.timings) == {"parse", "chunk", "extract", "repair"}
+    assert set(graph.provenance.timings) == {"parse", "chunk", "extract", "repair", "merge"}
     assert {e.name for e in graph.entities if e.type == "Character"} == {"Margo Vance", "Teddy Brake"}
     screenplay = json.loads((out / "screenplay.json").read_text())
     assert len(screenplay["scenes"]) == 3

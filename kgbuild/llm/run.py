@@ -113,7 +113,8 @@ class _ExportOnly:
         raise LLMRequestError("batch-export mode sends no requests")
 
 
-def _backend(settings: LLMSettings) -> ChatBackend:
+def chat_backend(settings: LLMSettings) -> ChatBackend:
+    """The backend the settings name: the OpenAI-compatible endpoint, or export-only in batch mode."""
     if settings.batch_export is not None:
         return _ExportOnly()
     from kgbuild.llm.openai_backend import OpenAIBackend
@@ -124,7 +125,7 @@ def _backend(settings: LLMSettings) -> ChatBackend:
 async def _extract(screenplay: Screenplay, chunks: list[Chunk], settings: LLMSettings, schema: Schema,
                    cache: ResponseCache, backend: ChatBackend | None,
                    on_chunk: Callable[[], None] | None) -> tuple[ExtractionRun, LLMClient]:
-    client = LLMClient(backend or _backend(settings), settings.model, cache=cache,
+    client = LLMClient(backend or chat_backend(settings), settings.model, cache=cache,
                        concurrency=settings.concurrency, timeout=settings.timeout,
                        max_retries=settings.request_retries,
                        budget=Budget(max_cost=settings.max_cost, max_requests=settings.max_requests),

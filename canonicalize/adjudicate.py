@@ -1,0 +1,383 @@
+"""Adjudication of a candidate cluster: which mentions are one entity, under which name.
+
+Two adjudicators give the same `Verdict`:
+
+- `adjudicate_offline`: rules, precision first. Mentions merge when their normalized names are
+  equal (for characters: with the same title), differ by one letter in a long word, or
+  (characters only) when one is the unambiguous first name or surname of the other and not a
+  role word ("Clerk" is not the short form of "Woman Clerk").
+- `adjudicate_llm`: asks the configured LLM with the merge rules of STAGE's Figure 9 (our own
+  wording). A reply that never validates, or that names a mention twice, keeps the whole
+  cluster apart and is logged; it never stops the build.
+
+Both obey the screenplay's hard constraints (`kgbuild.canonicalize.constraints`): accepted groups
+are split where two members cannot be one entity, and life-stage pairs are linked, not merged.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import defaultdict
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kgbuild.canonicalize.constraints import Candidate, cannot_link, life_stage_link, split_by_constraints
+from kgbuild.canonicalize.normalize import PERSON_TYPES, ROLE_WORDS, fold
+from kgbuild.llm.types import ChatMessage, LLMError, StructuredLLM
+
+logger = logging.getLogger(__name__)
+
+#: Common Chinese surnames: '小澍' is the given name of '程小澍' because '程' is a surname;
+#: '前妻' is not a name of '程勇前妻'.
+CHINESE_SURNAMES = frozenset(
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚"
+    "卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤宫叶"
+) | {"欧阳", "司马", "上官", "诸葛", "东方", "皇甫", "令狐", "慕容", "司徒", "尉迟"}
+#: Titles that say whose family member is meant rather than which one.
+GENDERED_TITLES = frozenset({"mr", "mrs", "ms", "miss", "mister", "madam", "madame", "mme", "lady", "lord",
+                             "sir", "dame"})
+#: Accounting label of adjudication requests.
+STAGE_MERGE = "merge"
+_DESCRIPTION_CHARS = 300
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class MergeDecision(_Model):
+    """One accepted merge in the LLM's reply."""
+
+    canonical_name: str = Field(description="The well-formed name the merged entity keeps.")
+    aliases: list[str] = Field(default_factory=list, description="The other mention names merged into it.")
+    justification: str = ""
+
+
+class UnmergedDecision(_Model):
+    """A mention the LLM keeps on its own."""
+
+    name: str
+    justification: str = ""
+
+
+class AdjudicationReply(_Model):
+    """The reply format of the adjudication prompt (STAGE Figure 9)."""
+
+    merges: list[MergeDecision] = Field(default_factory=list)
+    unmerged: list[UnmergedDecision] = Field(default_factory=list)
+
+
+class AcceptedGroup(_Model):
+    """Mentions adjudicated to be one entity."""
+
+    members: list[str] = Field(description="Candidate ids, at least two.")
+    canonical_name: str
+    evidence: list[str] = Field(default_factory=list)
+
+
+class Link(_Model):
+    """Two mentions of one character at different life stages (linked, never merged)."""
+
+    source: str
+    target: str
+    reason: str
+
+
+class Verdict(_Model):
+    """What an adjudicator decided for one cluster."""
+
+    adjudicator: str = Field(description="'offline' or 'llm'.")
+    groups: list[AcceptedGroup] = Field(default_factory=list)
+    kept_apart: dict[str, str] = Field(default_factory=dict, description="Candidate id -> reason.")
+    links: list[Link] = Field(default_factory=list)
+    error: str | None = Field(default=None, description="Why the adjudicator's answer was not used.")
+
+
+class NameContext:
+    """Which full names of a block contain a short name as first or last words (ambiguity check).
+
+    Args:
+        candidates: Every candidate of one entity type (not only one cluster).
+    """
+
+    def __init__(self, candidates: list[Candidate]):
+        self._owners: dict[tuple[str, ...], set[tuple[str, ...]]] = defaultdict(set)
+        for cand in candidates:
+            if not cand.norm.comparable or cand.norm.generic or cand.type not in PERSON_TYPES:
+                continue
+            tokens = cand.norm.tokens
+            if cand.norm.cjk:
+                for size in (1, 2):
+                    if len(tokens[0]) - size >= 1:
+                        self._owners[(tokens[0][size:],)].add(tokens)
+                continue
+            for size in range(1, len(tokens)):
+                self._owners[tokens[:size]].add(tokens)
+                self._owners[tokens[-size:]].add(tokens)
+
+    def owners(self, tokens: tuple[str, ...]) -> int:
+        """How many distinct longer names start or end with these tokens."""
+        return len(self._owners.get(tokens, ()))
+
+
+def _short_form(short: Candidate, full: Candidate, context: NameContext) -> bool:
+    s, f = short.norm, full.norm
+    if short.type not in PERSON_TYPES or s.generic or f.generic or any(t in ROLE_WORDS for t in s.tokens):
+        return False
+    if s.honorific in GENDERED_TITLES:
+        return False  # 'Mrs. Brumby' is not 'Cliff Brumby', 'Mr. Newberry' not 'Debi Newberry'
+    if s.cjk and f.cjk:
+        a, b = s.tokens[0], f.tokens[0]
+        return (len(a) >= 2 and b.endswith(a) and b[: len(b) - len(a)] in CHINESE_SURNAMES
+                and context.owners((a,)) == 1)
+    if s.cjk or f.cjk or len(s.tokens) >= len(f.tokens):
+        return False
+    if any(t in ROLE_WORDS for t in f.tokens) or not all(w[:1].isupper() for w in f.display.split()):
+        return False  # 'Woman behind Professor' is a description, not a personal name
+    n = len(s.tokens)
+    if f.tokens[:n] != s.tokens and f.tokens[-n:] != s.tokens:
+        return False
+    return context.owners(s.tokens) == 1
+
+
+def edit_distance(a: str, b: str) -> int:
+    """Levenshtein distance."""
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]
+
+
+def _misspelling(a: Candidate, b: Candidate) -> bool:
+    """One long word differs by one letter ('Gale Wathers' / 'Gale Weathers'); never a given name,
+    never singular against plural ('Balloon' / 'Balloons')."""
+    x, y = a.norm, b.norm
+    if x.cjk or y.cjk or x.generic or y.generic or len(x.tokens) != len(y.tokens):
+        return False
+    diff = [i for i, (s, t) in enumerate(zip(x.tokens, y.tokens)) if s != t]
+    if len(diff) != 1:
+        return False
+    i = diff[0]
+    s, t = x.tokens[i], y.tokens[i]
+    shortest = 7 if len(x.tokens) == 1 else 6
+    if min(len(s), len(t)) < shortest or (a.type in PERSON_TYPES and i == 0 and len(x.tokens) > 1):
+        return False
+    plural = s.rstrip("s") == t.rstrip("s")
+    return s[0] == t[0] and not plural and edit_distance(s, t) == 1
+
+
+def link_evidence(a: Candidate, b: Candidate, context: NameContext) -> str | None:
+    """The offline reason to merge two candidates, or None.
+
+    Args:
+        a: One candidate.
+        b: Another of the same cluster.
+        context: Short-name ambiguity over the whole entity type.
+    """
+    if not (a.norm.comparable and b.norm.comparable) or cannot_link(a, b):
+        return None
+    if a.norm.key == b.norm.key and (a.norm.article == b.norm.article or len(a.norm.tokens) > 1):
+        if a.norm.honorific != b.norm.honorific and a.type in PERSON_TYPES:
+            return None  # 'Mr. Newberry' may be the father of the Newberry the story calls by name
+        return f"same normalized name '{a.norm.key}'"
+    if _misspelling(a, b):
+        return f"'{a.name}' and '{b.name}' differ by one letter in a long word"
+    if _short_form(a, b, context):
+        return f"'{a.name}' is the unambiguous short form of '{b.name}'"
+    if _short_form(b, a, context):
+        return f"'{b.name}' is the unambiguous short form of '{a.name}'"
+    return None
+
+
+def canonical_choice(members: list[Candidate]) -> Candidate:
+    """The member whose name becomes canonical: a specific, complete, well-formed name."""
+    def rank(c: Candidate) -> tuple:
+        n = c.norm
+        return (n.generic, len(n.versions), -len(n.tokens if not n.cjk else n.key),
+                c.name.isupper(), -len(c.scenes), c.name)
+
+    return min(members, key=rank)
+
+
+def _links(cluster: list[Candidate]) -> list[Link]:
+    out = []
+    for i, a in enumerate(cluster):
+        for b in cluster[i + 1:]:
+            if life_stage_link(a, b):
+                younger, base = (a, b) if a.norm.versions else (b, a)
+                out.append(Link(source=younger.id, target=base.id,
+                                reason=f"'{younger.name}' is '{base.name}' at another life stage"))
+    return out
+
+
+def _finish(adjudicator: str, groups: list[tuple[list[Candidate], str | None, list[str]]],
+            cluster: list[Candidate], reasons: dict[str, str]) -> Verdict:
+    """Apply the hard constraints to proposed groups and build the verdict."""
+    accepted: list[AcceptedGroup] = []
+    grouped: set[str] = set()
+    kept_apart = dict(reasons)
+    for members, name, evidence in groups:
+        ordered = sorted(members, key=lambda c: c.id != canonical_choice(members).id)
+        kept, removed = split_by_constraints(ordered)
+        for cand, reason in removed:
+            kept_apart[cand.id] = f"hard constraint: {reason}"
+        if len(kept) < 2:
+            continue
+        canonical = name if name and (name in {c.name for c in kept} or not removed) else None
+        accepted.append(AcceptedGroup(members=[c.id for c in kept],
+                                      canonical_name=canonical or canonical_choice(kept).name,
+                                      evidence=evidence))
+        grouped.update(c.id for c in kept)
+    for cand in cluster:
+        if cand.id not in grouped and cand.id not in kept_apart:
+            blocked = next((why for other in cluster if other is not cand and (why := cannot_link(cand, other))),
+                           None)
+            kept_apart[cand.id] = f"hard constraint: {blocked}" if blocked else "no merge evidence"
+    return Verdict(adjudicator=adjudicator, groups=accepted, kept_apart=kept_apart, links=_links(cluster))
+
+
+def adjudicate_offline(cluster: list[Candidate], context: NameContext) -> Verdict:
+    """Merge the members of a cluster that the offline rules link (transitively, checked).
+
+    Args:
+        cluster: The candidates of one cluster (one entity type).
+        context: Short-name ambiguity over the whole entity type.
+
+    Returns:
+        The verdict; groups never contain two members that a hard constraint keeps apart.
+    """
+    parent = list(range(len(cluster)))
+    evidence: dict[int, list[str]] = defaultdict(list)
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    pairs = []
+    for i, a in enumerate(cluster):
+        for j in range(i + 1, len(cluster)):
+            why = link_evidence(a, cluster[j], context)
+            if why:
+                pairs.append((0 if why.startswith("same") else 1, i, j, why))
+    for _, i, j, why in sorted(pairs):
+        ri, rj = find(i), find(j)
+        if ri == rj:
+            continue
+        left = [c for c in range(len(cluster)) if find(c) == ri]
+        right = [c for c in range(len(cluster)) if find(c) == rj]
+        if any(cannot_link(cluster[x], cluster[y]) for x in left for y in right):
+            continue
+        parent[rj] = ri
+        evidence[ri] = [*evidence[ri], *evidence.pop(rj, []), why]
+    roots: dict[int, list[Candidate]] = defaultdict(list)
+    for i, cand in enumerate(cluster):
+        roots[find(i)].append(cand)
+    groups = [(members, None, evidence[root]) for root, members in roots.items() if len(members) > 1]
+    reasons = {c.id: f"not comparable: {c.norm.reason}" for c in cluster if not c.norm.comparable}
+    return _finish("offline", groups, cluster, reasons)
+
+
+SYSTEM_PROMPT = """You curate the entity list of a story knowledge graph built from one screenplay.
+You receive a few entity mentions of the same type that look alike. Decide which of them name the
+same story entity, and under which name.
+
+Rules:
+- Looking or sounding alike is not enough. Merge only when identity, role in the story and what
+  the entity does in the plot all agree.
+- Keep apart: disguises and assumed identities, substitutes and doubles, alternate or parallel
+  versions, and one character at different ages or life stages (YOUNG X, OLD X and X stay apart).
+- Keep apart mentions carrying different version or instance markers (MAN #1 / MAN #2,
+  THANOS-2014 / THANOS, Agent 1 / Agent 2).
+- Never fold a particular individual into a generic group or role ("the guards", "a doctor");
+  when both are present, the individual is the canonical entity.
+- The FACTS section lists pairs the screenplay proves distinct (for example two characters who
+  speak in the same scene). Never merge them.
+- For a merge, choose the most complete, well-formed name as canonical_name (a full personal
+  name rather than a nickname or a bare surname) and list every other merged name in aliases.
+- Use the names exactly as given. Every given name appears once: in one merge (as canonical_name
+  or alias) or in unmerged.
+
+Reply with one JSON object and nothing else:
+{"merges": [{"canonical_name": "...", "aliases": ["..."], "justification": "..."}],
+ "unmerged": [{"name": "...", "justification": "..."}]}"""
+
+
+def build_messages(cluster: list[Candidate]) -> list[ChatMessage]:
+    """The adjudication request for one cluster."""
+    lines = [f"Entity type: {cluster[0].type}", "", "MENTIONS:"]
+    for i, cand in enumerate(cluster, 1):
+        desc = cand.description.strip().replace("\n", " ")[:_DESCRIPTION_CHARS] or "(no description)"
+        scenes = ", ".join(map(str, cand.scenes[:12])) or "unknown"
+        lines.append(f"{i}. {json.dumps(cand.name, ensure_ascii=False)}: {desc} [scenes: {scenes}]")
+    facts = [f"- {json.dumps(a.name, ensure_ascii=False)} and {json.dumps(b.name, ensure_ascii=False)}: {why}"
+             for i, a in enumerate(cluster) for b in cluster[i + 1:] if (why := cannot_link(a, b))]
+    lines += ["", "FACTS:", *(facts or ["- none"])]
+    return [ChatMessage(role="system", content=SYSTEM_PROMPT), ChatMessage(role="user", content="\n".join(lines))]
+
+
+class MalformedReply(LLMError):
+    """The adjudicator's reply validated but cannot be applied (unknown or repeated names)."""
+
+
+def resolve_reply(cluster: list[Candidate], reply: AdjudicationReply) -> Verdict:
+    """Turn a validated LLM reply into a verdict, enforcing the hard constraints.
+
+    Unknown names in a merge are ignored (the merge keeps the names it can resolve); a
+    canonical name that is not a mention is accepted as a new well-formed name.
+
+    Raises:
+        MalformedReply: a mention is placed in two merges.
+    """
+    by_name: dict[str, Candidate] = {}
+    for cand in cluster:
+        by_name.setdefault(cand.name, cand)
+        by_name.setdefault(fold(cand.name), cand)
+    used: set[str] = set()
+    groups = []
+    for merge in reply.merges:
+        members: list[Candidate] = []
+        for name in [merge.canonical_name, *merge.aliases]:
+            cand = by_name.get(name) or by_name.get(fold(name))
+            if cand is None or cand in members:
+                continue
+            if cand.id in used:
+                raise MalformedReply(f"'{cand.name}' is placed in two merges")
+            members.append(cand)
+        used.update(c.id for c in members)
+        if len(members) > 1:
+            groups.append((members, merge.canonical_name.strip(), [f"llm: {merge.justification}".strip()]))
+    reasons = {c.id: f"llm: {u.justification}".strip() for u in reply.unmerged
+               if (c := by_name.get(u.name) or by_name.get(fold(u.name))) is not None}
+    return _finish("llm", groups, cluster, reasons)
+
+
+async def adjudicate_llm(cluster: list[Candidate], client: StructuredLLM) -> Verdict:
+    """Ask the LLM about one cluster; any failure keeps the cluster apart (and says why).
+
+    Args:
+        cluster: The candidates of one cluster.
+        client: The structured LLM client (`kgbuild.llm.client.LLMClient`).
+
+    Returns:
+        The verdict; `error` is set when the answer could not be used.
+    """
+    comparable = [c for c in cluster if c.norm.comparable]
+    apart = {c.id: f"not comparable: {c.norm.reason}" for c in cluster if not c.norm.comparable}
+    if len(comparable) < 2:
+        return Verdict(adjudicator="llm", kept_apart=apart or {c.id: "alone" for c in cluster})
+    try:
+        reply = await client.structured(stage=STAGE_MERGE, messages=build_messages(comparable),
+                                        response_model=AdjudicationReply)
+        verdict = resolve_reply(comparable, reply)
+    except LLMError as e:
+        logger.warning("merge adjudication of %s failed, kept apart: %s",
+                       ", ".join(c.name for c in comparable), e)
+        return Verdict(adjudicator="llm", kept_apart={c.id: "adjudication failed" for c in cluster},
+                       error=str(e), links=_links(cluster))
+    return verdict.model_copy(update={"kept_apart": {**verdict.kept_apart, **apart}})

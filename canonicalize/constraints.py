@@ -1,0 +1,115 @@
+"""Screenplay facts that bind every merge decision, offline or LLM.
+
+- Two characters who speak in the same scene are different people (cannot-link).
+- Mentions whose version markers differ (`YOUNG X` / `X`, `THANOS-2014` / `THANOS`, `MAN #2` /
+  `MAN #3`) are never merged; a life-stage pair (`YOUNG X` and `X`) is linked instead.
+- Contradicting titles (`Mr. Smith` / `Mrs. Smith`) are never merged.
+
+Example:
+    >>> speakers = SpeakerIndex.from_screenplay(screenplay)
+    >>> cannot_link(a, b)        # 'both speak in scene 12', or None
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kgbuild.canonicalize.normalize import (
+    STAGE_WORDS,
+    NormalizedName,
+    honorifics_compatible,
+    normalize_name,
+)
+from kgbuild.model import Scope, Screenplay
+
+
+class Candidate(BaseModel):
+    """One mention (or entity) as the merge stage sees it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    name: str
+    type: str
+    description: str = ""
+    norm: NormalizedName
+    scenes: tuple[int, ...] = ()
+    speaking: tuple[int, ...] = Field(default=(), description="Scenes in which this mention speaks.")
+    scope: Scope = Field(default=Scope.GLOBAL, description="Local (scene-bound) mentions are not merged.")
+
+
+class SpeakerIndex:
+    """Which normalized names speak in which scenes, from the screenplay's character cues."""
+
+    def __init__(self, scenes_by_key: dict[str, set[int]]):
+        self._scenes = scenes_by_key
+
+    @classmethod
+    def from_screenplay(cls, screenplay: Screenplay) -> SpeakerIndex:
+        """Collect the speakers of every scene (dual dialogue included)."""
+        scenes: dict[str, set[int]] = defaultdict(set)
+        for scene in screenplay.scenes:
+            for element in scene.elements:
+                if element.speaker:
+                    norm = normalize_name(element.speaker, person=True)
+                    if norm.comparable:
+                        scenes[_speaker_key(norm)].add(scene.index)
+        return cls(dict(scenes))
+
+    def speaking_scenes(self, names: list[str]) -> tuple[int, ...]:
+        """Scenes in which any of these names speaks (a cue equal to the name once normalized).
+
+        Pass an entity's name and only the aliases no other entity shares: an alias shared with
+        another character would make both speak.
+        """
+        scenes: set[int] = set()
+        for name in names:
+            norm = normalize_name(name, person=True)
+            if norm.comparable:
+                scenes |= self._scenes.get(_speaker_key(norm), set())
+        return tuple(sorted(scenes))
+
+
+def _speaker_key(norm: NormalizedName) -> str:
+    return f"{norm.key}|{','.join(norm.versions)}"
+
+
+def cannot_link(a: Candidate, b: Candidate) -> str | None:
+    """Why two candidates must stay apart, or None if nothing forbids merging them."""
+    shared = sorted(set(a.speaking) & set(b.speaking))
+    if shared and a.norm.key != b.norm.key:
+        return f"both speak in scene {shared[0]}"
+    if a.norm.versions != b.norm.versions:
+        return f"different versions or instances ({'/'.join(a.norm.versions) or '-'} vs " \
+               f"{'/'.join(b.norm.versions) or '-'})"
+    if not honorifics_compatible(a.norm, b.norm):
+        return f"different titles ({a.norm.honorific} vs {b.norm.honorific})"
+    return None
+
+
+def life_stage_link(a: Candidate, b: Candidate) -> bool:
+    """True for `YOUNG X` and `X` (same name, one carries a life-stage word): linked, not merged."""
+    if a.norm.key != b.norm.key or not a.norm.key:
+        return False
+    stages_a = {v for v in a.norm.versions if v in STAGE_WORDS or not v.isascii()}
+    stages_b = {v for v in b.norm.versions if v in STAGE_WORDS or not v.isascii()}
+    return bool(stages_a ^ stages_b)
+
+
+def split_by_constraints(members: list[Candidate]) -> tuple[list[Candidate], list[tuple[Candidate, str]]]:
+    """Keep the members that do not conflict with those kept before them (in the given order).
+
+    Returns:
+        The kept members and, for each removed one, the reason.
+    """
+    kept: list[Candidate] = []
+    removed: list[tuple[Candidate, str]] = []
+    for cand in members:
+        reason = next((r for r in (cannot_link(cand, k) for k in kept) if r), None)
+        if reason:
+            removed.append((cand, reason))
+        else:
+            kept.append(cand)
+    return kept, removed

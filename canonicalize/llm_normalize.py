@@ -1,0 +1,144 @@
+"""LLM-assisted normalization: the LLM settles the mentions the rules cannot normalize.
+
+The rules (`kgbuild.canonicalize.normalize`) handle case, width, articles, titles, possessives
+and versions. Some mentions stay questionable: relative references ("his boss"), descriptions
+used as names ("the man in the grey coat who ..."), names whose rules cut an apposition or a
+parenthetical, and names typed differently across mentions. With an LLM configured, those are
+sent (in batches, per entity type) to be rewritten as a well-formed name and type, or declared
+not normalizable (kept apart). Anything the LLM answers badly keeps the rule-based form.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kgbuild.canonicalize.constraints import Candidate
+from kgbuild.canonicalize.normalize import PERSON_TYPES, normalize_name
+from kgbuild.llm.types import ChatMessage, LLMError, StructuredLLM
+
+logger = logging.getLogger(__name__)
+
+#: Accounting label of normalization requests.
+STAGE_NORMALIZE = "merge_normalize"
+#: Mentions per request.
+BATCH = 40
+_SETTLED = {"", "pronoun", "empty"}
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class NormalizedItem(_Model):
+    """The LLM's normalization of one mention."""
+
+    index: int = Field(description="The mention's number in the request.")
+    name: str = Field(description="A well-formed name for the entity ('' if there is none).")
+    type: str = Field(description="The entity type the mention really has.")
+    keep_apart: bool = Field(default=False, description="Too vague or ill-defined to merge with anything.")
+    reason: str = ""
+
+
+class NormalizationReply(_Model):
+    """The reply to one normalization request."""
+
+    items: list[NormalizedItem] = Field(default_factory=list)
+
+
+SYSTEM_PROMPT = """You clean up entity mentions extracted from one screenplay before they are merged.
+For each numbered mention give:
+- name: the entity's name in a well-formed, comparable form: no leading article unless it is part of
+  a title, no possessive ending, no description or appositive (keep "Byron Hadley", drop ", captain
+  of the guard"), natural capitalization. Keep life-stage words (Young, Old) and numbers (#2, 2014):
+  they tell entities apart.
+- type: one of the allowed types.
+- keep_apart: true when the mention cannot name one stable entity (a pronoun, a relative reference
+  such as "his boss", a vague group, a whole description); it will not be merged.
+Reply with one JSON object: {"items": [{"index": 1, "name": "...", "type": "...", "keep_apart": false,
+"reason": "..."}]}"""
+
+
+def questionable(cand: Candidate, types_seen: dict[str, set[str]]) -> bool:
+    """True for mentions the rules could not settle with confidence."""
+    norm = cand.norm
+    raw = " ".join(norm.raw.split()).strip(" .;!?\"'")
+    return norm.reason not in _SETTLED or norm.display != raw or len(types_seen.get(norm.key, ())) > 1
+
+
+def _messages(batch: list[Candidate], types: list[str]) -> list[ChatMessage]:
+    lines = [f"Allowed types: {', '.join(types)}", "", "MENTIONS:"]
+    for i, cand in enumerate(batch, 1):
+        desc = cand.description.strip().replace("\n", " ")[:150] or "(no description)"
+        lines.append(f"{i}. {json.dumps(cand.name, ensure_ascii=False)} [{cand.type}]: {desc}")
+    return [ChatMessage(role="system", content=SYSTEM_PROMPT), ChatMessage(role="user", content="\n".join(lines))]
+
+
+def _apply(batch: list[Candidate], reply: NormalizationReply, types: list[str]) -> list[Candidate]:
+    out = list(batch)
+    for item in reply.items:
+        if not 1 <= item.index <= len(batch):
+            continue
+        cand = batch[item.index - 1]
+        etype = item.type if item.type in types else cand.type
+        norm = normalize_name(item.name or cand.name, person=etype in PERSON_TYPES)
+        if item.keep_apart or not item.name.strip():
+            norm = norm.model_copy(update={"comparable": False,
+                                           "reason": f"llm: {item.reason or 'not a stable entity'}"})
+        out[item.index - 1] = cand.model_copy(update={"norm": norm, "type": etype})
+    return out
+
+
+async def _batch(batch: list[Candidate], types: list[str], client: StructuredLLM) -> tuple[list[Candidate], str | None]:
+    try:
+        reply = await client.structured(stage=STAGE_NORMALIZE, messages=_messages(batch, types),
+                                        response_model=NormalizationReply)
+    except LLMError as e:
+        logger.warning("LLM normalization of %d mentions failed, rules kept: %s", len(batch), e)
+        return batch, str(e)
+    return _apply(batch, reply, types), None
+
+
+class NormalizationFailure(_Model):
+    """A batch the LLM could not normalize (its mentions keep the rule-based form)."""
+
+    type: str
+    ids: list[str]
+    names: list[str]
+    error: str
+
+
+async def normalize_with_llm(candidates: list[Candidate], client: StructuredLLM, types: list[str]
+                             ) -> tuple[list[Candidate], list[NormalizationFailure]]:
+    """Send the questionable candidates to the LLM, in batches per entity type.
+
+    Args:
+        candidates: Rule-normalized candidates (any types).
+        client: The structured LLM client.
+        types: The entity types the LLM may assign.
+
+    Returns:
+        The candidates in input order (questionable ones renormalized where the LLM answered)
+        and the failed batches.
+    """
+    types_seen: dict[str, set[str]] = {}
+    for cand in candidates:
+        types_seen.setdefault(cand.norm.key, set()).add(cand.type)
+    by_type: dict[str, list[int]] = {}
+    for i, cand in enumerate(candidates):
+        if questionable(cand, types_seen):
+            by_type.setdefault(cand.type, []).append(i)
+    batches = [rows[i:i + BATCH] for rows in by_type.values() for i in range(0, len(rows), BATCH)]
+    results = await asyncio.gather(*(_batch([candidates[i] for i in rows], types, client) for rows in batches))
+    out = list(candidates)
+    failures = []
+    for rows, (renormalized, error) in zip(batches, results):
+        for i, cand in zip(rows, renormalized):
+            out[i] = cand
+        if error:
+            failures.append(NormalizationFailure(type=candidates[rows[0]].type, ids=[candidates[i].id for i in rows],
+                                                 names=[candidates[i].name for i in rows], error=error))
+    return out, failures

@@ -1,0 +1,380 @@
+"""Entity merging, end to end: normalize, embed, cluster, adjudicate, apply (STAGE app. C.2).
+
+`plan_merges` decides (rule normalization, LLM normalization of what the rules cannot settle
+when an LLM is configured, groups of equal normalized names, then per entity type: clusters of
+the groups and their adjudication) and `apply_merges`
+rewrites the graph: entity ids, names, aliases and every relation endpoint, then relations are
+deduplicated again. `merge_graph` does both and returns the merge log, one entry per merge,
+kept-apart cluster, life-stage link and failed adjudication.
+
+Example:
+    >>> graph, log = merge_graph(graph, screenplay, default_embedder(), None, MergeOptions())
+    >>> [e.model_dump_json() for e in log]      # what went into what, and why
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import Counter
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kgbuild.canonicalize.adjudicate import (
+    NameContext,
+    Verdict,
+    adjudicate_llm,
+    adjudicate_offline,
+    canonical_choice,
+)
+from kgbuild.canonicalize.cluster import ClusterOptions, candidate_clusters
+from kgbuild.canonicalize.constraints import Candidate, SpeakerIndex, split_by_constraints
+from kgbuild.canonicalize.dual_embed import description_text, embed_dual
+from kgbuild.canonicalize.llm_normalize import NormalizationFailure, normalize_with_llm
+from kgbuild.canonicalize.normalize import fold, normalize_entities
+from kgbuild.canonicalize.repairs import TYPE_PRIORITY, RepairCount, dedupe_relations
+from kgbuild.embeddings import Embedder
+from kgbuild.graph import canonical_key, entity_id, relation_id
+from kgbuild.llm.types import StructuredLLM
+from kgbuild.model import Entity, KnowledgeGraph, Relation, Scope, Screenplay
+from kgbuild.schema import load_schema
+
+if TYPE_CHECKING:
+    from kgbuild.llm.settings import LLMSettings
+    from kgbuild.llm.types import ChatBackend
+
+logger = logging.getLogger(__name__)
+
+#: The file written beside graph.json.
+MERGE_LOG_FILE = "merge_log.jsonl"
+
+
+class MergeOptions(BaseModel):
+    """Settings of the merge stage."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    cluster: ClusterOptions = Field(default_factory=ClusterOptions)
+    types: list[str] | None = Field(
+        default=None, description="Entity types to merge; None means every non-event type of the schema.")
+    llm_normalize: bool = Field(
+        default=True, description="With an LLM: let it normalize the mentions the rules cannot settle.")
+    merge_local: bool = Field(
+        default=False, description="Also merge local (scene-bound) entities; by default they only meet "
+        "names equal up to case and punctuation.")
+
+
+class MergeLogEntry(BaseModel):
+    """One line of merge_log.jsonl."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    action: Literal["merge", "keep_apart", "link", "error"]
+    type: str
+    into: str | None = Field(default=None, description="The surviving entity id (merge, link).")
+    canonical_name: str | None = None
+    members: list[str] = Field(description="Entity ids involved.")
+    names: list[str] = Field(description="Their names, same order.")
+    adjudicator: str
+    evidence: list[str] = Field(default_factory=list)
+
+
+class PlannedMerge(BaseModel):
+    """Entities to merge into one."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    members: list[str] = Field(description="Entity ids merged together.")
+    canonical_name: str
+    into: str = Field(description="The id of the merged entity.")
+
+
+class MergePlan(BaseModel):
+    """The decisions of one merge run, before they are applied."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    groups: list[PlannedMerge] = Field(default_factory=list)
+    links: list[tuple[str, str]] = Field(default_factory=list, description="(life-stage id, base id).")
+    log: list[MergeLogEntry] = Field(default_factory=list)
+
+
+def _candidates(entities: list[Entity], speakers: SpeakerIndex | None) -> list[Candidate]:
+    normalized = normalize_entities(entities, type_priority=TYPE_PRIORITY)
+    alias_owners = Counter(fold(a) for e in entities for a in {e.name, *e.aliases})
+    out = []
+    for item in normalized:
+        ent = item.entity
+        speaking: tuple[int, ...] = ()
+        if speakers is not None and item.type == "Character":
+            names = [ent.name, *(a for a in ent.aliases if alias_owners[fold(a)] == 1)]
+            speaking = speakers.speaking_scenes(names)
+        out.append(Candidate(id=ent.id, name=ent.name, type=item.type, description=ent.description,
+                             norm=item.name, scenes=tuple(ent.scenes), speaking=speaking, scope=item.scope))
+    return out
+
+
+def _normalization_groups(block: list[Candidate], merge_local: bool = False) -> list[list[Candidate]]:
+    """Mentions whose normalized names are equal (same key, versions, title and article) form one
+    group, split where a hard constraint keeps two of them apart. Local (scene-bound) mentions
+    only group with names equal up to case and punctuation."""
+    by_key: dict[tuple, list[Candidate]] = {}
+    for cand in block:
+        norm = cand.norm
+        key = (("local", canonical_key(cand.name)) if cand.scope == Scope.LOCAL and not merge_local
+               else (norm.key, norm.versions, norm.honorific, norm.article))
+        by_key.setdefault(key, []).append(cand)
+    groups = []
+    for members in by_key.values():
+        while members:
+            kept, removed = split_by_constraints(members)
+            groups.append(kept)
+            members = [c for c, _ in removed]
+    return groups
+
+
+def _representative(group: list[Candidate]) -> Candidate:
+    """One candidate standing for a normalization group: its best name, richest description."""
+    best = canonical_choice(group)
+    return best.model_copy(update={
+        "description": max((c.description for c in group), key=len),
+        "scenes": tuple(sorted({s for c in group for s in c.scenes})),
+        "speaking": tuple(sorted({s for c in group for s in c.speaking})),
+    })
+
+
+class _Planner:
+    """Collects merges (expanded from representatives to all their group's members) and the log."""
+
+    def __init__(self, entities: list[Entity]):
+        self.plan = MergePlan()
+        self._taken = {e.id for e in entities}
+        self._names = {e.id: e.name for e in entities}
+
+    def merge(self, members: list[str], canonical: str, etype: str, adjudicator: str,
+              evidence: list[str]) -> None:
+        into = next((m for m in members if self._names[m] == canonical), None)
+        if into is None:
+            fresh = entity_id(etype, canonical)
+            into = fresh if fresh not in self._taken else members[0]
+        self._taken.add(into)
+        self.plan.groups.append(PlannedMerge(members=members, canonical_name=canonical, into=into))
+        self.plan.log.append(MergeLogEntry(action="merge", type=etype, into=into, canonical_name=canonical,
+                                           members=members, names=[self._names[m] for m in members],
+                                           adjudicator=adjudicator, evidence=evidence))
+
+    def verdict(self, verdict: Verdict, cluster: list[Candidate], expand: dict[str, list[str]]) -> set[str]:
+        """Record one cluster's verdict; returns the representative ids it merged."""
+        etype = cluster[0].type
+        merged: set[str] = set()
+        for group in verdict.groups:
+            members = [m for rep in group.members for m in expand[rep]]
+            self.merge(members, group.canonical_name, etype, verdict.adjudicator, group.evidence)
+            merged.update(group.members)
+        if verdict.kept_apart:
+            ids = list(verdict.kept_apart)
+            self.plan.log.append(MergeLogEntry(
+                action="error" if verdict.error else "keep_apart", type=etype, members=ids,
+                names=[self._names[i] for i in ids], adjudicator=verdict.adjudicator,
+                evidence=[verdict.error] if verdict.error else [f"{self._names[i]}: {r}" for i, r in
+                                                                 verdict.kept_apart.items()]))
+        for link in verdict.links:
+            self.plan.links.append((link.source, link.target))
+            self.plan.log.append(MergeLogEntry(
+                action="link", type=etype, into=link.target, members=[link.source, link.target],
+                names=[self._names[link.source], self._names[link.target]],
+                adjudicator=verdict.adjudicator, evidence=[link.reason]))
+        return merged
+
+
+async def _adjudicate_all(clusters: list[list[Candidate]], contexts: dict[str, NameContext],
+                          client: StructuredLLM | None) -> list[Verdict]:
+    if client is None:
+        return [adjudicate_offline(c, contexts[c[0].type]) for c in clusters]
+    return list(await asyncio.gather(*(adjudicate_llm(c, client) for c in clusters)))
+
+
+async def plan_merges_async(entities: list[Entity], *, speakers: SpeakerIndex | None, embedder: Embedder,
+                            client: StructuredLLM | None, options: MergeOptions | None = None) -> MergePlan:
+    """`plan_merges` inside a running event loop (the LLM client is async)."""
+    options = options or MergeOptions()
+    schema = load_schema()
+    types = set(options.types) if options.types is not None else {
+        t for t in schema.entity_type_names() if not schema.is_event_centric_entity(t)}
+    candidates = [c for c in _candidates(entities, speakers) if c.type in types]
+    failures: list[NormalizationFailure] = []
+    if client is not None and options.llm_normalize:
+        candidates, failures = await normalize_with_llm(candidates, client, sorted(types))
+    blocks: dict[str, list[Candidate]] = {}
+    for cand in candidates:
+        blocks.setdefault(cand.type, []).append(cand)
+    clusters: list[list[Candidate]] = []
+    contexts: dict[str, NameContext] = {}
+    expand: dict[str, list[str]] = {}
+    groups_of: dict[str, list[Candidate]] = {}
+    for etype, block in sorted(blocks.items()):
+        contexts[etype] = NameContext(block)
+        reps = []
+        for group in _normalization_groups([c for c in block if c.norm.comparable], options.merge_local):
+            rep = _representative(group)
+            expand[rep.id] = [c.id for c in group]
+            groups_of[rep.id] = group
+            if rep.scope == Scope.GLOBAL or options.merge_local:
+                reps.append(rep)
+        if len(reps) < 2:
+            continue
+        emb = embed_dual(embedder, [c.norm.display for c in reps],
+                         [description_text(etype, c.name, c.description) for c in reps])
+        clusters += [[reps[i] for i in rows] for rows in candidate_clusters(emb, options.cluster)]
+    verdicts = await _adjudicate_all(clusters, contexts, client)
+    planner = _Planner(entities)
+    for failure in failures:
+        planner.plan.log.append(MergeLogEntry(action="error", type=failure.type, members=failure.ids,
+                                              names=failure.names, adjudicator="llm-normalize",
+                                              evidence=[failure.error]))
+    merged: set[str] = set()
+    for cluster, verdict in zip(clusters, verdicts):
+        merged |= planner.verdict(verdict, cluster, expand)
+    for rep_id, group in groups_of.items():
+        if rep_id not in merged and len(group) > 1:
+            planner.merge([c.id for c in group], canonical_choice(group).name, group[0].type, "normalize",
+                          [f"same normalized name '{group[0].norm.key}'"])
+    logger.info("merge: %d candidates, %d clusters, %d merges", len(candidates), len(clusters),
+                len(planner.plan.groups))
+    return planner.plan
+
+
+def plan_merges(entities: list[Entity], *, speakers: SpeakerIndex | None, embedder: Embedder,
+                client: StructuredLLM | None = None, options: MergeOptions | None = None) -> MergePlan:
+    """Decide which entities merge: normalize, embed, cluster per type, adjudicate.
+
+    Args:
+        entities: The entities (or raw mentions) to consider; ids must be unique.
+        speakers: Who speaks in which scene (hard constraints); None without a screenplay.
+        embedder: Name and description embedder (a `CachedEmbedder` caches on disk).
+        client: LLM adjudicator; None adjudicates offline with rules.
+        options: Merge settings; defaults when None.
+
+    Returns:
+        The groups to merge, their canonical names, life-stage links and the merge log.
+    """
+    return asyncio.run(plan_merges_async(entities, speakers=speakers, embedder=embedder, client=client,
+                                         options=options))
+
+
+def _merged_entity(members: list[Entity], canonical: str, new_id: str) -> Entity:
+    types = Counter(e.type for e in members)
+    etype = max(types, key=lambda t: (types[t], -TYPE_PRIORITY.index(t) if t in TYPE_PRIORITY else -99))
+    names = [n for e in members for n in (e.name, *e.aliases)]
+    return Entity(
+        id=new_id, name=canonical, type=etype,
+        description=max((e.description for e in members), key=len),
+        aliases=sorted({n for n in names if n != canonical}),
+        scenes=sorted({s for e in members for s in e.scenes}),
+        scope=Scope.GLOBAL if any(e.scope == Scope.GLOBAL for e in members) else Scope.LOCAL,
+        attributes={k: v for e in reversed(members) for k, v in e.attributes.items()},
+    )
+
+
+def apply_merges(graph: KnowledgeGraph, plan: MergePlan) -> tuple[KnowledgeGraph, RepairCount]:
+    """Rewrite entities and relation endpoints by the plan, then deduplicate relations.
+
+    Relations between two merged members (now self-relations) are dropped. Life-stage links
+    become the attribute `life_stage_of` on the younger/older mention.
+
+    Returns:
+        The new graph (the input is not changed) and the relation dedupe count.
+    """
+    by_id = {e.id: e for e in graph.entities}
+    mapping: dict[str, str] = {}
+    replaced: dict[str, Entity] = {}
+    for group in plan.groups:
+        replaced[group.into] = _merged_entity([by_id[m] for m in group.members], group.canonical_name,
+                                              group.into)
+        mapping.update({m: group.into for m in group.members})
+    entities: list[Entity] = []
+    emitted: set[str] = set()
+    for ent in graph.entities:
+        target = mapping.get(ent.id, ent.id)
+        if target in emitted:
+            continue
+        emitted.add(target)
+        entities.append(replaced.get(target, ent))
+    links = {src: mapping.get(dst, dst) for src, dst in plan.links if src not in mapping}
+    entities = [e.model_copy(update={"attributes": {**e.attributes, "life_stage_of": links[e.id]}})
+                if e.id in links and links[e.id] != e.id else e for e in entities]
+    relations: list[Relation] = []
+    for rel in graph.relations:
+        source, target = mapping.get(rel.source, rel.source), mapping.get(rel.target, rel.target)
+        if source == target:
+            continue
+        if (source, target) != (rel.source, rel.target):
+            rel = rel.model_copy(update={"source": source, "target": target,
+                                         "id": relation_id(source, rel.type, target)})
+        relations.append(rel)
+    merged = graph.model_copy(update={"entities": entities, "relations": relations})
+    return dedupe_relations(merged)
+
+
+def merge_graph(graph: KnowledgeGraph, screenplay: Screenplay | None, embedder: Embedder,
+                client: StructuredLLM | None, options: MergeOptions | None = None
+                ) -> tuple[KnowledgeGraph, list[MergeLogEntry]]:
+    """Merge a graph's entities and return the new graph and the merge log.
+
+    Args:
+        graph: The graph (not changed).
+        screenplay: Its screenplay, for the hard constraints (who speaks where); may be None.
+        embedder: Name and description embedder.
+        client: LLM adjudicator, or None for the offline rules.
+        options: Merge settings.
+
+    Returns:
+        The merged graph (every relation endpoint is an entity) and the log entries.
+    """
+    speakers = SpeakerIndex.from_screenplay(screenplay) if screenplay is not None else None
+    plan = plan_merges(graph.entities, speakers=speakers, embedder=embedder, client=client, options=options)
+    merged, _ = apply_merges(graph, plan)
+    return merged, plan.log
+
+
+def merge_graph_llm(graph: KnowledgeGraph, screenplay: Screenplay | None, embedder: Embedder,
+                    settings: LLMSettings, *, backend: ChatBackend | None = None,
+                    options: MergeOptions | None = None) -> tuple[KnowledgeGraph, list[MergeLogEntry]]:
+    """`merge_graph` with the LLM adjudicator of a build's LLM settings.
+
+    The client is made as the extraction makes its own (`kgbuild.llm.run`): same endpoint,
+    model, response cache, concurrency, timeouts, retries and budget limits (the budget counts
+    the merge requests of this run only). A cluster whose adjudication fails is kept apart and
+    logged; the build goes on.
+
+    Args:
+        graph: The graph (not changed).
+        screenplay: Its screenplay, for the hard constraints; may be None.
+        embedder: Name and description embedder.
+        settings: The LLM settings of the build.
+        backend: Send requests here instead of the settings' endpoint (a scripted backend in tests).
+        options: Merge settings.
+
+    Returns:
+        The merged graph and the merge log.
+    """
+    from kgbuild.llm.cache import ResponseCache, default_cache_path
+    from kgbuild.llm.client import Budget, LLMClient
+    from kgbuild.llm.run import chat_backend
+
+    speakers = SpeakerIndex.from_screenplay(screenplay) if screenplay is not None else None
+
+    async def run() -> MergePlan:
+        with ResponseCache(default_cache_path(settings.cache_dir)) as cache:
+            client = LLMClient(backend or chat_backend(settings), settings.model, cache=cache,
+                               concurrency=settings.concurrency, timeout=settings.timeout,
+                               max_retries=settings.request_retries,
+                               budget=Budget(max_cost=settings.max_cost, max_requests=settings.max_requests))
+            async with client:
+                return await plan_merges_async(graph.entities, speakers=speakers, embedder=embedder,
+                                               client=client, options=options)
+
+    plan = asyncio.run(run())
+    merged, _ = apply_merges(graph, plan)
+    return merged, plan.log

@@ -1,0 +1,249 @@
+"""Merge quality: pairwise precision, recall and F1 over mention pairs, against two golds.
+
+(a) STAGE movies: the mentions are the distinct raw names of the per-scene reference entities
+    (non-event types), plus the rename-map aliases those entities carry; the gold cluster of a
+    mention is its name mapped through `rename_map.json`, compared by `canonical_key`
+    (the identity the STAGE-KG reference loader uses).
+(b) MovieCoref: the mentions are the distinct non-pronoun surface forms (whitespace collapsed)
+    of each movie's human coreference labels; the gold cluster is the `entityLabel` the form
+    carries most often.
+
+A wrong merge costs more than a missed one, so precision and recall are always reported
+together. Run `python -m kgbuild.evaluation.merge_eval` (exit status 1 when a target is missed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import logging
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kgbuild.canonicalize.constraints import SpeakerIndex
+from kgbuild.canonicalize.merge import MergeOptions, plan_merges
+from kgbuild.canonicalize.normalize import normalize_name
+from kgbuild.embeddings import Embedder, default_embedder
+from kgbuild.graph import canonical_key
+from kgbuild.model import Entity, Scope
+from kgbuild.readers import read_screenplay
+from kgbuild.schema import load_schema
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+#: Offline targets: (min precision, min F1) for the STAGE and MovieCoref evaluations.
+TARGETS = {"stage": (0.90, 0.70), "moviecoref": (0.90, 0.75)}
+
+
+class MentionSet(BaseModel):
+    """Mentions to cluster and their gold cluster labels."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    mentions: list[Entity]
+    gold: list[str] = Field(description="Gold cluster label of each mention.")
+    script: str | None = Field(default=None, description="The screenplay, for the hard constraints.")
+
+
+class PairScore(BaseModel):
+    """Pairwise clustering scores of one mention set."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    mentions: int
+    gold_pairs: int
+    predicted_pairs: int
+    correct_pairs: int
+
+    @property
+    def precision(self) -> float | None:
+        """None when nothing was merged (precision undefined)."""
+        return self.correct_pairs / self.predicted_pairs if self.predicted_pairs else None
+
+    @property
+    def recall(self) -> float:
+        return self.correct_pairs / self.gold_pairs if self.gold_pairs else 1.0
+
+    @property
+    def f1(self) -> float:
+        p, r = self.precision, self.recall
+        return 2 * p * r / (p + r) if p and p + r else 0.0
+
+
+def _pairs(counts: Counter) -> int:
+    return sum(n * (n - 1) // 2 for n in counts.values())
+
+
+def pair_score(name: str, predicted: list[int], gold: list[str]) -> PairScore:
+    """Pairwise counts of a predicted clustering (label per mention) against gold labels."""
+    return PairScore(name=name, mentions=len(gold), gold_pairs=_pairs(Counter(gold)),
+                     predicted_pairs=_pairs(Counter(predicted)),
+                     correct_pairs=_pairs(Counter(zip(predicted, gold))))
+
+
+def pooled(name: str, scores: list[PairScore]) -> PairScore:
+    """All pairs of several sets counted together (micro)."""
+    return PairScore(name=name, mentions=sum(s.mentions for s in scores),
+                     gold_pairs=sum(s.gold_pairs for s in scores),
+                     predicted_pairs=sum(s.predicted_pairs for s in scores),
+                     correct_pairs=sum(s.correct_pairs for s in scores))
+
+
+def macro(scores: list[PairScore]) -> tuple[float, float, float]:
+    """Mean precision (over sets where it is defined), recall and F1."""
+    ps = [s.precision for s in scores if s.precision is not None]
+    n = len(scores) or 1
+    return (sum(ps) / len(ps) if ps else 0.0, sum(s.recall for s in scores) / n,
+            sum(s.f1 for s in scores) / n)
+
+
+def _resolve(name: str, renames: dict[str, str]) -> str:
+    """Follow the rename map; names are looked up by `canonical_key`, the identity of the gold."""
+    seen = {canonical_key(name)}
+    while canonical_key(name) in renames and canonical_key(renames[canonical_key(name)]) not in seen:
+        name = renames[canonical_key(name)]
+        seen.add(canonical_key(name))
+    return name
+
+
+def stage_mentions(movie_dir: Path) -> MentionSet:
+    """The mentions and gold of one STAGE movie folder (see the module docstring)."""
+    schema = load_schema()
+    raw_renames = json.loads((movie_dir / "rename_map.json").read_text(encoding="utf-8"))
+    renames = {canonical_key(k): v for k, v in raw_renames.items()}
+    results = json.loads((movie_dir / "extraction_results.json").read_text(encoding="utf-8"))
+    types: dict[str, Counter] = defaultdict(Counter)
+    descriptions: dict[str, str] = {}
+    scenes: dict[str, set[int]] = defaultdict(set)
+    scopes: dict[str, set[str]] = defaultdict(set)
+    carried: dict[str, Counter] = defaultdict(Counter)
+    for key, scene in results.items():
+        if not isinstance(scene, dict):
+            continue
+        index = int(key.rsplit("_", 1)[-1]) if key.rsplit("_", 1)[-1].isdigit() else 0
+        for ent in scene.get("entities") or []:
+            name, etype = ent.get("name"), ent.get("type")
+            if not isinstance(name, str) or not name.strip() or etype not in schema.entity_type_names() \
+                    or schema.is_event_centric_entity(etype):
+                continue
+            types[name][etype] += 1
+            scenes[name].add(index)
+            scopes[name].add(ent.get("scope") or "local")
+            if len(ent.get("description") or "") > len(descriptions.get(name, "")):
+                descriptions[name] = ent["description"]
+            for alias in ent.get("aliases") or []:
+                if isinstance(alias, str) and alias in raw_renames and alias not in types:
+                    carried[alias][etype] += 1
+                    scopes[alias].add(ent.get("scope") or "local")
+    names = sorted(types) + sorted(a for a in carried if a not in types)
+    mentions, gold = [], []
+    for i, name in enumerate(names):
+        counts = types.get(name) or carried[name]
+        mentions.append(Entity(id=f"m{i}", name=name, type=counts.most_common(1)[0][0],
+                               description=descriptions.get(name, ""), scenes=sorted(scenes.get(name, ())),
+                               scope=Scope.GLOBAL if "global" in scopes[name] else Scope.LOCAL))
+        gold.append(canonical_key(_resolve(name, renames)))
+    script = movie_dir / "script.json"
+    return MentionSet(name=movie_dir.name, mentions=mentions, gold=gold,
+                      script=str(script) if script.is_file() else None)
+
+
+def _is_pronoun(row: dict[str, str], surface: str) -> bool:
+    flag = next((v for k, v in row.items() if k.upper() == "PRONOUN"), "false")
+    return flag.strip().lower() == "true" or normalize_name(surface).reason == "pronoun"
+
+
+def moviecoref_mentions(labels_csv: Path) -> MentionSet:
+    """The mentions and gold of one MovieCoref label file (see the module docstring)."""
+    labels: dict[str, Counter] = defaultdict(Counter)
+    with labels_csv.open(encoding="utf-8", newline="") as f:
+        for row in csv.DictReader(f):
+            surface = " ".join(row["surface"].split())
+            if surface and not _is_pronoun(row, surface):
+                labels[surface][" ".join(row["entityLabel"].split())] += 1
+    names = sorted(labels)
+    mentions = [Entity(id=f"m{i}", name=name, type="Character", scope=Scope.GLOBAL) for i, name in enumerate(names)]
+    gold = [labels[name].most_common(1)[0][0] for name in names]
+    return MentionSet(name=labels_csv.stem, mentions=mentions, gold=gold)
+
+
+def predict(mention_set: MentionSet, embedder: Embedder, options: MergeOptions | None = None) -> list[int]:
+    """Offline merge of a mention set; returns a cluster label per mention."""
+    speakers = None
+    if mention_set.script:
+        speakers = SpeakerIndex.from_screenplay(read_screenplay(mention_set.script))
+    plan = plan_merges(mention_set.mentions, speakers=speakers, embedder=embedder, client=None,
+                       options=options)
+    label = {m.id: i for i, m in enumerate(mention_set.mentions)}
+    for g, group in enumerate(plan.groups):
+        for member in group.members:
+            label[member] = len(mention_set.mentions) + g
+    return [label[m.id] for m in mention_set.mentions]
+
+
+def evaluate(sets: list[MentionSet], embedder: Embedder, options: MergeOptions | None = None) -> list[PairScore]:
+    """Score the offline merge on every mention set."""
+    return [pair_score(s.name, predict(s, embedder, options), s.gold) for s in sets]
+
+
+def stage_sets(data: Path) -> list[MentionSet]:
+    """Every STAGE movie folder under data/stage/{English,Chinese}."""
+    folders = sorted(p for lang in ("English", "Chinese") for p in (data / "stage" / lang).glob("*")
+                     if (p / "extraction_results.json").is_file())
+    return [stage_mentions(p) for p in folders]
+
+
+def moviecoref_sets(data: Path) -> list[MentionSet]:
+    """Every MovieCoref label file under data/external/moviecoref/labels."""
+    return [moviecoref_mentions(p) for p in sorted((data / "external" / "moviecoref" / "labels").glob("*.csv"))]
+
+
+def format_scores(title: str, scores: list[PairScore]) -> list[str]:
+    """A text table: per set, then pooled (micro) and macro."""
+    lines = [title, f"{'set':<44} {'mentions':>8} {'gold':>6} {'pred':>6} {'ok':>6} {'P':>6} {'R':>6} {'F1':>6}"]
+    for s in [*scores, pooled("pooled (micro)", scores)]:
+        p = "n/a" if s.precision is None else f"{s.precision:.3f}"
+        lines.append(f"{s.name[:44]:<44} {s.mentions:>8} {s.gold_pairs:>6} {s.predicted_pairs:>6} "
+                     f"{s.correct_pairs:>6} {p:>6} {s.recall:>6.3f} {s.f1:>6.3f}")
+    mp, mr, mf = macro(scores)
+    lines.append(f"{'macro':<44} {'':>8} {'':>6} {'':>6} {'':>6} {mp:>6.3f} {mr:>6.3f} {mf:>6.3f}")
+    return lines
+
+
+def meets(scores: list[PairScore], target: tuple[float, float]) -> bool:
+    """Pooled precision and F1 at or above the target."""
+    total = pooled("all", scores)
+    return (total.precision or 0.0) >= target[0] and total.f1 >= target[1]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print (a) STAGE and (b) MovieCoref pairwise scores; 1 if a target is missed."""
+    parser = argparse.ArgumentParser(prog="python -m kgbuild.evaluation.merge_eval", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="The shared data folder.")
+    parser.add_argument("--cache-dir", type=Path, default=None, help="Embedding cache folder.")
+    parser.add_argument("--only", choices=("stage", "moviecoref"), action="append")
+    args = parser.parse_args(argv)
+    embedder = default_embedder(args.cache_dir)
+    ok = True
+    for which in args.only or ("stage", "moviecoref"):
+        sets = stage_sets(args.data) if which == "stage" else moviecoref_sets(args.data)
+        scores = evaluate(sets, embedder)
+        target = TARGETS[which]
+        passed = meets(scores, target)
+        ok = ok and passed
+        title = f"({'a' if which == 'stage' else 'b'}) {which}: target P >= {target[0]}, F1 >= {target[1]}"
+        sys.stdout.write("\n".join([*format_scores(title, scores),
+                                    f"target {'met' if passed else 'MISSED'} (pooled)", ""]) + "\n")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,174 @@
+"""Adjudication: offline rules, the scripted LLM (merge, split, malformed), hard constraints."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from kgbuild.canonicalize.adjudicate import (
+    NameContext,
+    adjudicate_llm,
+    adjudicate_offline,
+    build_messages,
+)
+from kgbuild.canonicalize.constraints import Candidate, cannot_link, life_stage_link
+from kgbuild.canonicalize.normalize import normalize_name
+from kgbuild.llm.client import LLMClient
+from kgbuild.llm.scripted import ScriptedBackend
+
+
+def cand(name: str, etype: str = "Character", speaking: tuple[int, ...] = (), description: str = "") -> Candidate:
+    return Candidate(id=f"{etype.lower()}:{name}", name=name, type=etype, description=description,
+                     norm=normalize_name(name, person=etype == "Character"), speaking=speaking)
+
+
+def offline(*cands: Candidate, context: list[Candidate] | None = None):
+    return adjudicate_offline(list(cands), NameContext(list(context or cands)))
+
+
+def groups(verdict) -> set[frozenset[str]]:
+    return {frozenset(g.members) for g in verdict.groups}
+
+
+def test_offline_merges_case_variants_titles_and_an_unambiguous_short_name():
+    full, short, caps, titled = cand("Robert Moseley"), cand("Moseley"), cand("MOSELEY"), cand("Detective Moseley")
+    verdict = offline(full, short, caps, titled)
+    assert groups(verdict) == {frozenset({full.id, short.id, caps.id, titled.id})}
+    assert verdict.groups[0].canonical_name == "Robert Moseley"
+    assert verdict.groups[0].evidence
+
+
+def test_offline_keeps_family_titles_and_role_words_apart():
+    assert offline(cand("Mrs. Brumby"), cand("Cliff Brumby")).groups == []
+    assert offline(cand("Mr. Newberry"), cand("Newberry")).groups == []
+    assert offline(cand("Clerk"), cand("Woman Clerk")).groups == []
+    assert offline(cand("经理"), cand("银行经理")).groups == []
+    assert offline(cand("Professor"), cand("Woman behind Professor")).groups == []
+
+
+def test_offline_chinese_given_name_meets_the_full_name_after_a_surname_only():
+    assert len(offline(cand("小澍"), cand("程小澍")).groups) == 1
+    assert offline(cand("前妻"), cand("程勇前妻")).groups == []
+
+
+def test_offline_keeps_an_ambiguous_short_name_apart():
+    john, wick, smith = cand("John"), cand("John Wick"), cand("John Smith")
+    verdict = offline(john, wick, context=[john, wick, smith])
+    assert verdict.groups == [] and john.id in verdict.kept_apart
+
+
+def test_offline_never_merges_surface_lookalikes_of_other_types_or_plurals():
+    verdict = offline(cand("Kitchen", "Location"), cand("Kinnear's Kitchen", "Location"),
+                      cand("Balloon", "Object"), cand("Balloons", "Object"))
+    assert verdict.groups == []
+
+
+def test_offline_merges_a_one_letter_misspelling_of_a_long_word():
+    verdict = offline(cand("Gale Weathers"), cand("Gale Wathers"))
+    assert len(verdict.groups) == 1
+    assert offline(cand("Jerry Lundegaard"), cand("Jenny Lundegaard")).groups == []
+
+
+def test_speakers_of_one_scene_are_never_merged():
+    carl, full = cand("Carl", speaking=(3, 7)), cand("Carl Showalter", speaking=(7,))
+    assert cannot_link(carl, full) == "both speak in scene 7"
+    assert offline(carl, full).groups == []
+
+
+def test_life_stages_and_numbered_instances_are_linked_or_kept_apart_never_merged():
+    young, ellie = cand("YOUNG ELLIE"), cand("Ellie")
+    assert life_stage_link(young, ellie)
+    verdict = offline(young, ellie)
+    assert verdict.groups == []
+    assert [(link.source, link.target) for link in verdict.links] == [(young.id, ellie.id)]
+    assert offline(cand("MAN #1"), cand("MAN #2")).groups == []
+    assert offline(cand("THANOS-2014"), cand("THANOS")).groups == []
+
+
+def ask_llm(cluster: list[Candidate], *replies: str):
+    backend = ScriptedBackend(list(replies))
+    client = LLMClient(backend, "test-model", max_repairs=1)
+    return asyncio.run(adjudicate_llm(cluster, client)), backend
+
+
+def reply(merges=(), unmerged=()) -> str:
+    return json.dumps({"merges": [{"canonical_name": c, "aliases": a, "justification": "same person"}
+                                  for c, a in merges],
+                       "unmerged": [{"name": n, "justification": "different"} for n in unmerged]})
+
+
+def test_llm_merge_with_its_canonical_name():
+    marge, full, cop = cand("Marge"), cand("Marge Gunderson"), cand("Lou")
+    verdict, backend = ask_llm([marge, full, cop], reply([("Marge Gunderson", ["Marge"])], ["Lou"]))
+    assert verdict.adjudicator == "llm" and verdict.error is None
+    assert groups(verdict) == {frozenset({marge.id, full.id})}
+    assert verdict.groups[0].canonical_name == "Marge Gunderson"
+    assert cop.id in verdict.kept_apart
+    prompt = backend.requests[0].messages[1].content
+    assert '"Marge Gunderson"' in prompt and "FACTS" in prompt
+
+
+def test_llm_split_keeps_everyone_apart():
+    a, b = cand("Ghost"), cand("Ghostface")
+    verdict, _ = ask_llm([a, b], reply(unmerged=["Ghost", "Ghostface"]))
+    assert verdict.groups == [] and set(verdict.kept_apart) == {a.id, b.id}
+
+
+def test_malformed_llm_answers_keep_the_cluster_apart_and_say_why():
+    a, b = cand("Marge"), cand("Marge Gunderson")
+    verdict, backend = ask_llm([a, b], "not json at all", '{"merges": "yes"}')
+    assert verdict.groups == [] and verdict.error and set(verdict.kept_apart) == {a.id, b.id}
+    assert len(backend.requests) == 2  # the client asked for one repair, then gave up
+    twice = reply([("Marge", ["Marge Gunderson"]), ("Marge Gunderson", ["Marge"])])
+    verdict, _ = ask_llm([a, b], twice)
+    assert verdict.groups == [] and "two merges" in verdict.error
+
+
+def test_llm_merges_that_break_a_hard_constraint_are_split():
+    carl, full, young = cand("Carl", speaking=(4,)), cand("Carl Showalter", speaking=(4,)), cand("YOUNG CARL")
+    verdict, backend = ask_llm([carl, full, young],
+                               reply([("Carl Showalter", ["Carl", "YOUNG CARL"])]))
+    assert verdict.groups == []
+    assert verdict.kept_apart[carl.id].startswith("hard constraint")
+    assert "both speak in scene 4" in backend.requests[0].messages[1].content
+
+
+def test_llm_ignores_unknown_names_and_accepts_a_new_canonical_name():
+    a, b = cand("Kincaid"), cand("Detective Kincaid")
+    verdict, _ = ask_llm([a, b], reply([("Mark Kincaid", ["Kincaid", "Detective Kincaid", "Nobody"])]))
+    assert groups(verdict) == {frozenset({a.id, b.id})}
+    assert verdict.groups[0].canonical_name == "Mark Kincaid"
+
+
+def test_prompt_lists_descriptions_and_the_rules():
+    messages = build_messages([cand("Ellie", description="Carl's wife"), cand("YOUNG ELLIE")])
+    assert "disguises" in messages[0].content and "Carl's wife" in messages[1].content
+    assert "different versions or instances" in messages[1].content
+
+
+def test_llm_normalizes_only_what_the_rules_cannot_settle():
+    from kgbuild.canonicalize.llm_normalize import normalize_with_llm
+
+    boss, hadley, moseley = cand("his boss"), cand("BYRON HADLEY, captain of the guard"), cand("Robert Moseley")
+    answer = json.dumps({"items": [
+        {"index": 1, "name": "", "type": "Character", "keep_apart": True, "reason": "relative reference"},
+        {"index": 2, "name": "Byron Hadley", "type": "Character"}]})
+    backend = ScriptedBackend(answer)
+    out, failures = asyncio.run(normalize_with_llm([boss, hadley, moseley], LLMClient(backend, "m"),
+                                                   ["Character", "Location"]))
+    assert failures == [] and len(backend.requests) == 1
+    sent = backend.requests[0].messages[1].content
+    assert "his boss" in sent and "BYRON HADLEY" in sent and "Robert Moseley" not in sent
+    assert not out[0].norm.comparable and out[0].norm.reason == "llm: relative reference"
+    assert out[1].norm.key == "byron hadley" and out[1].id == hadley.id
+    assert out[2] == moseley
+
+
+def test_failed_llm_normalization_keeps_the_rules_and_is_reported():
+    from kgbuild.canonicalize.llm_normalize import normalize_with_llm
+
+    boss = cand("his boss")
+    out, failures = asyncio.run(normalize_with_llm([boss], LLMClient(ScriptedBackend("garbage"), "m",
+                                                                     max_repairs=0), ["Character"]))
+    assert out == [boss]
+    assert [(f.ids, f.type) for f in failures] == [([boss.id], "Character")] and failures[0].error
