@@ -34,6 +34,8 @@ CHINESE_SURNAMES = frozenset(
     "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚"
     "卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤宫叶"
 ) | {"欧阳", "司马", "上官", "诸葛", "东方", "皇甫", "令狐", "慕容", "司徒", "尉迟"}
+#: Generic heads a CJK name may carry or drop ('重庆市' / '重庆', '洞子火锅店' / '洞子火锅', '咏春拳' / '咏春').
+CJK_GENERIC_SUFFIXES = frozenset({"市", "省", "县", "区", "镇", "村", "店", "馆", "楼", "大楼", "大厦", "公司", "集团", "拳"})
 #: Titles that say whose family member is meant rather than which one.
 GENDERED_TITLES = frozenset({"mr", "mrs", "ms", "miss", "mister", "madam", "madame", "mme", "lady", "lord",
                              "sir", "dame"})
@@ -99,11 +101,22 @@ class NameContext:
 
     Args:
         candidates: Every candidate of one entity type (not only one cluster).
+        places: Normalized CJK names of the story's locations: '佛山金楼' is '金楼' qualified by a place.
     """
 
-    def __init__(self, candidates: list[Candidate]):
+    def __init__(self, candidates: list[Candidate], places: frozenset[str] = frozenset()):
         self._owners: dict[tuple[str, ...], set[tuple[str, ...]]] = defaultdict(set)
+        self.places = places
+        self._extensions: dict[tuple[str, str], set[str]] = defaultdict(set)
         for cand in candidates:
+            if cand.norm.comparable and cand.norm.cjk and cand.type not in PERSON_TYPES:
+                key = cand.norm.key
+                for suffix in CJK_GENERIC_SUFFIXES:
+                    if key.endswith(suffix) and len(key) - len(suffix) >= 2:
+                        self._extensions[("suffix", key[: -len(suffix)])].add(key)
+                for place in places:
+                    if key.startswith(place) and len(key) - len(place) >= 2:
+                        self._extensions[("place", key[len(place):])].add(key)
             if not cand.norm.comparable or cand.norm.generic or cand.type not in PERSON_TYPES:
                 continue
             tokens = cand.norm.tokens
@@ -116,9 +129,20 @@ class NameContext:
                 self._owners[tokens[:size]].add(tokens)
                 self._owners[tokens[-size:]].add(tokens)
 
+    def extensions(self, kind: str, key: str) -> int:
+        """How many CJK names extend `key` by a generic suffix (kind 'suffix') or a place prefix ('place')."""
+        return len(self._extensions.get((kind, key), ()))
+
     def owners(self, tokens: tuple[str, ...]) -> int:
         """How many distinct longer names start or end with these tokens."""
         return len(self._owners.get(tokens, ()))
+
+
+def _singular(word: str) -> str:
+    """A plain English singular ('babies' -> 'baby', 'guards' -> 'guard'); other words unchanged."""
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
 
 
 def _short_form(short: Candidate, full: Candidate, context: NameContext) -> bool:
@@ -133,12 +157,27 @@ def _short_form(short: Candidate, full: Candidate, context: NameContext) -> bool
                 and context.owners((a,)) == 1)
     if s.cjk or f.cjk or len(s.tokens) >= len(f.tokens):
         return False
-    if any(t in ROLE_WORDS for t in f.tokens) or not all(w[:1].isupper() for w in f.display.split()):
-        return False  # 'Woman behind Professor' is a description, not a personal name
+    if any(_singular(t) in ROLE_WORDS for t in f.tokens) or not all(w[:1].isupper() for w in f.display.split()):
+        return False  # 'Woman behind Professor' is a description, 'Bird Babies' a group, not a personal name
     n = len(s.tokens)
     if f.tokens[:n] != s.tokens and f.tokens[-n:] != s.tokens:
         return False
     return context.owners(s.tokens) == 1
+
+
+def _cjk_variant(short: Candidate, full: Candidate, context: NameContext) -> str | None:
+    """A CJK name (not a person's) and its unique longer form with a generic head ('重庆' / '重庆市'),
+    or a place and the same place named inside a story location ('金楼' / '佛山金楼'; for objects and
+    concepts a place in front names a variant: '印度格列宁' is not '格列宁'); the reason, or None."""
+    s, f = short.norm.key, full.norm.key
+    if not (short.norm.cjk and full.norm.cjk) or short.type in PERSON_TYPES or len(s) < 2 or len(f) <= len(s):
+        return None
+    if f.startswith(s) and f[len(s):] in CJK_GENERIC_SUFFIXES and context.extensions("suffix", s) == 1:
+        return f"'{full.name}' is '{short.name}' with the generic head '{f[len(s):]}'"
+    if (short.type == "Location" and f.endswith(s) and f[: -len(s)] in context.places
+            and context.extensions("place", s) == 1):
+        return f"'{full.name}' is '{short.name}' qualified by the location '{f[: -len(s)]}'"
+    return None
 
 
 def edit_distance(a: str, b: str) -> int:
@@ -190,7 +229,7 @@ def link_evidence(a: Candidate, b: Candidate, context: NameContext) -> str | Non
         return f"'{a.name}' is the unambiguous short form of '{b.name}'"
     if _short_form(b, a, context):
         return f"'{b.name}' is the unambiguous short form of '{a.name}'"
-    return None
+    return _cjk_variant(a, b, context) or _cjk_variant(b, a, context)
 
 
 def canonical_choice(members: list[Candidate]) -> Candidate:

@@ -241,3 +241,46 @@ def candidate_clusters(embeddings: DualEmbeddings, options: ClusterOptions | Non
         clusters.extend(_cluster_component(dense, nodes, joint, options))
     logger.debug("%d mentions -> %d components -> %d candidate clusters", n, count, len(clusters))
     return sorted(clusters)
+
+
+def affix_pairs(keys: list[str], *, max_owners: int = 3) -> list[tuple[int, int]]:
+    """Lexical merge candidates for CJK names, which the MiniLM embeddings place poorly: a name of
+    at least two characters that starts or ends a longer name ('重庆' / '重庆市').
+
+    Args:
+        keys: Normalized CJK keys, one per mention ('' for a mention that is not CJK).
+        max_owners: A short name that starts or ends more longer names than this proposes nothing.
+
+    Returns:
+        (short row, long row) pairs.
+    """
+    row_of: dict[str, int] = {}
+    for i, key in enumerate(keys):
+        if key:
+            row_of.setdefault(key, i)
+    owners: dict[str, set[int]] = {}
+    for i, key in enumerate(keys):
+        for part in {key[:n] for n in range(2, len(key))} | {key[n:] for n in range(1, len(key) - 1)}:
+            if part in row_of:
+                owners.setdefault(part, set()).add(row_of[key])
+    return sorted((row_of[part], long) for part, longs in owners.items() if len(longs) <= max_owners
+                  for long in longs)
+
+
+def join_clusters(n: int, clusters: list[list[int]], pairs: list[tuple[int, int]]) -> list[list[int]]:
+    """Clusters that share a row, or hold the two rows of a pair, become one (rows 0..n-1)."""
+    parent = list(range(n))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    links = [(c[0], other) for c in clusters for other in c[1:]] + list(pairs)
+    for a, b in links:
+        parent[find(a)] = find(b)
+    members: dict[int, list[int]] = {}
+    for row in sorted({r for link in links for r in link}):
+        members.setdefault(find(row), []).append(row)
+    return sorted(group for group in members.values() if len(group) > 1)

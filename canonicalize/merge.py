@@ -28,7 +28,7 @@ from kgbuild.canonicalize.adjudicate import (
     adjudicate_offline,
     canonical_choice,
 )
-from kgbuild.canonicalize.cluster import ClusterOptions, candidate_clusters
+from kgbuild.canonicalize.cluster import ClusterOptions, affix_pairs, candidate_clusters, join_clusters
 from kgbuild.canonicalize.constraints import Candidate, SpeakerIndex, split_by_constraints
 from kgbuild.canonicalize.dual_embed import description_text, embed_dual
 from kgbuild.canonicalize.llm_normalize import NormalizationFailure, normalize_with_llm
@@ -213,8 +213,9 @@ async def plan_merges_async(entities: list[Entity], *, speakers: SpeakerIndex | 
     contexts: dict[str, NameContext] = {}
     expand: dict[str, list[str]] = {}
     groups_of: dict[str, list[Candidate]] = {}
+    places = frozenset(c.norm.key for c in blocks.get("Location", ()) if c.norm.cjk and c.norm.comparable)
     for etype, block in sorted(blocks.items()):
-        contexts[etype] = NameContext(block)
+        contexts[etype] = NameContext(block, places)
         reps = []
         for group in _normalization_groups([c for c in block if c.norm.comparable], options.merge_local):
             rep = _representative(group)
@@ -226,7 +227,9 @@ async def plan_merges_async(entities: list[Entity], *, speakers: SpeakerIndex | 
             continue
         emb = embed_dual(embedder, [c.norm.display for c in reps],
                          [description_text(etype, c.name, c.description) for c in reps])
-        clusters += [[reps[i] for i in rows] for rows in candidate_clusters(emb, options.cluster)]
+        rows = join_clusters(len(reps), candidate_clusters(emb, options.cluster),
+                             affix_pairs([c.norm.key if c.norm.cjk else "" for c in reps]))
+        clusters += [[reps[i] for i in group] for group in rows]
     verdicts = await _adjudicate_all(clusters, contexts, client)
     planner = _Planner(entities)
     for failure in failures:

@@ -193,6 +193,29 @@ def evaluate(sets: list[MentionSet], embedder: Embedder, options: MergeOptions |
     return [pair_score(s.name, predict(s, embedder, options), s.gold) for s in sets]
 
 
+def pair_errors(mention_set: MentionSet, predicted: list[int]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """The wrongly merged (false positive) and the missed (false negative) name pairs of one set."""
+    names = [m.name for m in mention_set.mentions]
+    false_pos, false_neg = [], []
+    for i in range(len(names)):
+        for j in range(i + 1, len(names)):
+            same_pred, same_gold = predicted[i] == predicted[j], mention_set.gold[i] == mention_set.gold[j]
+            if same_pred and not same_gold:
+                false_pos.append((names[i], names[j]))
+            elif same_gold and not same_pred:
+                false_neg.append((names[i], names[j]))
+    return false_pos, false_neg
+
+
+def format_errors(mention_set: MentionSet, predicted: list[int], limit: int) -> list[str]:
+    """Up to `limit` false positive and false negative pairs of one set, as text lines."""
+    false_pos, false_neg = pair_errors(mention_set, predicted)
+    lines = [f"{mention_set.name}: {len(false_pos)} FP, {len(false_neg)} FN"]
+    lines += [f"  FP {a!r} + {b!r}" for a, b in false_pos[:limit]]
+    lines += [f"  FN {a!r} + {b!r}" for a, b in false_neg[:limit]]
+    return lines
+
+
 def stage_sets(data: Path) -> list[MentionSet]:
     """Every STAGE movie folder under data/stage/{English,Chinese}."""
     folders = sorted(p for lang in ("English", "Chinese") for p in (data / "stage" / lang).glob("*")
@@ -230,12 +253,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="The shared data folder.")
     parser.add_argument("--cache-dir", type=Path, default=None, help="Embedding cache folder.")
     parser.add_argument("--only", choices=("stage", "moviecoref"), action="append")
+    parser.add_argument("--errors", type=int, default=0, metavar="N",
+                        help="Also list up to N wrongly merged and N missed pairs per set.")
     args = parser.parse_args(argv)
     embedder = default_embedder(args.cache_dir)
     ok = True
     for which in args.only or ("stage", "moviecoref"):
         sets = stage_sets(args.data) if which == "stage" else moviecoref_sets(args.data)
-        scores = evaluate(sets, embedder)
+        predictions = [predict(s, embedder) for s in sets]
+        scores = [pair_score(s.name, p, s.gold) for s, p in zip(sets, predictions)]
+        if args.errors:
+            sys.stdout.write("\n".join(line for s, p in zip(sets, predictions)
+                                        for line in format_errors(s, p, args.errors)) + "\n")
         target = TARGETS[which]
         passed = meets(scores, target)
         ok = ok and passed

@@ -172,3 +172,36 @@ def test_failed_llm_normalization_keeps_the_rules_and_is_reported():
                                                                      max_repairs=0), ["Character"]))
     assert out == [boss]
     assert [(f.ids, f.type) for f in failures] == [([boss.id], "Character")] and failures[0].error
+
+
+def test_offline_chinese_name_meets_its_unique_form_with_a_generic_head():
+    city, city_full = cand("重庆", "Location"), cand("重庆市", "Location")
+    shop, shop_full = cand("洞子火锅", "Location"), cand("洞子火锅店", "Location")
+    assert groups(offline(city, city_full)) == {frozenset({city.id, city_full.id})}
+    assert groups(offline(shop, shop_full)) == {frozenset({shop.id, shop_full.id})}
+    # two generic extensions of one name: ambiguous, nothing merges
+    tower = cand("重庆大楼", "Location")
+    assert groups(offline(city, city_full, context=[city, city_full, tower])) == set()
+    # a person is not a generic head away from anything ('程勇' / '程勇店' is no rule for characters)
+    assert groups(offline(cand("程勇"), cand("程勇店"))) == set()
+
+
+def test_offline_chinese_name_meets_its_form_qualified_by_a_story_location():
+    short, full = cand("金楼", "Location"), cand("佛山金楼", "Location")
+    other = cand("共和楼", "Location")
+    block = [short, full, other, cand("佛山", "Location")]
+    verdict = adjudicate_offline([short, full, other], NameContext(block, frozenset({"佛山"})))
+    assert groups(verdict) == {frozenset({short.id, full.id})}
+    assert verdict.groups[0].canonical_name == "佛山金楼"
+    # without '佛山' among the story's locations the prefix is just more name
+    assert groups(adjudicate_offline([short, full], NameContext([short, full]))) == set()
+
+
+def test_offline_place_qualified_objects_stay_apart_and_groups_are_not_personal_names():
+    drug, indian = cand("格列宁", "Object"), cand("印度格列宁", "Object")
+    block = [drug, indian, cand("印度", "Location")]
+    assert groups(adjudicate_offline([drug, indian], NameContext(block, frozenset({"印度"})))) == set()
+    bird, group = cand("Bird"), cand("Bird Babies")
+    assert groups(offline(bird, group)) == set()
+    jack, full = cand("Jack"), cand("Jack Carter")
+    assert groups(offline(jack, full)) == {frozenset({jack.id, full.id})}

@@ -7,9 +7,11 @@ import pytest
 
 from kgbuild.canonicalize.cluster import (
     ClusterOptions,
+    affix_pairs,
     candidate_clusters,
     choose_cluster_count,
     kmeans,
+    join_clusters,
     knn_graph,
     laplacian_cluster_count,
 )
@@ -118,3 +120,16 @@ def test_large_components_are_split_below_the_cap():
 
 def test_fewer_than_two_mentions_give_no_candidates():
     assert candidate_clusters(structured([], singles=1)) == []
+
+
+def test_affix_pairs_propose_chinese_names_that_start_or_end_a_longer_one():
+    keys = ["重庆", "重庆市", "金楼", "佛山金楼", "火锅", "", "重", "重庆大学"]
+    assert affix_pairs(keys) == [(0, 1), (0, 7), (2, 3)]
+    # a short name that starts or ends more longer names than allowed proposes nothing
+    assert affix_pairs(keys, max_owners=1) == [(2, 3)]
+
+
+def test_join_clusters_unions_clusters_and_pairs():
+    assert join_clusters(6, [[0, 1], [3, 4]], [(1, 2)]) == [[0, 1, 2], [3, 4]]
+    assert join_clusters(6, [[0, 1], [3, 4]], [(1, 4)]) == [[0, 1, 3, 4]]
+    assert join_clusters(3, [], []) == []
