@@ -150,6 +150,22 @@ def _repair(state: BuildState, progress: Progress) -> BuildState:
     return replace(state, graph=graph, repairs=counts)
 
 
+def _remaining_budget(state: BuildState) -> LLMSettings:
+    """The LLM settings with --max-cost / --max-requests lowered by what extraction already spent,
+    so that the whole build, merging included, stays within the budget."""
+    settings = state.options.llm
+    assert settings is not None
+    if state.llm is None:
+        return settings
+    spent = state.llm.usage.total
+    update: dict[str, float | int] = {}
+    if settings.max_cost is not None:
+        update["max_cost"] = max(0.0, settings.max_cost - spent.cost_usd)
+    if settings.max_requests is not None:
+        update["max_requests"] = max(0, settings.max_requests - spent.requests)
+    return settings.model_copy(update=update)
+
+
 def _merge(state: BuildState, progress: Progress) -> BuildState:
     if not state.options.merge:
         return state
@@ -162,7 +178,7 @@ def _merge(state: BuildState, progress: Progress) -> BuildState:
     if state.options.llm is None:
         graph, log = merge_graph(state.graph, state.screenplay, embedder, None)
     else:
-        graph, log = merge_graph_llm(state.graph, state.screenplay, embedder, state.options.llm,
+        graph, log = merge_graph_llm(state.graph, state.screenplay, embedder, _remaining_budget(state),
                                      backend=state.options.llm_backend)
     progress.advance()
     return replace(state, graph=graph, merge_log=log)

@@ -109,3 +109,23 @@ def test_build_to_an_unreachable_neo4j_keeps_the_local_build_and_says_why(tmp_pa
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert "127.0.0.1:9" in result.stderr
     assert (out / "graph.json").exists() and (out / "graph.lbdb").exists()
+
+
+def test_merge_gets_only_the_llm_budget_extraction_left():
+    from kgbuild.llm.costs import LLMUsage, StageUsage
+    from kgbuild.llm.run import LLMExtraction
+    from kgbuild.llm.settings import LLMSettings
+    from kgbuild.pipeline import BuildState, _remaining_budget
+
+    settings = LLMSettings(model="m", max_cost=1.0, max_requests=10)
+    usage = LLMUsage(backend="b", model="m", priced=True, stages={
+        "extract": StageUsage(requests=3, cost_usd=0.25), "reflect": StageUsage(requests=4, cost_usd=0.5)})
+    spent = LLMExtraction.model_construct(usage=usage)
+    state = BuildState(script=FIXTURE, options=BuildOptions(llm=settings), llm=spent)
+    left = _remaining_budget(state)
+    assert (left.max_requests, left.max_cost) == (3, 0.25)
+    over = BuildState(script=FIXTURE, options=BuildOptions(llm=settings.model_copy(update={"max_requests": 5})),
+                      llm=spent)
+    assert _remaining_budget(over).max_requests == 0
+    unlimited = LLMSettings(model="m")
+    assert _remaining_budget(BuildState(script=FIXTURE, options=BuildOptions(llm=unlimited), llm=spent)) == unlimited
