@@ -53,6 +53,12 @@ def relation_id(source: str, relation_type: str, target: str) -> str:
     return f"rel:{digest[:16]}"
 
 
+def graph_file(path: str | os.PathLike[str]) -> Path:
+    """The graph.json a command was pointed at: the file itself, or graph.json in a build folder."""
+    p = Path(path)
+    return p / "graph.json" if p.is_dir() else p
+
+
 def save_graph(graph: KnowledgeGraph, path: str | os.PathLike[str]) -> Path:
     """Write graph.json atomically."""
     return write_text_atomic(path, graph.model_dump_json(indent=1))

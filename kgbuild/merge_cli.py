@@ -11,10 +11,6 @@ from kgbuild.errors import InputError
 from kgbuild.model import Screenplay
 
 
-def _graph_path(path: Path) -> Path:
-    return path / "graph.json" if path.is_dir() else path
-
-
 def _screenplay(path: Path | None, graph_file: Path) -> Screenplay | None:
     candidate = path or graph_file.parent / "screenplay.json"
     if not candidate.is_file():
@@ -60,11 +56,11 @@ def merge(graph: Path, outdir: Path | None, screenplay: Path | None, cache_dir: 
     """
     from kgbuild.canonicalize.merge import MERGE_LOG_FILE, merge_graph, merge_graph_llm
     from kgbuild.embeddings import default_embedder
-    from kgbuild.graph import load_graph, save_graph
+    from kgbuild.graph import graph_file, load_graph, save_graph
 
-    graph_file = _graph_path(graph)
-    kg = load_graph(graph_file)
-    sp = _screenplay(screenplay, graph_file)
+    source = graph_file(graph)
+    kg = load_graph(source)
+    sp = _screenplay(screenplay, source)
     embedder = default_embedder(cache_dir)
     if llm_model:
         from kgbuild.llm.settings import LLMSettings
@@ -74,7 +70,7 @@ def merge(graph: Path, outdir: Path | None, screenplay: Path | None, cache_dir: 
         merged, log = merge_graph_llm(kg, sp, embedder, settings)
     else:
         merged, log = merge_graph(kg, sp, embedder, None)
-    target = outdir or graph_file.parent
+    target = outdir or source.parent
     target.mkdir(parents=True, exist_ok=True)
     write_text_atomic(target / MERGE_LOG_FILE, "".join(e.model_dump_json() + "\n" for e in log))
     save_graph(merged, target / "graph.json")

@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from kgbuild.graph import load_graph
+from kgbuild.graph import graph_file, load_graph
 from kgbuild.loaders.plan import DEFAULT_BATCH_SIZE
 from kgbuild.loaders.records import LoadCounts, Refusal, refusal_summary
 from kgbuild.loaders.results import QueryResult
@@ -39,7 +39,7 @@ def neo4j_credentials() -> tuple[str, str]:
 
 
 def _read_graph(path: Path) -> tuple[KnowledgeGraph, Path]:
-    file = path / "graph.json" if path.is_dir() else path
+    file = graph_file(path)
     return load_graph(file), file
 
 

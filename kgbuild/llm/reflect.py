@@ -215,24 +215,17 @@ def check_extraction(answer: ExtractionResponse, context: ChunkContext, schema: 
 def render_extraction(answer: ExtractionResponse) -> str:
     """The answer as compact lines for the reviewer: what it judges (names, types, triples,
     evidence), without the fields it does not (entity scenes, verbs, persistence)."""
-    lines = ["Events:"]
+    events = []
     for e in answer.events:
         links = "; ".join(f"{k.relation}: {k.entity}" for k in e.links)
-        lines.append(f"- [scene {e.scene}] {e.name}: {e.description}" + (f" ({links})" if links else ""))
-    if not answer.events:
-        lines.append("- none")
-    lines.append("Entities:")
-    for e in answer.entities:
-        aka = f" (aka {', '.join(e.aliases)})" if e.aliases else ""
-        lines.append(f"- {e.type}: {e.name}{aka}: {e.description}")
-    if not answer.entities:
-        lines.append("- none")
-    lines.append("Relations:")
-    for r in answer.relations:
-        quote = f' "{r.evidence}"' if r.evidence else ""
-        lines.append(f"- {r.source} -{r.type}-> {r.target}{quote}")
-    if not answer.relations:
-        lines.append("- none")
+        events.append(f"- [scene {e.scene}] {e.name}: {e.description}" + (f" ({links})" if links else ""))
+    entities = [f"- {e.type}: {e.name}" + (f" (aka {', '.join(e.aliases)})" if e.aliases else "")
+                + f": {e.description}" for e in answer.entities]
+    relations = [f"- {r.source} -{r.type}-> {r.target}" + (f' "{r.evidence}"' if r.evidence else "")
+                 for r in answer.relations]
+    lines = []
+    for title, items in (("Events:", events), ("Entities:", entities), ("Relations:", relations)):
+        lines += [title, *(items or ["- none"])]
     return "\n".join(lines)
 
 
