@@ -3,9 +3,14 @@
 Two adjudicators give the same `Verdict`:
 
 - `adjudicate_offline`: rules, precision first. Mentions merge when their normalized names are
-  equal (for characters: with the same title), differ by one letter in a long word, or
-  (characters only) when one is the unambiguous first name or surname of the other and not a
-  role word ("Clerk" is not the short form of "Woman Clerk").
+  equal (for characters: no family title against another title; 'Detective Kincaid' meets
+  'Kincaid', 'Mr. Newberry' does not meet 'Newberry'), differ by one letter in a long word,
+  (characters) when one is the unambiguous first name or surname of the other and not a role
+  word ("Clerk" is not the short form of "Woman Clerk"), (objects, concepts) when the longer
+  name is the only one around the same head noun ('Cane' / 'Cane With Four Tennis Balls', never
+  someone's own object against a bare one), or (places, organizations, concepts) when the longer
+  name is the only one adding a generic tail or a qualifier ('New York' / 'New York City',
+  'Grosse Pointe' / 'Grosse Pointe, Michigan').
 - `adjudicate_llm`: asks the configured LLM with the merge rules of STAGE's Figure 9 (our own
   wording). A reply that never validates, or that names a mention twice, keeps the whole
   cluster apart and is logged; it never stops the build.
@@ -18,12 +23,13 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections import defaultdict
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from kgbuild.canonicalize.constraints import Candidate, cannot_link, life_stage_link, split_by_constraints
-from kgbuild.canonicalize.normalize import PERSON_TYPES, ROLE_WORDS, fold
+from kgbuild.canonicalize.normalize import PERSON_TYPES, ROLE_WORDS, NormalizedName, fold, normalize_name
 from kgbuild.llm.types import ChatMessage, LLMError, StructuredLLM
 
 logger = logging.getLogger(__name__)
@@ -36,6 +42,18 @@ CHINESE_SURNAMES = frozenset(
 ) | {"欧阳", "司马", "上官", "诸葛", "东方", "皇甫", "令狐", "慕容", "司徒", "尉迟"}
 #: Generic heads a CJK name may carry or drop ('重庆市' / '重庆', '洞子火锅店' / '洞子火锅', '咏春拳' / '咏春').
 CJK_GENERIC_SUFFIXES = frozenset({"市", "省", "县", "区", "镇", "村", "店", "馆", "楼", "大楼", "大厦", "公司", "集团", "拳"})
+#: Words after which an English noun phrase only qualifies its head ('cane with tennis balls').
+_POST_MODIFIERS = frozenset({"of", "with", "for", "from", "in", "on", "at"})
+_POSSESSOR = re.compile(r"^(.+?)'s?\s")
+#: Entity types whose short forms drop modifiers of the head noun.
+HEAD_TYPES = frozenset({"Object", "Concept"})
+#: Entity types whose names may carry or drop a generic tail.
+TAIL_TYPES = frozenset({"Location", "Organization", "Concept"})
+#: Generic trailing words of place and organization names.
+GENERIC_TAILS = frozenset({"city", "town", "village", "area", "lot", "backlot", "grounds", "store", "shop",
+                           "diner", "restaurant", "cafe", "bar", "pub", "building", "complex", "force",
+                           "department", "dept", "project", "program", "programme", "company", "inc",
+                           "corp", "corporation", "ltd", "headquarters", "hq", "school", "campus"})
 #: Titles that say whose family member is meant rather than which one.
 GENDERED_TITLES = frozenset({"mr", "mrs", "ms", "miss", "mister", "madam", "madame", "mme", "lady", "lord",
                              "sir", "dame"})
@@ -108,6 +126,8 @@ class NameContext:
         self._owners: dict[tuple[str, ...], set[tuple[str, ...]]] = defaultdict(set)
         self.places = places
         self._extensions: dict[tuple[str, str], set[str]] = defaultdict(set)
+        self._heads: dict[str, set[tuple[str, ...]]] = defaultdict(set)
+        self._tails: dict[tuple[str, ...], set[tuple[str, ...]]] = defaultdict(set)
         for cand in candidates:
             if cand.norm.comparable and cand.norm.cjk and cand.type not in PERSON_TYPES:
                 key = cand.norm.key
@@ -117,6 +137,11 @@ class NameContext:
                 for place in places:
                     if key.startswith(place) and len(key) - len(place) >= 2:
                         self._extensions[("place", key[len(place):])].add(key)
+            if cand.norm.comparable and not cand.norm.cjk and cand.type not in PERSON_TYPES:
+                self._heads[head_noun(cand.norm.tokens)].add(cand.norm.tokens)
+                for base in {without_tail(cand.norm.tokens), qualified_base(cand.norm)}:
+                    if base and base != cand.norm.tokens:
+                        self._tails[base].add(cand.norm.tokens)
             if not cand.norm.comparable or cand.norm.generic or cand.type not in PERSON_TYPES:
                 continue
             tokens = cand.norm.tokens
@@ -133,9 +158,71 @@ class NameContext:
         """How many CJK names extend `key` by a generic suffix (kind 'suffix') or a place prefix ('place')."""
         return len(self._extensions.get((kind, key), ()))
 
+    def same_head(self, tokens: tuple[str, ...]) -> list[tuple[str, ...]]:
+        """The longer names (of this type) with the same head noun that contain these tokens in order."""
+        return [t for t in self._heads.get(head_noun(tokens), ()) if len(t) > len(tokens) and _within(tokens, t)]
+
+    def with_tail(self, tokens: tuple[str, ...]) -> int:
+        """How many names are these tokens plus a generic tail ('Sunrise Studios' + 'Lot')."""
+        return len(self._tails.get(tokens, ()))
+
     def owners(self, tokens: tuple[str, ...]) -> int:
         """How many distinct longer names start or end with these tokens."""
         return len(self._owners.get(tokens, ()))
+
+
+def head_noun(tokens: tuple[str, ...]) -> str:
+    """The head of an English noun phrase, singular: 'red canvas burn bag' -> 'bag',
+    'cane with four tennis balls' -> 'cane'."""
+    cut = next((i for i, t in enumerate(tokens) if t in _POST_MODIFIERS and i > 0), len(tokens))
+    return _singular(tokens[cut - 1]) if tokens else ""
+
+
+def without_tail(tokens: tuple[str, ...]) -> tuple[str, ...]:
+    """The name without trailing generic words ('grosse pointe high school' keeps 'grosse pointe high')."""
+    end = len(tokens)
+    while end > 1 and tokens[end - 1] in GENERIC_TAILS:
+        end -= 1
+    return tokens[:end]
+
+
+def qualified_base(name: NormalizedName) -> tuple[str, ...]:
+    """The words before a qualifying comma ('Grosse Pointe, Michigan' -> grosse pointe), or ()."""
+    if "," not in name.display:
+        return ()
+    return normalize_name(name.display.split(",", 1)[0]).tokens
+
+
+def _owner(display: str) -> str | None:
+    """The possessor a name starts with ('Ellie' in "Ellie's Mailbox"), folded, or None."""
+    match = _POSSESSOR.match(fold(display))
+    return match.group(1) if match else None
+
+
+def _within(short: tuple[str, ...], full: tuple[str, ...]) -> bool:
+    it = iter(full)
+    return all(any(_singular(t) == _singular(w) for w in it) for t in short)
+
+
+def _head_variant(short: Candidate, full: Candidate, context: NameContext) -> str | None:
+    """An object or concept and its unique longer form around the same head noun ('Red Bag' / 'Red
+    Canvas Burn Bag', 'Phial Of Pills' / 'Phial Of Brown Pills'); a place, organization or concept
+    and its unique form with a generic tail or a qualifier ('New York' / 'New York City', 'Police' /
+    'Police Force', 'Grosse Pointe' / 'Grosse Pointe, Michigan'); the reason, or None."""
+    s, f = short.norm, full.norm
+    if s.cjk or f.cjk or short.type in PERSON_TYPES or len(s.tokens) >= len(f.tokens):
+        return None
+    owner = _owner(f.display)
+    if (short.type in HEAD_TYPES and context.same_head(s.tokens) == [f.tokens]
+            and (owner is None or owner == _owner(s.display))):  # "Ellie's Pin" is hers, 'Pin' may be any
+        return f"'{full.name}' is the only longer '{head_noun(s.tokens)}' containing '{short.name}'"
+    if short.type not in TAIL_TYPES or context.with_tail(s.tokens) != 1:
+        return None
+    if without_tail(f.tokens) == s.tokens:
+        return f"'{full.name}' is '{short.name}' with the generic tail '{' '.join(f.tokens[len(s.tokens):])}'"
+    if qualified_base(f) == s.tokens:
+        return f"'{full.name}' is '{short.name}' qualified after a comma"
+    return None
 
 
 def _singular(word: str) -> str:
@@ -220,7 +307,8 @@ def link_evidence(a: Candidate, b: Candidate, context: NameContext) -> str | Non
     if not (a.norm.comparable and b.norm.comparable) or cannot_link(a, b):
         return None
     if a.norm.key == b.norm.key and (a.norm.article == b.norm.article or len(a.norm.tokens) > 1):
-        if a.norm.honorific != b.norm.honorific and a.type in PERSON_TYPES:
+        titles = {a.norm.honorific, b.norm.honorific}
+        if a.type in PERSON_TYPES and len(titles) > 1 and (None not in titles or titles & GENDERED_TITLES):
             return None  # 'Mr. Newberry' may be the father of the Newberry the story calls by name
         return f"same normalized name '{a.norm.key}'"
     if _misspelling(a, b):
@@ -229,7 +317,8 @@ def link_evidence(a: Candidate, b: Candidate, context: NameContext) -> str | Non
         return f"'{a.name}' is the unambiguous short form of '{b.name}'"
     if _short_form(b, a, context):
         return f"'{b.name}' is the unambiguous short form of '{a.name}'"
-    return _cjk_variant(a, b, context) or _cjk_variant(b, a, context)
+    return (_cjk_variant(a, b, context) or _cjk_variant(b, a, context) or _head_variant(a, b, context)
+            or _head_variant(b, a, context))
 
 
 def canonical_choice(members: list[Candidate]) -> Candidate:

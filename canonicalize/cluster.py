@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Sequence
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -254,13 +255,33 @@ def affix_pairs(keys: list[str], *, max_owners: int = 3) -> list[tuple[int, int]
     Returns:
         (short row, long row) pairs.
     """
-    row_of: dict[str, int] = {}
+    return _affix_pairs(keys, 2, max_owners)
+
+
+def word_affix_pairs(tokens: list[tuple[str, ...]], *, max_owners: int = 3) -> list[tuple[int, int]]:
+    """Lexical merge candidates for word names whose embeddings drift apart as words are added: a
+    name whose words start or end a longer name ('Cane' / 'Cane With Four Tennis Balls',
+    'Sunrise Studios' / 'Sunrise Studios Lot').
+
+    Args:
+        tokens: Normalized name words, one tuple per mention (empty to take no part).
+        max_owners: A short name that starts or ends more longer names than this proposes nothing.
+
+    Returns:
+        (short row, long row) pairs.
+    """
+    return _affix_pairs(tokens, 1, max_owners)
+
+
+def _affix_pairs(keys: Sequence[Sequence], min_part: int, max_owners: int) -> list[tuple[int, int]]:
+    row_of: dict[Sequence, int] = {}
     for i, key in enumerate(keys):
         if key:
             row_of.setdefault(key, i)
-    owners: dict[str, set[int]] = {}
-    for i, key in enumerate(keys):
-        for part in {key[:n] for n in range(2, len(key))} | {key[n:] for n in range(1, len(key) - 1)}:
+    owners: dict[Sequence, set[int]] = {}
+    for key in keys:
+        parts = {key[:n] for n in range(min_part, len(key))} | {key[n:] for n in range(1, len(key) - min_part + 1)}
+        for part in parts:
             if part in row_of:
                 owners.setdefault(part, set()).add(row_of[key])
     return sorted((row_of[part], long) for part, longs in owners.items() if len(longs) <= max_owners

@@ -28,11 +28,17 @@ from kgbuild.canonicalize.adjudicate import (
     adjudicate_offline,
     canonical_choice,
 )
-from kgbuild.canonicalize.cluster import ClusterOptions, affix_pairs, candidate_clusters, join_clusters
+from kgbuild.canonicalize.cluster import (
+    ClusterOptions,
+    affix_pairs,
+    candidate_clusters,
+    join_clusters,
+    word_affix_pairs,
+)
 from kgbuild.canonicalize.constraints import Candidate, SpeakerIndex, split_by_constraints
 from kgbuild.canonicalize.dual_embed import description_text, embed_dual
 from kgbuild.canonicalize.llm_normalize import NormalizationFailure, normalize_with_llm
-from kgbuild.canonicalize.normalize import fold, normalize_entities
+from kgbuild.canonicalize.normalize import PERSON_TYPES, fold, normalize_entities
 from kgbuild.canonicalize.repairs import TYPE_PRIORITY, RepairCount, dedupe_relations
 from kgbuild.embeddings import Embedder
 from kgbuild.graph import canonical_key, entity_id, relation_id
@@ -134,6 +140,23 @@ def _normalization_groups(block: list[Candidate], merge_local: bool = False) -> 
     return groups
 
 
+def _same_name_groups(block: list[Candidate]) -> list[list[Candidate]]:
+    """Mentions that cannot be normalized ('He', 'kid') but whose names are equal up to case and
+    punctuation: one entity under kgbuild's identity (`entity_id`), so they form one group."""
+    by_key: dict[str, list[Candidate]] = {}
+    for cand in block:
+        if canonical_key(cand.name):
+            by_key.setdefault(canonical_key(cand.name), []).append(cand)
+    groups = []
+    for members in by_key.values():
+        while len(members) > 1:
+            kept, removed = split_by_constraints(members)
+            if len(kept) > 1:
+                groups.append(kept)
+            members = [c for c, _ in removed]
+    return groups
+
+
 def _representative(group: list[Candidate]) -> Candidate:
     """One candidate standing for a normalization group: its best name, richest description."""
     best = canonical_choice(group)
@@ -213,10 +236,12 @@ async def plan_merges_async(entities: list[Entity], *, speakers: SpeakerIndex | 
     contexts: dict[str, NameContext] = {}
     expand: dict[str, list[str]] = {}
     groups_of: dict[str, list[Candidate]] = {}
+    same_name: list[list[Candidate]] = []
     places = frozenset(c.norm.key for c in blocks.get("Location", ()) if c.norm.cjk and c.norm.comparable)
     for etype, block in sorted(blocks.items()):
         contexts[etype] = NameContext(block, places)
         reps = []
+        same_name += _same_name_groups([c for c in block if not c.norm.comparable])
         for group in _normalization_groups([c for c in block if c.norm.comparable], options.merge_local):
             rep = _representative(group)
             expand[rep.id] = [c.id for c in group]
@@ -228,7 +253,9 @@ async def plan_merges_async(entities: list[Entity], *, speakers: SpeakerIndex | 
         emb = embed_dual(embedder, [c.norm.display for c in reps],
                          [description_text(etype, c.name, c.description) for c in reps])
         rows = join_clusters(len(reps), candidate_clusters(emb, options.cluster),
-                             affix_pairs([c.norm.key if c.norm.cjk else "" for c in reps]))
+                             affix_pairs([c.norm.key if c.norm.cjk else "" for c in reps])
+                             + word_affix_pairs([c.norm.tokens if not c.norm.cjk and etype not in PERSON_TYPES
+                                                 else () for c in reps]))
         clusters += [[reps[i] for i in group] for group in rows]
     verdicts = await _adjudicate_all(clusters, contexts, client)
     planner = _Planner(entities)
@@ -239,6 +266,9 @@ async def plan_merges_async(entities: list[Entity], *, speakers: SpeakerIndex | 
     merged: set[str] = set()
     for cluster, verdict in zip(clusters, verdicts):
         merged |= planner.verdict(verdict, cluster, expand)
+    for group in same_name:
+        planner.merge([c.id for c in group], canonical_choice(group).name, group[0].type, "normalize",
+                      [f"same name up to case and punctuation '{canonical_key(group[0].name)}'"])
     for rep_id, group in groups_of.items():
         if rep_id not in merged and len(group) > 1:
             planner.merge([c.id for c in group], canonical_choice(group).name, group[0].type, "normalize",

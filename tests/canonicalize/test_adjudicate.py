@@ -51,6 +51,37 @@ def test_offline_chinese_given_name_meets_the_full_name_after_a_surname_only():
     assert offline(cand("前妻"), cand("程勇前妻")).groups == []
 
 
+def test_offline_titles_of_rank_meet_the_bare_name_but_family_titles_do_not():
+    assert len(offline(cand("Detective Kincaid"), cand("Kincaid")).groups) == 1
+    assert offline(cand("Mr. Lundegaard"), cand("Lundegaard")).groups == []
+    assert offline(cand("Detective Kincaid"), cand("Captain Kincaid")).groups == []
+
+
+def test_offline_object_meets_its_only_longer_form_around_the_same_head():
+    cane, full = cand("Cane", "Object"), cand("Cane With Four Tennis Balls", "Object")
+    assert groups(offline(cane, full)) == {frozenset({cane.id, full.id})}
+    bag, burn_bag = cand("red bag", "Object"), cand("Red Canvas Burn Bag", "Object")
+    assert len(offline(bag, burn_bag).groups) == 1
+    # two longer rings: 'ring' could be either
+    ring, gold, nadia = cand("ring", "Object"), cand("Gold Ring", "Object"), cand("Silver Ring", "Object")
+    assert offline(ring, gold, context=[ring, gold, nadia]).groups == []
+    # someone's own object is not the generic one
+    assert offline(cand("Grape Soda Pin", "Object"), cand("Ellie's Grape Soda Pin", "Object")).groups == []
+    # people are not objects: first names follow the short-name rule only
+    assert offline(cand("Bag", "Location"), cand("Red Canvas Bag", "Location")).groups == []
+
+
+def test_offline_place_meets_its_only_form_with_a_generic_tail_or_a_qualifier():
+    ny, nyc = cand("New York", "Location"), cand("New York City", "Location")
+    assert groups(offline(ny, nyc)) == {frozenset({ny.id, nyc.id})}
+    grosse, michigan = cand("Grosse Pointe", "Location"), cand("Grosse Pointe, Michigan", "Location")
+    assert len(offline(grosse, michigan).groups) == 1
+    studios, lot, backlot = (cand(n, "Location") for n in ("Sunrise Studios", "Sunrise Studios Lot",
+                                                            "Sunrise Studios Backlot"))
+    assert offline(studios, lot, context=[studios, lot, backlot]).groups == []
+    assert offline(cand("Stab", "Concept"), cand("Stab Movies", "Concept")).groups == []
+
+
 def test_offline_keeps_an_ambiguous_short_name_apart():
     john, wick, smith = cand("John"), cand("John Wick"), cand("John Smith")
     verdict = offline(john, wick, context=[john, wick, smith])

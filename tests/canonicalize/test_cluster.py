@@ -14,6 +14,7 @@ from kgbuild.canonicalize.cluster import (
     join_clusters,
     knn_graph,
     laplacian_cluster_count,
+    word_affix_pairs,
 )
 from kgbuild.canonicalize.dual_embed import DualEmbeddings
 
@@ -127,6 +128,13 @@ def test_affix_pairs_propose_chinese_names_that_start_or_end_a_longer_one():
     assert affix_pairs(keys) == [(0, 1), (0, 7), (2, 3)]
     # a short name that starts or ends more longer names than allowed proposes nothing
     assert affix_pairs(keys, max_owners=1) == [(2, 3)]
+
+
+def test_word_affix_pairs_propose_names_whose_words_start_or_end_a_longer_one():
+    tokens = [("cane",), ("cane", "with", "four", "tennis", "balls"), ("sunrise", "studios"),
+              ("sunrise", "studios", "lot"), (), ("scope",), ("rifle", "scope"), ("tennis",)]
+    assert word_affix_pairs(tokens) == [(0, 1), (2, 3), (5, 6)]  # 'tennis' sits inside, not at an end
+    assert word_affix_pairs([("a",), ("a", "b"), ("a", "c")], max_owners=1) == []
 
 
 def test_join_clusters_unions_clusters_and_pairs():

@@ -6,12 +6,19 @@ import json
 
 import pytest
 
-from kgbuild.canonicalize.merge import MergeOptions, MergePlan, PlannedMerge, apply_merges, merge_graph
+from kgbuild.canonicalize.merge import (
+    MergeOptions,
+    MergePlan,
+    PlannedMerge,
+    apply_merges,
+    merge_graph,
+    plan_merges,
+)
 from kgbuild.embeddings import CachedEmbedder, MiniLMEmbedder
 from kgbuild.graph import GraphBuilder
 from kgbuild.llm.client import LLMClient
 from kgbuild.llm.scripted import ScriptedBackend
-from kgbuild.model import Element, ElementKind, KnowledgeGraph, Scene, Scope, Screenplay, Source, SourceFormat
+from kgbuild.model import Element, ElementKind, Entity, KnowledgeGraph, Scene, Scope, Screenplay, Source, SourceFormat
 
 
 @pytest.fixture(scope="module")
@@ -84,6 +91,14 @@ def cue(name: str, line: int) -> Element:
     return Element(kind=ElementKind.CHARACTER, text=name, line_start=line, line_end=line, speaker=name)
 
 
+def test_names_equal_up_to_case_merge_even_when_they_cannot_be_normalized(embedder):
+    mentions = [Entity(id=f"m{i}", name=n, type="Character", scope=Scope.GLOBAL)
+                for i, n in enumerate(["He", "he", "kid", "Kid", "She"])]
+    plan = plan_merges(mentions, speakers=None, embedder=embedder)
+    assert sorted(sorted(g.members) for g in plan.groups) == [["m0", "m1"], ["m2", "m3"]]
+    assert all(e.adjudicator == "normalize" for e in plan.log if e.action == "merge")
+
+
 def test_speakers_of_one_scene_stay_apart_in_merge_graph(embedder):
     graph = story()
     sp = Screenplay(title="t", language="en",
@@ -91,8 +106,8 @@ def test_speakers_of_one_scene_stay_apart_in_merge_graph(embedder):
                     scenes=[Scene(index=2, heading="INT. STATION", line_span=(1, 3),
                                   elements=[cue("MOSELEY", 1), cue("ROBERT MOSELEY", 2)])])
     merged, log = merge_graph(graph, sp, embedder, None, MergeOptions())
-    names = {e.name for e in merged.entities}
-    assert {"Robert Moseley", "Moseley"} <= names
+    owner = {n: e.id for e in merged.entities for n in (e.name, *e.aliases)}
+    assert owner["Robert Moseley"] != owner["Moseley"]
     assert any("both speak in scene 2" in " ".join(e.evidence) for e in log if e.action == "keep_apart")
 
 
