@@ -4,7 +4,8 @@ Two adjudicators give the same `Verdict`:
 
 - `adjudicate_offline`: rules, precision first. Mentions merge when their normalized names are
   equal (for characters: no family title against another title; 'Detective Kincaid' meets
-  'Kincaid', 'Mr. Newberry' does not meet 'Newberry'), differ by one letter in a long word,
+  'Kincaid', 'Mr. Newberry' does not meet 'Newberry'), differ by one letter in a long word, are
+  a given name and its pet form ('Scott' / 'Scotty'),
   (characters) when one is the unambiguous first name or surname of the other and not a role
   word ("Clerk" is not the short form of "Woman Clerk"), (objects, concepts) when the longer
   name is the only one around the same head noun ('Cane' / 'Cane With Four Tennis Balls', never
@@ -45,6 +46,7 @@ CJK_GENERIC_SUFFIXES = frozenset({"市", "省", "县", "区", "镇", "村", "店
 #: Words after which an English noun phrase only qualifies its head ('cane with tennis balls').
 _POST_MODIFIERS = frozenset({"of", "with", "for", "from", "in", "on", "at"})
 _POSSESSOR = re.compile(r"^(.+?)'s?\s")
+_PET_ENDINGS = frozenset({"y", "ie", "ey", "i"})
 #: Entity types whose short forms drop modifiers of the head noun.
 HEAD_TYPES = frozenset({"Object", "Concept"})
 #: Entity types whose names may carry or drop a generic tail.
@@ -296,6 +298,19 @@ def _misspelling(a: Candidate, b: Candidate) -> bool:
     return s[0] == t[0] and not plural and edit_distance(s, t) == 1
 
 
+def _diminutive(short: Candidate, full: Candidate) -> bool:
+    """A character's pet form: a given name plus -y/-ie/-i, a doubled last letter allowed ('Scott' /
+    'Scotty', 'Tom' / 'Tommy', 'Deb Newberry' / 'Debi Newberry'); other words equal."""
+    s, f = short.norm, full.norm
+    if (short.type not in PERSON_TYPES or s.cjk or f.cjk or s.generic or f.generic
+            or len(s.tokens) != len(f.tokens) or s.tokens[1:] != f.tokens[1:]):
+        return False
+    base, pet = s.tokens[0], f.tokens[0]
+    if len(base) < 3 or not pet.startswith(base) or base in ROLE_WORDS:
+        return False
+    return pet[len(base):] in _PET_ENDINGS or pet[len(base):] in {base[-1] + e for e in _PET_ENDINGS}
+
+
 def link_evidence(a: Candidate, b: Candidate, context: NameContext) -> str | None:
     """The offline reason to merge two candidates, or None.
 
@@ -313,6 +328,8 @@ def link_evidence(a: Candidate, b: Candidate, context: NameContext) -> str | Non
         return f"same normalized name '{a.norm.key}'"
     if _misspelling(a, b):
         return f"'{a.name}' and '{b.name}' differ by one letter in a long word"
+    if _diminutive(a, b) or _diminutive(b, a):
+        return f"'{a.name}' and '{b.name}' are a given name and its pet form"
     if _short_form(a, b, context):
         return f"'{a.name}' is the unambiguous short form of '{b.name}'"
     if _short_form(b, a, context):

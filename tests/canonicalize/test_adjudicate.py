@@ -57,6 +57,15 @@ def test_offline_titles_of_rank_meet_the_bare_name_but_family_titles_do_not():
     assert offline(cand("Detective Kincaid"), cand("Captain Kincaid")).groups == []
 
 
+def test_offline_given_name_meets_its_pet_form_unless_both_speak_in_one_scene():
+    assert len(offline(cand("Scott"), cand("Scotty")).groups) == 1
+    assert len(offline(cand("Tom"), cand("Tommy")).groups) == 1
+    assert len(offline(cand("Deb Newberry"), cand("Debi Newberry")).groups) == 1
+    assert offline(cand("Carl"), cand("Carla")).groups == []
+    assert offline(cand("Scott", speaking=(3,)), cand("Scotty", speaking=(3,))).groups == []
+    assert offline(cand("Scott Lang"), cand("Scotty Smith")).groups == []
+
+
 def test_offline_object_meets_its_only_longer_form_around_the_same_head():
     cane, full = cand("Cane", "Object"), cand("Cane With Four Tennis Balls", "Object")
     assert groups(offline(cane, full)) == {frozenset({cane.id, full.id})}
