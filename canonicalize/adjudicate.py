@@ -4,14 +4,16 @@ Two adjudicators give the same `Verdict`:
 
 - `adjudicate_offline`: rules, precision first. Mentions merge when their normalized names are
   equal (for characters: no family title against another title; 'Detective Kincaid' meets
-  'Kincaid', 'Mr. Newberry' does not meet 'Newberry'), differ by one letter in a long word, are
-  a given name and its pet form ('Scott' / 'Scotty'),
-  (characters) when one is the unambiguous first name or surname of the other and not a role
-  word ("Clerk" is not the short form of "Woman Clerk"), (objects, concepts) when the longer
-  name is the only one around the same head noun ('Cane' / 'Cane With Four Tennis Balls', never
-  someone's own object against a bare one), or (places, organizations, concepts) when the longer
-  name is the only one adding a generic tail or a qualifier ('New York' / 'New York City',
-  'Grosse Pointe' / 'Grosse Pointe, Michigan').
+  'Kincaid', 'Mr. Newberry' does not meet 'Newberry'), differ by one letter in a long word, or
+  when one is
+  - (characters) the unambiguous first name or surname of the other and not a role word
+    ("Clerk" is not the short form of "Woman Clerk"), or a given name against its pet form
+    ('Scott' / 'Scotty');
+  - (objects, concepts) the other's only longer form around the same head noun ('Cane' /
+    'Cane With Four Tennis Balls'; never someone's own object against a bare one);
+  - (places, organizations, concepts) the other's only form with a generic tail or a qualifier
+    ('New York' / 'New York City', 'Grosse Pointe' / 'Grosse Pointe, Michigan');
+  - (Chinese names) the other with a generic head or a story place ('重庆' / '重庆市').
 - `adjudicate_llm`: asks the configured LLM with the merge rules of STAGE's Figure 9 (our own
   wording). A reply that never validates, or that names a mention twice, keeps the whole
   cluster apart and is logged; it never stops the build.
