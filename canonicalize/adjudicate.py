@@ -3,9 +3,9 @@
 Two adjudicators give the same `Verdict`:
 
 - `adjudicate_offline`: rules, precision first. Mentions merge when their normalized names are
-  equal (for characters: never two different titles; 'Detective Kincaid' meets 'Kincaid', but
-  'Mrs Brumby' meets 'Brumby' only when no fuller name such as 'Cliff Brumby' and no other
-  family title exists), differ by one letter in a long word, or when one is
+  equal (for characters: no family title against another title; 'Detective Kincaid' meets
+  'Kincaid', 'Mr. Newberry' does not meet 'Newberry'), differ by one letter in a long word, or
+  when one is
   - (characters) the unambiguous first name or surname of the other and not a role word
     ("Clerk" is not the short form of "Woman Clerk"), or a given name against its pet form
     ('Scott' / 'Scotty');
@@ -131,7 +131,6 @@ class NameContext:
         self.places = places
         self._extensions: dict[tuple[str, str], set[str]] = defaultdict(set)
         self._heads: dict[str, set[tuple[str, ...]]] = defaultdict(set)
-        self._titles: dict[str, set[str]] = defaultdict(set)
         self._tails: dict[tuple[str, ...], set[tuple[str, ...]]] = defaultdict(set)
         for cand in candidates:
             if cand.norm.comparable and cand.norm.cjk and cand.type not in PERSON_TYPES:
@@ -149,8 +148,6 @@ class NameContext:
                         self._tails[base].add(cand.norm.tokens)
             if not cand.norm.comparable or cand.norm.generic or cand.type not in PERSON_TYPES:
                 continue
-            if cand.norm.honorific in GENDERED_TITLES:
-                self._titles[cand.norm.key].add(cand.norm.honorific)
             tokens = cand.norm.tokens
             if cand.norm.cjk:
                 for size in (1, 2):
@@ -172,10 +169,6 @@ class NameContext:
     def with_tail(self, tokens: tuple[str, ...]) -> int:
         """How many names are these tokens plus a generic tail ('Sunrise Studios' + 'Lot')."""
         return len(self._tails.get(tokens, ()))
-
-    def family_titles(self, key: str) -> int:
-        """How many different family titles ('mr', 'mrs') a character name carries in the story."""
-        return len(self._titles.get(key, ()))
 
     def owners(self, tokens: tuple[str, ...]) -> int:
         """How many distinct longer names start or end with these tokens."""
@@ -332,10 +325,8 @@ def link_evidence(a: Candidate, b: Candidate, context: NameContext) -> str | Non
         return None
     if a.norm.key == b.norm.key and (a.norm.article == b.norm.article or len(a.norm.tokens) > 1):
         titles = {a.norm.honorific, b.norm.honorific}
-        if a.type in PERSON_TYPES and len(titles) > 1 and (
-                None not in titles or (titles & GENDERED_TITLES and (context.family_titles(a.norm.key) > 1
-                                                                     or context.owners(a.norm.tokens) > 0))):
-            return None  # with 'Mr. Lundegaard' and 'Mrs. Lundegaard' in the story, 'Lundegaard' is either
+        if a.type in PERSON_TYPES and len(titles) > 1 and (None not in titles or titles & GENDERED_TITLES):
+            return None  # 'Mr. Newberry' may be the father of the Newberry the story calls by name
         return f"same normalized name '{a.norm.key}'"
     if _misspelling(a, b):
         return f"'{a.name}' and '{b.name}' differ by one letter in a long word"

@@ -40,8 +40,7 @@ def test_offline_merges_case_variants_titles_and_an_unambiguous_short_name():
 
 def test_offline_keeps_family_titles_and_role_words_apart():
     assert offline(cand("Mrs. Brumby"), cand("Cliff Brumby")).groups == []
-    newberry, debi = cand("Newberry"), cand("Debi Newberry")
-    assert offline(cand("Mr. Newberry"), newberry, context=[cand("Mr. Newberry"), newberry, debi]).groups == []
+    assert offline(cand("Mr. Newberry"), cand("Newberry")).groups == []
     assert offline(cand("Clerk"), cand("Woman Clerk")).groups == []
     assert offline(cand("经理"), cand("银行经理")).groups == []
     assert offline(cand("Professor"), cand("Woman behind Professor")).groups == []
@@ -52,16 +51,10 @@ def test_offline_chinese_given_name_meets_the_full_name_after_a_surname_only():
     assert offline(cand("前妻"), cand("程勇前妻")).groups == []
 
 
-def test_offline_a_title_meets_the_bare_name_unless_the_name_may_be_a_relative():
+def test_offline_titles_of_rank_meet_the_bare_name_but_family_titles_do_not():
     assert len(offline(cand("Detective Kincaid"), cand("Kincaid")).groups) == 1
+    assert offline(cand("Mr. Lundegaard"), cand("Lundegaard")).groups == []
     assert offline(cand("Detective Kincaid"), cand("Captain Kincaid")).groups == []
-    assert len(offline(cand("Mr. Apfel"), cand("Apfel")).groups) == 1
-    # two family titles on one name: the bare name could be either of them
-    mr, mrs, bare = cand("Mr. Lundegaard"), cand("Mrs. Lundegaard"), cand("Lundegaard")
-    assert offline(mrs, bare, context=[mr, mrs, bare]).groups == []
-    # a fuller name ends with it: 'Brumby' may be Cliff, 'Mrs Brumby' his wife
-    cliff, wife, brumby = cand("Cliff Brumby"), cand("Mrs Brumby"), cand("Brumby")
-    assert offline(wife, brumby, context=[cliff, wife, brumby]).groups == []
 
 
 def test_offline_given_name_meets_its_pet_form_unless_both_speak_in_one_scene():
