@@ -47,7 +47,9 @@ CHINESE_SURNAMES = frozenset(
 CJK_GENERIC_SUFFIXES = frozenset({"市", "省", "县", "区", "镇", "村", "店", "馆", "楼", "大楼", "大厦", "公司", "集团", "拳"})
 #: Words after which an English noun phrase only qualifies its head ('cane with tennis balls').
 _POST_MODIFIERS = frozenset({"of", "with", "for", "from", "in", "on", "at"})
+#: A possessor in front of a name ("ellie's mailbox").
 _POSSESSOR = re.compile(r"^(.+?)'s?\s")
+#: Endings that turn a given name into its pet form (Scott -> Scotty, Ann -> Annie).
 _PET_ENDINGS = frozenset({"y", "ie", "ey", "i"})
 #: Entity types whose short forms drop modifiers of the head noun.
 HEAD_TYPES = frozenset({"Object", "Concept"})
