@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import Counter
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -131,8 +132,13 @@ def _normalization_groups(block: list[Candidate], merge_local: bool = False) -> 
         key = (("local", canonical_key(cand.name)) if cand.scope == Scope.LOCAL and not merge_local
                else (norm.key, norm.versions, norm.honorific, norm.article))
         by_key.setdefault(key, []).append(cand)
+    return _split_buckets(by_key.values())
+
+
+def _split_buckets(buckets: Iterable[list[Candidate]]) -> list[list[Candidate]]:
+    """Each bucket of look-alike candidates, split where a hard constraint keeps two apart."""
     groups = []
-    for members in by_key.values():
+    for members in buckets:
         while members:
             kept, removed = split_by_constraints(members)
             groups.append(kept)
@@ -147,14 +153,7 @@ def _same_name_groups(block: list[Candidate]) -> list[list[Candidate]]:
     for cand in block:
         if canonical_key(cand.name):
             by_key.setdefault(canonical_key(cand.name), []).append(cand)
-    groups = []
-    for members in by_key.values():
-        while len(members) > 1:
-            kept, removed = split_by_constraints(members)
-            if len(kept) > 1:
-                groups.append(kept)
-            members = [c for c, _ in removed]
-    return groups
+    return [group for group in _split_buckets(by_key.values()) if len(group) > 1]
 
 
 def _representative(group: list[Candidate]) -> Candidate:

@@ -25,8 +25,6 @@ PLACE_PREPOSITIONS = word_set(
 _PRONOUN_START = re.compile(r"^(?:He|She|They|His|Her|Their)\b")
 
 
-
-
 @dataclass(frozen=True)
 class SentenceRelation:
     """A relation between two referenced entities, with the sentence as evidence."""
