@@ -126,11 +126,15 @@ class NameContext:
     Args:
         candidates: Every candidate of one entity type (not only one cluster).
         places: Normalized CJK names of the story's locations: '佛山金楼' is '金楼' qualified by a place.
+        common_words: Words the screenplay writes in lower case: a character name they precede
+            is a descriptor form ('Tiny Scott'), neither a different person nor a fuller name.
     """
 
-    def __init__(self, candidates: list[Candidate], places: frozenset[str] = frozenset()):
+    def __init__(self, candidates: list[Candidate], places: frozenset[str] = frozenset(),
+                 common_words: frozenset[str] = frozenset()):
         self._owners: dict[tuple[str, ...], set[tuple[str, ...]]] = defaultdict(set)
         self.places = places
+        self.common_words = common_words
         self._extensions: dict[tuple[str, str], set[str]] = defaultdict(set)
         self._heads: dict[str, set[tuple[str, ...]]] = defaultdict(set)
         self._tails: dict[tuple[str, ...], set[tuple[str, ...]]] = defaultdict(set)
@@ -158,7 +162,12 @@ class NameContext:
                 continue
             for size in range(1, len(tokens)):
                 self._owners[tokens[:size]].add(tokens)
-                self._owners[tokens[-size:]].add(tokens)
+                if not self.descriptor(tokens[:-size]):
+                    self._owners[tokens[-size:]].add(tokens)
+
+    def descriptor(self, words: tuple[str, ...]) -> bool:
+        """True when every word is a common word of the screenplay ('tiny') or holds a digit ('a1')."""
+        return bool(words) and all(w in self.common_words or any(c.isdigit() for c in w) for w in words)
 
     def extensions(self, kind: str, key: str) -> int:
         """How many CJK names extend `key` by a generic suffix (kind 'suffix') or a place prefix ('place')."""
@@ -253,8 +262,8 @@ def _short_form(short: Candidate, full: Candidate, context: NameContext) -> bool
     if any(_singular(t) in ROLE_WORDS for t in f.tokens) or not all(w[:1].isupper() for w in f.display.split()):
         return False  # 'Woman behind Professor' is a description, 'Bird Babies' a group, not a personal name
     n = len(s.tokens)
-    if f.tokens[:n] != s.tokens and f.tokens[-n:] != s.tokens:
-        return False
+    if f.tokens[:n] != s.tokens and (f.tokens[-n:] != s.tokens or context.descriptor(f.tokens[:-n])):
+        return False  # 'Tiny Scott' is a version of 'Scott', kept apart
     return context.owners(s.tokens) == 1
 
 

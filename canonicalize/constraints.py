@@ -5,6 +5,9 @@
   `MAN #3`) are never merged; a life-stage pair (`YOUNG X` and `X`) is linked instead.
 - Contradicting titles (`Mr. Smith` / `Mrs. Smith`) are never merged.
 
+The screenplay also says which words are common words rather than names: those it writes in
+lower case and never as a speaker ('tiny' makes `TINY SCOTT` a descriptor form of `SCOTT`).
+
 Example:
     >>> speakers = SpeakerIndex.from_screenplay(screenplay)
     >>> cannot_link(a, b)        # 'both speak in scene 12', or None
@@ -12,7 +15,8 @@ Example:
 
 from __future__ import annotations
 
-from collections import defaultdict
+import re
+from collections import Counter, defaultdict
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -22,7 +26,12 @@ from kgbuild.canonicalize.normalize import (
     honorifics_compatible,
     normalize_name,
 )
-from kgbuild.model import Scope, Screenplay
+from kgbuild.model import ElementKind, Scope, Screenplay
+
+#: A lower-case word of action or dialogue ("tiny", "regular-sized").
+_LOWER_WORD = re.compile(r"(?<![\w'’-])[a-z]+(?:-[a-z]+)*(?![\w'’-])")
+#: A word written in lower case this often is a common word of the script.
+COMMON_WORD_MIN = 1
 
 
 class Candidate(BaseModel):
@@ -41,22 +50,28 @@ class Candidate(BaseModel):
 
 
 class SpeakerIndex:
-    """Which normalized names speak in which scenes, from the screenplay's character cues."""
+    """Which normalized names speak in which scenes, from the screenplay's character cues, and
+    which words the screenplay writes in lower case (common words, not names)."""
 
-    def __init__(self, scenes_by_key: dict[str, set[int]]):
+    def __init__(self, scenes_by_key: dict[str, set[int]], common_words: frozenset[str] = frozenset()):
         self._scenes = scenes_by_key
+        speaker_words = {w for key in scenes_by_key for w in key.split("|", 1)[0].split()}
+        self.common_words = frozenset(common_words - speaker_words)
 
     @classmethod
     def from_screenplay(cls, screenplay: Screenplay) -> SpeakerIndex:
-        """Collect the speakers of every scene (dual dialogue included)."""
+        """Collect the speakers of every scene (dual dialogue included) and the common words."""
         scenes: dict[str, set[int]] = defaultdict(set)
+        lower: Counter[str] = Counter()
         for scene in screenplay.scenes:
             for element in scene.elements:
                 if element.speaker:
                     norm = normalize_name(element.speaker, person=True)
                     if norm.comparable:
                         scenes[_speaker_key(norm)].add(scene.index)
-        return cls(dict(scenes))
+                if element.kind in (ElementKind.ACTION, ElementKind.DIALOGUE):
+                    lower.update(_LOWER_WORD.findall(element.text))
+        return cls(dict(scenes), frozenset(w for w, n in lower.items() if n >= COMMON_WORD_MIN))
 
     def speaking_scenes(self, names: list[str]) -> tuple[int, ...]:
         """Scenes in which any of these names speaks (a cue equal to the name once normalized).

@@ -238,7 +238,7 @@ async def plan_merges_async(entities: list[Entity], *, speakers: SpeakerIndex | 
     same_name: list[list[Candidate]] = []
     places = frozenset(c.norm.key for c in blocks.get("Location", ()) if c.norm.cjk and c.norm.comparable)
     for etype, block in sorted(blocks.items()):
-        contexts[etype] = NameContext(block, places)
+        contexts[etype] = NameContext(block, places, speakers.common_words if speakers else frozenset())
         reps = []
         same_name += _same_name_groups([c for c in block if not c.norm.comparable])
         for group in _normalization_groups([c for c in block if c.norm.comparable], options.merge_local):

@@ -15,6 +15,7 @@ together. Run `python -m kgbuild.evaluation.merge_eval` (exit status 1 when a ta
 from __future__ import annotations
 
 import argparse
+import bisect
 import csv
 import json
 import logging
@@ -160,18 +161,42 @@ def _is_pronoun(row: dict[str, str], surface: str) -> bool:
     return flag.strip().lower() == "true" or normalize_name(surface).reason == "pronoun"
 
 
-def moviecoref_mentions(labels_csv: Path) -> MentionSet:
-    """The mentions and gold of one MovieCoref label file (see the module docstring)."""
+def _scene_of_offsets(screenplay_txt: Path, offsets: list[int]) -> list[int | None]:
+    """The scene index holding each character offset of a screenplay text file (None before the first)."""
+    text = screenplay_txt.read_text(encoding="utf-8")
+    line_starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+    scenes = read_screenplay(screenplay_txt).scenes
+    firsts = [scene.line_span[0] for scene in scenes]
+    out: list[int | None] = []
+    for offset in offsets:
+        line = bisect.bisect_right(line_starts, offset)
+        at = bisect.bisect_right(firsts, line) - 1
+        out.append(scenes[at].index if at >= 0 else None)
+    return out
+
+
+def moviecoref_mentions(labels_csv: Path, screenplay_txt: Path | None = None) -> MentionSet:
+    """The mentions and gold of one MovieCoref label file (see the module docstring); with its
+    screenplay, each mention also carries the scenes its form occurs in and the speaker constraints."""
     labels: dict[str, Counter] = defaultdict(Counter)
+    places: list[tuple[str, int]] = []
     with labels_csv.open(encoding="utf-8", newline="") as f:
         for row in csv.DictReader(f):
             surface = " ".join(row["surface"].split())
             if surface and not _is_pronoun(row, surface):
                 labels[surface][" ".join(row["entityLabel"].split())] += 1
+                places.append((surface, int(row["begin"])))
+    scenes: dict[str, set[int]] = defaultdict(set)
+    if screenplay_txt is not None:
+        for (surface, _), scene in zip(places, _scene_of_offsets(screenplay_txt, [o for _, o in places])):
+            if scene is not None:
+                scenes[surface].add(scene)
     names = sorted(labels)
-    mentions = [Entity(id=f"m{i}", name=name, type="Character", scope=Scope.GLOBAL) for i, name in enumerate(names)]
+    mentions = [Entity(id=f"m{i}", name=name, type="Character", scope=Scope.GLOBAL,
+                       scenes=sorted(scenes.get(name, ()))) for i, name in enumerate(names)]
     gold = [labels[name].most_common(1)[0][0] for name in names]
-    return MentionSet(name=labels_csv.stem, mentions=mentions, gold=gold)
+    return MentionSet(name=labels_csv.stem, mentions=mentions, gold=gold,
+                      script=str(screenplay_txt) if screenplay_txt is not None else None)
 
 
 def predict(mention_set: MentionSet, embedder: Embedder, options: MergeOptions | None = None) -> list[int]:
@@ -225,7 +250,12 @@ def stage_sets(data: Path) -> list[MentionSet]:
 
 def moviecoref_sets(data: Path) -> list[MentionSet]:
     """Every MovieCoref label file under data/external/moviecoref/labels."""
-    return [moviecoref_mentions(p) for p in sorted((data / "external" / "moviecoref" / "labels").glob("*.csv"))]
+    root = data / "external" / "moviecoref"
+    sets = []
+    for labels in sorted((root / "labels").glob("*.csv")):
+        script = root / "screenplay" / f"{labels.stem}.txt"
+        sets.append(moviecoref_mentions(labels, script if script.is_file() else None))
+    return sets
 
 
 def format_scores(title: str, scores: list[PairScore]) -> list[str]:

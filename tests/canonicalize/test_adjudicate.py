@@ -97,6 +97,16 @@ def test_offline_keeps_an_ambiguous_short_name_apart():
     assert verdict.groups == [] and john.id in verdict.kept_apart
 
 
+def test_descriptor_forms_of_a_name_neither_own_it_nor_merge_with_it():
+    scott, lang, tiny, toddler = cand("SCOTT"), cand("Scott Lang"), cand("TINY SCOTT"), cand("A1 SCOTT")
+    block = [scott, lang, tiny, toddler]
+    without_vocabulary = adjudicate_offline(block, NameContext(block))
+    assert without_vocabulary.groups == []  # 'Tiny Scott' could be another Scott: ambiguous
+    verdict = adjudicate_offline(block, NameContext(block, common_words=frozenset({"tiny"})))
+    assert groups(verdict) == {frozenset({scott.id, lang.id})}
+    assert tiny.id in verdict.kept_apart and toddler.id in verdict.kept_apart
+
+
 def test_offline_never_merges_surface_lookalikes_of_other_types_or_plurals():
     verdict = offline(cand("Kitchen", "Location"), cand("Kinnear's Kitchen", "Location"),
                       cand("Balloon", "Object"), cand("Balloons", "Object"))

@@ -14,6 +14,7 @@ from kgbuild.canonicalize.merge import (
     merge_graph,
     plan_merges,
 )
+from kgbuild.canonicalize.constraints import SpeakerIndex
 from kgbuild.embeddings import CachedEmbedder, MiniLMEmbedder
 from kgbuild.graph import GraphBuilder
 from kgbuild.llm.client import LLMClient
@@ -97,6 +98,20 @@ def test_names_equal_up_to_case_merge_even_when_they_cannot_be_normalized(embedd
     plan = plan_merges(mentions, speakers=None, embedder=embedder)
     assert sorted(sorted(g.members) for g in plan.groups) == [["m0", "m1"], ["m2", "m3"]]
     assert all(e.adjudicator == "normalize" for e in plan.log if e.action == "merge")
+
+
+def test_common_words_come_from_action_and_dialogue_but_never_from_speakers():
+    action = Element(kind=ElementKind.ACTION, text="A tiny SCOTT waves. Will is here, the will of it.",
+                     line_start=1, line_end=1)
+    speech = Element(kind=ElementKind.DIALOGUE, text="That's so tiny-sized!", line_start=3, line_end=3,
+                     speaker="WILL TURNER")
+    sp = Screenplay(title="t", language="en",
+                    source=Source(path="x", format=SourceFormat.PLAIN, sha256="0", size_bytes=0),
+                    scenes=[Scene(index=1, heading="INT. LAB", line_span=(1, 3),
+                                  elements=[action, cue("WILL TURNER", 2), speech])])
+    words = SpeakerIndex.from_screenplay(sp).common_words
+    assert {"tiny", "tiny-sized", "waves", "of"} <= words
+    assert not words & {"scott", "will", "turner", "that's", "s"}
 
 
 def test_speakers_of_one_scene_stay_apart_in_merge_graph(embedder):

@@ -70,6 +70,17 @@ def test_moviecoref_mentions_exclude_pronouns(shared_data):
     assert gold["Landy"] == gold["LANDY"] == gold["Pamela Landy"]
 
 
+@pytest.mark.shared_data
+def test_moviecoref_mentions_carry_the_scenes_of_their_screenplay(shared_data):
+    root = shared_data / "external" / "moviecoref"
+    mentions = moviecoref_mentions(root / "labels" / "bourne.csv", root / "screenplay" / "bourne.txt")
+    assert mentions.script and mentions.script.endswith("bourne.txt")
+    scenes = {m.name: m.scenes for m in mentions.mentions}
+    assert len(scenes["Bourne"]) > 10 and all(a < b for a, b in zip(scenes["Bourne"], scenes["Bourne"][1:]))
+    assert sum(bool(s) for s in scenes.values()) > 0.9 * len(scenes)
+    assert moviecoref_mentions(root / "labels" / "bourne.csv").mentions[0].scenes == []
+
+
 def test_benchmark_corpus_is_clustered_into_true_duplicates():
     run = bench_clustering(600)
     assert 590 <= run.mentions <= 610 and run.candidate_clusters > 50
