@@ -48,6 +48,13 @@ HONORIFICS = {
     "brother", "uncle", "aunt", "auntie", "king", "queen", "prince", "princess", "reverend", "rev",
     "senator", "president", "mayor", "sheriff", "deputy", "nurse", "master", "saint", "st",
 }
+#: Abbreviated titles and the full form they are stored under ('Sgt. Pola' meets 'Sergeant Pola').
+TITLE_FULL_FORMS = {"maj": "major", "sgt": "sergeant", "lt": "lieutenant", "capt": "captain",
+                    "dr": "doctor", "det": "detective", "prof": "professor", "col": "colonel",
+                    "gen": "general", "pvt": "private", "cpl": "corporal", "rev": "reverend", "fr": "father",
+                    "mister": "mr", "st": "saint"}
+
+
 def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
@@ -77,7 +84,7 @@ _ROMAN = re.compile(r"^(?:ii|iii|iv|v|vi|vii|viii|ix|x)$")
 _NUMBERED = re.compile(r"^#?\d+[a-z]?$")
 _YEAR_SUFFIX = re.compile(r"(?<=[^\W\d_])[-–]\s*(\d{2,4})$")
 _LETTER_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
-_GLUED_TITLE = re.compile(r"^(mr|mrs|ms|dr|st|lt|sgt|det)\.(?=\w)")
+_GLUED_TITLE = re.compile(r"^(mr|mrs|ms|dr|st|lt|sgt|det|maj|capt|col|gen)\.(?=\w)")
 #: Names with more words than this are descriptions, not names.
 MAX_NAME_TOKENS = 8
 
@@ -91,7 +98,8 @@ class NormalizedName(BaseModel):
     display: str = Field(description="Whitespace collapsed, appositions and parentheticals cut.")
     key: str = Field(description="Comparison key: tokens of the core name joined by single spaces.")
     tokens: tuple[str, ...] = Field(description="Tokens of the key (for CJK: the key as one token).")
-    honorific: str | None = Field(default=None, description="Leading title, case-folded, without dot.")
+    honorific: str | None = Field(
+        default=None, description="Leading title, case-folded, abbreviations spelled out ('sgt' -> 'sergeant').")
     article: str | None = Field(default=None, description="Leading article, kept apart like a title.")
     versions: tuple[str, ...] = Field(
         default=(), description="Life-stage words, numbers, years: mentions differing here never merge.")
@@ -179,7 +187,7 @@ def normalize_name(raw: str, *, person: bool = False) -> NormalizedName:
         words[-1] = re.sub(r"'s$|'$", "", words[-1])
     honorific = None
     if person and len(words) > 1 and words[0] in HONORIFICS:
-        honorific, words = words[0], words[1:]
+        honorific, words = TITLE_FULL_FORMS.get(words[0], words[0]), words[1:]
     core: list[str] = []
     for word in words:
         if word in STAGE_WORDS or word in ORDINALS or _NUMBERED.match(word) or _ROMAN.match(word):

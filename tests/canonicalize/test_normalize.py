@@ -22,6 +22,9 @@ def test_articles_and_titles_are_kept_apart_but_comparable():
     assert (mr.honorific, mrs.honorific, bare.honorific) == ("mr", "mrs", None)
     assert honorifics_compatible(mr, bare) and not honorifics_compatible(mr, mrs)
     assert normalize_name("Mr.Angier", person=True).honorific == "mr"
+    sgt, sergeant = normalize_name("Sgt.Pola Negri", person=True), normalize_name("Sergeant Pola Negri", person=True)
+    assert (sgt.honorific, sgt.key) == ("sergeant", "pola negri") and honorifics_compatible(sgt, sergeant)
+    assert normalize_name("Maj. Hellstrom", person=True).honorific == "major"
 
 
 def test_possessive_dropped_for_people_only():
