@@ -6,7 +6,8 @@
     (the identity the STAGE-KG reference loader uses).
 (b) MovieCoref: the mentions are the distinct non-pronoun surface forms (whitespace collapsed)
     of each movie's human coreference labels; the gold cluster is the `entityLabel` the form
-    carries most often.
+    carries most often. Each form carries the scenes of the movie's screenplay it occurs in, and
+    the screenplay's speakers and lower-case words bind the merge as in a build.
 
 A wrong merge costs more than a missed one, so precision and recall are always reported
 together. Run `python -m kgbuild.evaluation.merge_eval` (exit status 1 when a target is missed).
