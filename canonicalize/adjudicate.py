@@ -8,7 +8,8 @@ Two adjudicators give the same `Verdict`:
   when one is
   - (characters) the unambiguous first name or surname of the other and not a role word
     ("Clerk" is not the short form of "Woman Clerk"), or a given name against its pet form
-    ('Scott' / 'Scotty');
+    ('Scott' / 'Scotty'), or a formal given name against its familiar form with the same
+    surname ('Nicholas Wilde' / 'Nick Wilde');
   - (objects, concepts) the other's only longer form around the same head noun ('Cane' /
     'Cane With Four Tennis Balls'; never someone's own object against a bare one);
   - (places, organizations, concepts) the other's only form with a generic tail or a qualifier
@@ -51,6 +52,30 @@ _POST_MODIFIERS = frozenset({"of", "with", "for", "from", "in", "on", "at"})
 _POSSESSOR = re.compile(r"^(.+?)'s?\s")
 #: Endings that turn a given name into its pet form (Scott -> Scotty, Ann -> Annie).
 _PET_ENDINGS = frozenset({"y", "ie", "ey", "i"})
+#: English given names and the familiar forms that stand for them ('Peggy Carter' is 'Margaret Carter').
+_FAMILIAR_FORMS = {
+    "robert": "bob bobby rob robbie bert", "william": "bill billy will willie liam", "richard": "dick rick ricky rich",
+    "margaret": "peggy maggie meg marge margie greta", "elizabeth": "liz lizzie beth betty betsy eliza libby",
+    "henry": "hank harry hal", "nicholas": "nick nicky", "james": "jim jimmy jamie", "john": "jack johnny",
+    "edward": "ed eddie ted teddy ned", "theodore": "ted teddy theo", "charles": "charlie chuck chas",
+    "thomas": "tom tommy", "joseph": "joe joey", "michael": "mike mikey mick", "daniel": "dan danny",
+    "anthony": "tony", "steven": "steve", "stephen": "steve", "samuel": "sam sammy", "benjamin": "ben benny",
+    "alexander": "alex sasha", "alfred": "alf alfie fred freddy", "frederick": "fred freddy freddie",
+    "lawrence": "larry", "leonard": "leo lenny", "patrick": "pat paddy", "peter": "pete", "gerald": "gerry jerry",
+    "jerome": "jerry", "raymond": "ray", "ronald": "ron ronnie", "donald": "don donnie", "kenneth": "ken kenny",
+    "timothy": "tim timmy", "matthew": "matt", "andrew": "andy drew", "christopher": "chris kit",
+    "douglas": "doug", "gregory": "greg", "jonathan": "jon", "joshua": "josh", "nathaniel": "nate nat",
+    "zachary": "zach zack", "walter": "walt wally", "harold": "harry hal", "catherine": "cathy kate katie kitty",
+    "katherine": "kathy kate katie kitty", "rebecca": "becky becca", "susan": "sue susie suzy",
+    "deborah": "deb debbie debi", "patricia": "pat patty trish", "jennifer": "jen jenny", "victoria": "vicky tori",
+    "christine": "chris chrissy", "dorothy": "dot dottie dorothea", "barbara": "barb babs", "abigail": "abby",
+    "samantha": "sam sammy", "alexandra": "alex sasha", "natasha": "tasha nat", "natalia": "natasha tasha",
+    "jacqueline": "jackie", "josephine": "jo josie", "virginia": "ginny", "frances": "fran frannie",
+    "judith": "judy", "eleanor": "ellie nell nora", "helen": "nell", "isabella": "bella izzy",
+    "ann": "annie nancy", "anne": "annie nancy", "mary": "molly polly mae", "sarah": "sally sadie",
+}
+_FAMILIAR: frozenset[tuple[str, str]] = frozenset(
+    (formal, pet) for formal, pets in _FAMILIAR_FORMS.items() for pet in pets.split())
 #: Entity types whose short forms drop modifiers of the head noun.
 HEAD_TYPES = frozenset({"Object", "Concept"})
 #: Entity types whose names may carry or drop a generic tail.
@@ -324,6 +349,16 @@ def _diminutive(short: Candidate, full: Candidate) -> bool:
     return pet[len(base):] in _PET_ENDINGS or pet[len(base):] in {base[-1] + e for e in _PET_ENDINGS}
 
 
+def _familiar_form(a: Candidate, b: Candidate) -> bool:
+    """A character's formal given name against its familiar form, surname equal and present
+    ('Nicholas Wilde' / 'Nick Wilde', 'Margaret Carter' / 'Peggy Carter'); either order."""
+    x, y = a.norm, b.norm
+    if (a.type not in PERSON_TYPES or x.cjk or y.cjk or x.generic or y.generic or len(x.tokens) < 2
+            or x.tokens[1:] != y.tokens[1:]):
+        return False
+    return (x.tokens[0], y.tokens[0]) in _FAMILIAR or (y.tokens[0], x.tokens[0]) in _FAMILIAR
+
+
 def link_evidence(a: Candidate, b: Candidate, context: NameContext) -> str | None:
     """The offline reason to merge two candidates, or None.
 
@@ -343,6 +378,8 @@ def link_evidence(a: Candidate, b: Candidate, context: NameContext) -> str | Non
         return f"'{a.name}' and '{b.name}' differ by one letter in a long word"
     if _diminutive(a, b) or _diminutive(b, a):
         return f"'{a.name}' and '{b.name}' are a given name and its pet form"
+    if _familiar_form(a, b):
+        return f"'{a.name}' and '{b.name}' are a formal given name and its familiar form, same surname"
     if _short_form(a, b, context):
         return f"'{a.name}' is the unambiguous short form of '{b.name}'"
     if _short_form(b, a, context):

@@ -97,6 +97,15 @@ def test_offline_keeps_an_ambiguous_short_name_apart():
     assert verdict.groups == [] and john.id in verdict.kept_apart
 
 
+def test_formal_given_name_meets_its_familiar_form_only_with_the_same_surname():
+    assert len(offline(cand("Nicholas Wilde"), cand("Nick Wilde")).groups) == 1
+    assert len(offline(cand("PEGGY CARTER"), cand("Margaret Carter")).groups) == 1
+    assert offline(cand("Nicholas Wilde"), cand("Nick Carter")).groups == []
+    assert offline(cand("Robert"), cand("Bob")).groups == []  # no surname: who says they are one?
+    henry, hank, junior = cand("Henry Pym"), cand("Hank Pym", speaking=(3,)), cand("Hank Pym Jr", speaking=(3,))
+    assert groups(offline(henry, hank, junior)) == {frozenset({henry.id, hank.id})}
+
+
 def test_descriptor_forms_of_a_name_neither_own_it_nor_merge_with_it():
     scott, lang, tiny, toddler = cand("SCOTT"), cand("Scott Lang"), cand("TINY SCOTT"), cand("A1 SCOTT")
     block = [scott, lang, tiny, toddler]
