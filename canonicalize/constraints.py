@@ -16,7 +16,7 @@ Example:
 from __future__ import annotations
 
 import re
-from collections import Counter, defaultdict
+from collections import defaultdict
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -30,8 +30,6 @@ from kgbuild.model import ElementKind, Scope, Screenplay
 
 #: A lower-case word of action or dialogue ("tiny", "regular-sized").
 _LOWER_WORD = re.compile(r"(?<![\w'’-])[a-z]+(?:-[a-z]+)*(?![\w'’-])")
-#: A word written in lower case this often is a common word of the script.
-COMMON_WORD_MIN = 1
 
 
 class Candidate(BaseModel):
@@ -62,7 +60,7 @@ class SpeakerIndex:
     def from_screenplay(cls, screenplay: Screenplay) -> SpeakerIndex:
         """Collect the speakers of every scene (dual dialogue included) and the common words."""
         scenes: dict[str, set[int]] = defaultdict(set)
-        lower: Counter[str] = Counter()
+        lower: set[str] = set()
         for scene in screenplay.scenes:
             for element in scene.elements:
                 if element.speaker:
@@ -71,7 +69,7 @@ class SpeakerIndex:
                         scenes[_speaker_key(norm)].add(scene.index)
                 if element.kind in (ElementKind.ACTION, ElementKind.DIALOGUE):
                     lower.update(_LOWER_WORD.findall(element.text))
-        return cls(dict(scenes), frozenset(w for w, n in lower.items() if n >= COMMON_WORD_MIN))
+        return cls(dict(scenes), frozenset(lower))
 
     def speaking_scenes(self, names: list[str]) -> tuple[int, ...]:
         """Scenes in which any of these names speaks (a cue equal to the name once normalized).

@@ -180,16 +180,17 @@ def moviecoref_mentions(labels_csv: Path, screenplay_txt: Path | None = None) ->
     """The mentions and gold of one MovieCoref label file (see the module docstring); with its
     screenplay, each mention also carries the scenes its form occurs in and the speaker constraints."""
     labels: dict[str, Counter] = defaultdict(Counter)
-    places: list[tuple[str, int]] = []
+    occurrences: list[tuple[str, int]] = []
     with labels_csv.open(encoding="utf-8", newline="") as f:
         for row in csv.DictReader(f):
             surface = " ".join(row["surface"].split())
             if surface and not _is_pronoun(row, surface):
                 labels[surface][" ".join(row["entityLabel"].split())] += 1
-                places.append((surface, int(row["begin"])))
+                occurrences.append((surface, int(row["begin"])))
     scenes: dict[str, set[int]] = defaultdict(set)
     if screenplay_txt is not None:
-        for (surface, _), scene in zip(places, _scene_of_offsets(screenplay_txt, [o for _, o in places])):
+        offsets = [offset for _, offset in occurrences]
+        for (surface, _), scene in zip(occurrences, _scene_of_offsets(screenplay_txt, offsets)):
             if scene is not None:
                 scenes[surface].add(scene)
     names = sorted(labels)
