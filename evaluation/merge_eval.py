@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import bisect
 import csv
+import functools
 import json
 import logging
 import sys
@@ -31,7 +32,7 @@ from kgbuild.canonicalize.merge import MergeOptions, plan_merges
 from kgbuild.canonicalize.normalize import normalize_name
 from kgbuild.embeddings import Embedder, default_embedder
 from kgbuild.graph import canonical_key
-from kgbuild.model import Entity, Scope
+from kgbuild.model import Entity, Scope, Screenplay
 from kgbuild.readers import read_screenplay
 from kgbuild.schema import load_schema
 
@@ -162,11 +163,17 @@ def _is_pronoun(row: dict[str, str], surface: str) -> bool:
     return flag.strip().lower() == "true" or normalize_name(surface).reason == "pronoun"
 
 
+@functools.lru_cache(maxsize=None)
+def _screenplay(path: str) -> Screenplay:
+    """A screenplay parsed once per run: the scene mapping and the speaker constraints both need it."""
+    return read_screenplay(path)
+
+
 def _scene_of_offsets(screenplay_txt: Path, offsets: list[int]) -> list[int | None]:
     """The scene index holding each character offset of a screenplay text file (None before the first)."""
     text = screenplay_txt.read_text(encoding="utf-8")
     line_starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
-    scenes = read_screenplay(screenplay_txt).scenes
+    scenes = _screenplay(str(screenplay_txt)).scenes
     firsts = [scene.line_span[0] for scene in scenes]
     out: list[int | None] = []
     for offset in offsets:
@@ -205,7 +212,7 @@ def predict(mention_set: MentionSet, embedder: Embedder, options: MergeOptions |
     """Offline merge of a mention set; returns a cluster label per mention."""
     speakers = None
     if mention_set.script:
-        speakers = SpeakerIndex.from_screenplay(read_screenplay(mention_set.script))
+        speakers = SpeakerIndex.from_screenplay(_screenplay(mention_set.script))
     plan = plan_merges(mention_set.mentions, speakers=speakers, embedder=embedder, client=None,
                        options=options)
     label = {m.id: i for i, m in enumerate(mention_set.mentions)}
