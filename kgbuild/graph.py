@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import re
 import unicodedata
@@ -16,6 +17,7 @@ from kgbuild.errors import InputError
 from kgbuild.model import (
     GRAPH_FORMAT,
     Entity,
+    Evidence,
     KnowledgeGraph,
     MovieInfo,
     Persistence,
@@ -25,7 +27,12 @@ from kgbuild.model import (
     Screenplay,
 )
 
+logger = logging.getLogger(__name__)
+
 _NON_WORD = re.compile(r"[^\w]+")
+
+#: The most evidence items one fact keeps; the earliest scenes and every distinct producer first.
+MAX_EVIDENCE = 6
 
 
 def canonical_key(name: str) -> str:
@@ -71,8 +78,33 @@ def _format_version(tag: str) -> int | None:
     return int(version)
 
 
+def migrate_format_1(data: dict) -> dict:
+    """A kgbuild.graph/1 document in the current format.
+
+    Format 1 kept relation evidence as bare quotes: each becomes an `Evidence` in the relation's
+    first scene, without line numbers, produced by 'migrated:kgbuild.graph/1'. Entities had none.
+    """
+    producer = "migrated:kgbuild.graph/1"
+    relations = []
+    for rel in data.get("relations", []):
+        if isinstance(rel, dict) and isinstance(rel.get("evidence"), list):
+            scene = (rel.get("scenes") or [0])[0]
+            rel = {**rel, "evidence": [
+                {"scene": scene, "lines": None, "quote": q, "producer": producer}
+                for q in rel["evidence"] if isinstance(q, str) and q
+            ]}
+        relations.append(rel)
+    provenance = data.get("provenance")
+    if isinstance(provenance, dict):
+        provenance = {**provenance, "migrated_from": "kgbuild.graph/1"}
+    return {**data, "format": GRAPH_FORMAT, "relations": relations, "provenance": provenance}
+
+
 def load_graph(path: str | os.PathLike[str]) -> KnowledgeGraph:
     """Read a graph.json, refusing malformed files and files written by a newer kgbuild.
+
+    Files of an older format are migrated on reading (see `migrate_format_1`) and say so in
+    `provenance.migrated_from`.
 
     Raises:
         InputError: missing file, invalid JSON, unknown or future format, invalid content.
@@ -97,12 +129,16 @@ def load_graph(path: str | os.PathLike[str]) -> KnowledgeGraph:
         raise InputError(
             f"not a kgbuild graph (format tag {tag!r}, expected {GRAPH_FORMAT!r})", path=name
         )
-    if version > current:
+    if version is not None and current is not None and version > current:
         raise InputError(
             f"written by a newer kgbuild (format {tag}, this one reads up to {GRAPH_FORMAT}); "
             "upgrade kgbuild",
             path=name,
         )
+    if version == 1:
+        data = migrate_format_1(data)
+        logger.warning("%s is a kgbuild.graph/1 file: read with its quotes as evidence without line "
+                       "numbers; rebuild it for full evidence", name)
     try:
         graph = KnowledgeGraph.model_validate(data)
     except ValidationError as e:
@@ -113,6 +149,37 @@ def load_graph(path: str | os.PathLike[str]) -> KnowledgeGraph:
             path=name,
         ) from e
     return graph
+
+
+def merge_evidence(*lists: list[Evidence], limit: int = MAX_EVIDENCE) -> list[Evidence]:
+    """The evidence of one fact found several times: deduplicated, in scene order, capped.
+
+    Items are equal when scene, lines and quote are equal (the first producer is kept). Within
+    the cap, every distinct producer keeps its earliest item, then the earliest scenes fill up.
+
+    Example:
+        >>> a = Evidence(scene=2, lines=(9, 9), quote="Anna hugs Ben.", producer="rule:embrace")
+        >>> [e.scene for e in merge_evidence([a], [a.model_copy(update={"scene": 1})])]
+        [1, 2]
+    """
+    unique: dict[tuple, Evidence] = {}
+    for items in lists:
+        for ev in items:
+            unique.setdefault((ev.scene, ev.lines, ev.quote), ev)
+    ordered = sorted(unique.values(), key=lambda e: (e.scene, e.lines or (0, 0)))
+    if len(ordered) <= limit:
+        return ordered
+    chosen: dict[int, Evidence] = {}
+    producers: set[str] = set()
+    for i, ev in enumerate(ordered):
+        if ev.producer not in producers:
+            producers.add(ev.producer)
+            chosen[i] = ev
+    for i, ev in enumerate(ordered):
+        if len(chosen) >= limit:
+            break
+        chosen.setdefault(i, ev)
+    return [chosen[i] for i in sorted(chosen)][:limit]
 
 
 class GraphBuilder:
@@ -131,7 +198,7 @@ class GraphBuilder:
 
     def entity(self, type_name: str, name: str, scene: int | None = None, *,
                description: str = "", aliases: list[str] | tuple[str, ...] = (),
-               scope: Scope | None = None) -> str:
+               scope: Scope | None = None, evidence: list[Evidence] | tuple[Evidence, ...] = ()) -> str:
         """Add or extend an entity; returns its id."""
         eid = entity_id(type_name, name)
         old = self.entities.get(eid)
@@ -145,11 +212,12 @@ class GraphBuilder:
             description=(old.description if old and old.description else description),
             aliases=merged_aliases, scenes=sorted(scenes),
             scope=scope or (old.scope if old else Scope.LOCAL),
+            evidence=merge_evidence(old.evidence if old else [], list(evidence)),
         )
         return eid
 
     def relation(self, source: str, type_name: str, target: str, scene: int | None = None, *,
-                 name: str = "", evidence: str = "",
+                 name: str = "", evidence: list[Evidence] | tuple[Evidence, ...] = (),
                  persistence: Persistence = Persistence.MOMENTARY) -> None:
         """Add or extend a relation; self-relations are ignored."""
         if source == target:
@@ -159,13 +227,11 @@ class GraphBuilder:
         scenes = set(old.scenes) if old else set()
         if scene is not None:
             scenes.add(scene)
-        quotes = list(old.evidence) if old else []
-        if evidence and evidence not in quotes and len(quotes) < 3:
-            quotes.append(evidence)
         self.relations[rid] = Relation(
             id=rid, source=source, target=target, type=type_name,
             name=(old.name if old and old.name else name), scenes=sorted(scenes),
-            evidence=quotes, persistence=old.persistence if old else persistence,
+            evidence=merge_evidence(old.evidence if old else [], list(evidence)),
+            persistence=old.persistence if old else persistence,
         )
 
     def to_graph(self, screenplay: Screenplay, *, backend: str, version: str) -> KnowledgeGraph:

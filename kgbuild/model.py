@@ -141,6 +141,27 @@ class Persistence(StrEnum):
     STABLE = "stable"
 
 
+class Evidence(_Model):
+    """Where the screenplay shows a fact, and what put the fact in the graph.
+
+    Every entity and relation of a built graph carries at least one; a fact without evidence is
+    not written. The quote is verbatim text of the cited lines.
+    """
+
+    scene: int = Field(description="Index of the scene the quote is in.")
+    lines: tuple[int, int] | None = Field(
+        default=None,
+        description="First and last source line of the quote; None only for facts migrated from "
+        "an older graph.json that recorded no lines.",
+    )
+    quote: str = Field(description="A short verbatim quote of those lines (at most 300 characters).")
+    producer: str = Field(
+        description="What produced the fact: 'rule:<name>' for an offline rule, "
+        "'llm:<model>/<prompt>@<version>' for a model, 'derived:<fact id>' for a derivation, "
+        "'migrated:<format>' for old files."
+    )
+
+
 class Entity(_Model):
     """A node of the story graph, grounded in the scenes it appears in."""
 
@@ -152,6 +173,7 @@ class Entity(_Model):
     scenes: list[int] = Field(default_factory=list, description="Scene indices, ascending.")
     scope: Scope = Scope.LOCAL
     attributes: dict[str, str] = Field(default_factory=dict)
+    evidence: list[Evidence] = Field(default_factory=list, description="Where the text shows it.")
 
 
 class Relation(_Model):
@@ -165,7 +187,7 @@ class Relation(_Model):
     description: str = ""
     scenes: list[int] = Field(default_factory=list)
     persistence: Persistence = Persistence.MOMENTARY
-    evidence: list[str] = Field(default_factory=list, description="Short supporting quotes.")
+    evidence: list[Evidence] = Field(default_factory=list, description="Where the text shows it.")
     flags: list[str] = Field(
         default_factory=list, description="Problems a lenient repair kept, e.g. 'schema_violation'."
     )
@@ -180,6 +202,8 @@ class Provenance(_Model):
     config_hash: str | None = None
     timings: dict[str, float] = Field(default_factory=dict, description="Seconds per stage.")
     token_usage: dict[str, int] = Field(default_factory=dict)
+    migrated_from: str | None = Field(
+        default=None, description="The older graph.json format this graph was read from, if any.")
 
 
 class MovieInfo(_Model):
@@ -192,7 +216,7 @@ class MovieInfo(_Model):
 
 
 #: The on-disk format tag of graph.json; a loader refuses files from a newer kgbuild.
-GRAPH_FORMAT = "kgbuild.graph/1"
+GRAPH_FORMAT = "kgbuild.graph/2"
 
 
 class KnowledgeGraph(_Model):
