@@ -40,9 +40,9 @@ from kgbuild.canonicalize.constraints import Candidate, SpeakerIndex, split_by_c
 from kgbuild.canonicalize.dual_embed import description_text, embed_dual
 from kgbuild.canonicalize.llm_normalize import NormalizationFailure, normalize_with_llm
 from kgbuild.canonicalize.normalize import PERSON_TYPES, fold, normalize_entities
-from kgbuild.canonicalize.repairs import TYPE_PRIORITY, RepairCount, dedupe_relations
+from kgbuild.canonicalize.repairs import RepairCount, dedupe_relations
 from kgbuild.embeddings import Embedder
-from kgbuild.graph import canonical_key, entity_id, relation_id
+from kgbuild.graph import canonical_key, entity_id, merge_evidence, relation_id
 from kgbuild.llm.types import StructuredLLM
 from kgbuild.model import Entity, KnowledgeGraph, Relation, Scope, Screenplay
 from kgbuild.schema import load_schema
@@ -55,6 +55,8 @@ logger = logging.getLogger(__name__)
 
 #: The file written beside graph.json.
 MERGE_LOG_FILE = "merge_log.jsonl"
+#: When mentions of one name disagree on their type as often, the earlier type in this list wins.
+TYPE_PRIORITY = ("Character", "Location", "Object", "Concept", "TimePoint", "Occasion", "Event")
 
 
 class MergeOptions(BaseModel):
@@ -306,13 +308,16 @@ def _merged_entity(members: list[Entity], canonical: str, new_id: str) -> Entity
         scenes=sorted({s for e in members for s in e.scenes}),
         scope=Scope.GLOBAL if any(e.scope == Scope.GLOBAL for e in members) else Scope.LOCAL,
         attributes={k: v for e in reversed(members) for k, v in e.attributes.items()},
+        evidence=merge_evidence(*(e.evidence for e in members)),
     )
 
 
 def apply_merges(graph: KnowledgeGraph, plan: MergePlan) -> tuple[KnowledgeGraph, RepairCount]:
     """Rewrite entities and relation endpoints by the plan, then deduplicate relations.
 
-    Relations between two merged members (now self-relations) are dropped. Life-stage links
+    A merged entity keeps the evidence of all its members, and relations that become one keep
+    the evidence of both (`kgbuild.graph.merge_evidence`). Relations between two merged members
+    (now self-relations) are dropped. Life-stage links
     become the attribute `life_stage_of` on the younger/older mention.
 
     Returns:

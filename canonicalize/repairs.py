@@ -2,6 +2,8 @@
 
 Every repair takes a graph and returns a new graph plus a `RepairCount` saying what it changed,
 so the build report can tell the user exactly what was rewritten, swapped, merged or dropped.
+Merged facts keep the evidence of both (`kgbuild.graph.merge_evidence`); the last repair drops
+the facts that have none (`require_evidence`).
 """
 
 from __future__ import annotations
@@ -11,12 +13,9 @@ from collections.abc import Callable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kgbuild.graph import canonical_key, relation_id
+from kgbuild.graph import canonical_key, merge_evidence, relation_id
 from kgbuild.model import Entity, KnowledgeGraph, Relation
 from kgbuild.schema import Schema, load_schema
-
-#: When one name is extracted under several types, the earlier type in this list wins.
-TYPE_PRIORITY = ("Character", "Location", "Object", "Concept", "TimePoint", "Occasion", "Event")
 
 
 class RepairCount(BaseModel):
@@ -105,7 +104,7 @@ def _merge_relations(a: Relation, b: Relation) -> Relation:
     richer = a if len(a.description) >= len(b.description) else b
     return richer.model_copy(update={
         "scenes": sorted({*a.scenes, *b.scenes}),
-        "evidence": list(dict.fromkeys([*a.evidence, *b.evidence])),
+        "evidence": merge_evidence(a.evidence, b.evidence),
         "flags": sorted({*a.flags, *b.flags}),
         "name": richer.name or a.name or b.name,
     })
@@ -125,16 +124,13 @@ def dedupe_relations(graph: KnowledgeGraph) -> tuple[KnowledgeGraph, RepairCount
     return _with(graph, relations=list(merged.values())), count
 
 
-def _priority(type_name: str) -> int:
-    return TYPE_PRIORITY.index(type_name) if type_name in TYPE_PRIORITY else len(TYPE_PRIORITY)
-
-
 def _merge_entities(keep: Entity, other: Entity) -> Entity:
     aliases = [a for a in dict.fromkeys([*keep.aliases, *other.aliases]) if a != keep.name]
     return keep.model_copy(update={
         "scenes": sorted({*keep.scenes, *other.scenes}),
         "aliases": aliases,
         "description": keep.description or other.description,
+        "evidence": merge_evidence(keep.evidence, other.evidence),
     })
 
 
@@ -149,30 +145,89 @@ def _rewire(relations: list[Relation], mapping: dict[str, str]) -> list[Relation
     return out
 
 
-def resolve_same_name(graph: KnowledgeGraph) -> tuple[KnowledgeGraph, RepairCount]:
-    """One entity per name: a concrete type (Character, Location, Object...) beats an Event.
+def _target_type(type_name: str, present: set[str], schema: Schema) -> str:
+    """The type an entity of `type_name` ends up under among same-name entities of `present` types:
+    its winner by the schema's same_name_merges, followed while the winner is itself folded."""
+    seen = {type_name}
+    while True:
+        winner = next((w for w, loser in schema.same_name_merges if loser == type_name and w in present), None)
+        if winner is None or winner in seen:
+            return type_name
+        seen.add(winner)
+        type_name = winner
 
-    Entities whose names are equal after normalization but whose types differ are merged into
-    the one whose type comes first in TYPE_PRIORITY; relations are rewired to it.
+
+def _same_name_mapping(group: list[Entity], schema: Schema) -> dict[str, Entity]:
+    """Entity id -> the entity of its same-name group it folds into (itself for the kept ones)."""
+    present = {e.type for e in group}
+    keepers: dict[str, Entity] = {}
+    for ent in group:
+        if ent.type == _target_type(ent.type, present, schema):
+            keepers.setdefault(ent.type, ent)
+    return {e.id: keepers[_target_type(e.type, present, schema)] for e in group}
+
+
+def resolve_same_name(graph: KnowledgeGraph, *, schema: Schema | None = None) -> tuple[KnowledgeGraph, RepairCount]:
+    """Fold entities that share a name into one, when their types say they are one thing.
+
+    Names are compared after normalization (`canonical_key`). Entities of the same type sharing
+    a name merge into the first of them. Entities of different types merge only when the schema
+    lists the pair in `same_name_merges` (`schema/stage_kg.json`: a Concept folds into a
+    Character or an Object, an Event into an Occasion), under the winner's type; every other
+    pair stays two entities (a TimePoint and a Location 'night', a Character and a Location
+    'Alley'). Merged entities keep the scenes, aliases and evidence of both; relations are rewired.
+
+    Args:
+        graph: The graph (not changed).
+        schema: The schema; the default STAGE-KG schema when None.
     """
+    schema = schema or load_schema()
     count = RepairCount(rule="same_name")
     by_name: dict[str, list[Entity]] = defaultdict(list)
     for ent in graph.entities:
         by_name[canonical_key(ent.name)].append(ent)
-    mapping: dict[str, str] = {}
-    entities: list[Entity] = []
+    into: dict[str, Entity] = {}
     for group in by_name.values():
-        group = sorted(group, key=lambda e: _priority(e.type))
-        winner = group[0]
-        for loser in group[1:]:
-            if loser.id == winner.id:
-                winner = _merge_entities(winner, loser)
-                continue
-            count.add("merged", f"{loser.type} '{loser.name}' into {winner.type}")
-            mapping[loser.id] = winner.id
-            winner = _merge_entities(winner, loser)
-        entities.append(winner)
-    return _with(graph, entities=entities, relations=_rewire(graph.relations, mapping)), count
+        into.update(_same_name_mapping(group, schema))
+    merged: dict[str, Entity] = {}
+    mapping: dict[str, str] = {}
+    for ent in graph.entities:
+        keeper = into[ent.id]
+        if keeper.id not in merged:
+            merged[keeper.id] = keeper
+        if ent is keeper:
+            continue
+        if ent.id != keeper.id:
+            count.add("merged", f"{ent.type} '{ent.name}' into {keeper.type}")
+            mapping[ent.id] = keeper.id
+        merged[keeper.id] = _merge_entities(merged[keeper.id], ent)
+    return _with(graph, entities=list(merged.values()), relations=_rewire(graph.relations, mapping)), count
+
+
+def require_evidence(graph: KnowledgeGraph) -> tuple[KnowledgeGraph, RepairCount]:
+    """Drop the facts no text supports: a fact without evidence is not written to graph.json.
+
+    Entities and relations with an empty evidence list are dropped, and so are the relations
+    whose subject or object is dropped here.
+    """
+    count = RepairCount(rule="evidence")
+    entities: list[Entity] = []
+    dropped: set[str] = set()
+    for ent in graph.entities:
+        if ent.evidence:
+            entities.append(ent)
+        else:
+            dropped.add(ent.id)
+            count.add("dropped_entity", f"{ent.type} '{ent.name}'")
+    relations: list[Relation] = []
+    for rel in graph.relations:
+        if rel.source in dropped or rel.target in dropped:
+            count.add("dropped_with_end", f"{rel.source} -{rel.type}-> {rel.target}")
+        elif not rel.evidence:
+            count.add("dropped_relation", f"{rel.source} -{rel.type}-> {rel.target}")
+        else:
+            relations.append(rel)
+    return _with(graph, entities=entities, relations=relations), count
 
 
 Repair = Callable[[KnowledgeGraph], tuple[KnowledgeGraph, RepairCount]]
@@ -181,12 +236,17 @@ Repair = Callable[[KnowledgeGraph], tuple[KnowledgeGraph, RepairCount]]
 def run_repairs(
     graph: KnowledgeGraph, *, schema: Schema | None = None, strict: bool = True
 ) -> tuple[KnowledgeGraph, list[RepairCount]]:
-    """Run every repair in order: same-name types, endpoints, schema types, then dedupe."""
+    """Run every repair in order: same-name types, endpoints, schema types, dedupe, then evidence.
+
+    `require_evidence` runs last, so what the other repairs merge keeps all its evidence and
+    only the facts left without any are dropped.
+    """
     steps: list[Repair] = [
-        resolve_same_name,
+        lambda g: resolve_same_name(g, schema=schema),
         validate_endpoints,
         lambda g: repair_relation_types(g, schema=schema, strict=strict),
         dedupe_relations,
+        require_evidence,
     ]
     counts = []
     for step in steps:

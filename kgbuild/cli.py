@@ -355,6 +355,9 @@ def _register() -> None:
     from kgbuild.merge_cli import merge
 
     cli.add_command(merge)
+    from kgbuild.audit_cli import audit
+
+    cli.add_command(audit)
 
 
 _register()

@@ -24,7 +24,10 @@ from kgbuild.model import Element, ElementKind, Evidence, Scene
 
 #: The longest quote kept; longer text is cut at a word boundary (still a verbatim prefix).
 MAX_QUOTE = 300
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(])|(?<=[。！？])")
+# A sentence ends at . ! ? before a capital, but not after a title ('Mr. Perry', 'Dr. Hager').
+_SENTENCE = re.compile(r"(?<=[.!?])(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bJr\.)"
+                       r"(?<!\bSr\.)(?<!\bLt\.)(?<!\bMt\.)(?<!\bSgt\.)(?<!\bCapt\.)(?<!\bCol\.)(?<!\bGen\.)"
+                       r"(?<!\bProf\.)(?<!\bRev\.)\s+(?=[A-Z\"'(])|(?<=[。！？])")
 _SPACE = re.compile(r"\s+")
 #: Element kinds whose text can show a fact.
 _TEXT_KINDS = frozenset({ElementKind.SCENE_HEADING, ElementKind.ACTION, ElementKind.DIALOGUE,

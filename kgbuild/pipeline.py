@@ -123,7 +123,7 @@ def _extract_offline(state: BuildState, progress: Progress) -> BuildState:
 
 
 def _extract_llm(state: BuildState, progress: Progress) -> BuildState:
-    from kgbuild.llm.extract import assemble_graph
+    from kgbuild.llm.extract import assemble
     from kgbuild.llm.run import run_llm_extraction, token_usage
 
     assert state.screenplay is not None and state.options.llm is not None
@@ -131,9 +131,10 @@ def _extract_llm(state: BuildState, progress: Progress) -> BuildState:
     progress.stage("extract (llm)", len(state.chunks))
     result = run_llm_extraction(state.screenplay, state.chunks, settings, backend=state.options.llm_backend,
                                 on_chunk=progress.advance)
-    graph = assemble_graph(state.screenplay, result.run.outcomes, version=__version__,
-                           model=settings.model, token_usage=token_usage(result.usage))
-    return replace(state, graph=graph, llm=result)
+    assembly = assemble(state.screenplay, result.run.outcomes, version=__version__,
+                        model=settings.model, token_usage=token_usage(result.usage))
+    return replace(state, graph=assembly.graph,
+                   llm=result.model_copy(update={"ungrounded": assembly.ungrounded}))
 
 
 def _extract(state: BuildState, progress: Progress) -> BuildState:

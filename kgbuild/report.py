@@ -36,6 +36,8 @@ def llm_section(state: BuildState) -> list[str]:
         f"{rates.prompt_tokens:.0f} prompt + {rates.completion_tokens:.0f} completion tokens; before "
         f"reflection retries {rates.first_requests:.2f} requests, {rates.first_tokens:.0f} tokens"),
         f"- Response cache: `{llm.cache_path}`",
+        *([f"- Facts the text does not show (dropped): {llm.ungrounded.entities} entities, "
+           f"{llm.ungrounded.relations} relations"] if llm.ungrounded is not None else []),
         "",
         ("| stage | calls | cached | requests | retries | repairs | failed | prompt tokens "
         "| completion tokens | cost (USD) |"),
@@ -73,6 +75,30 @@ def merge_section(state: BuildState, *, examples: int = 15) -> list[str]:
     return lines
 
 
+_OPPOSITES = (("affinity_with", "hostility_with"), ("favorable_toward", "unfavorable_toward"))
+
+
+def opposite_pairs_section(graph) -> list[str]:
+    """Pairs of characters that carry opposite social types, each with its own quote."""
+    names = {e.id: e.name for e in graph.entities}
+    by_pair: dict[tuple[frozenset[str], str], list] = {}
+    for r in graph.relations:
+        by_pair.setdefault((frozenset((r.source, r.target)), r.type), []).append(r)
+    lines = ["## Pairs with opposite social types", ""]
+    found = 0
+    for good, bad in _OPPOSITES:
+        for (pair, rtype), rels in sorted(by_pair.items(), key=lambda kv: sorted(kv[0][0])):
+            if rtype != good or (pair, bad) not in by_pair:
+                continue
+            found += 1
+            a, b = rels[0], by_pair[(pair, bad)][0]
+            lines.append(f"- {names[a.source]} / {names[a.target]}: {good} \"{a.evidence[0].quote}\" "
+                         f"(scene {a.evidence[0].scene}); {bad} \"{b.evidence[0].quote}\" (scene {b.evidence[0].scene})")
+    if not found:
+        lines.append("None.")
+    return lines
+
+
 def build_report(state: BuildState) -> str:
     """Render the report of a finished build."""
     assert state.graph is not None and state.screenplay is not None
@@ -97,6 +123,14 @@ def build_report(state: BuildState) -> str:
     lines += ["", "## Relations by type", "", "| type | count |", "|---|---|"]
     for rtype, n in sorted(Counter(r.type for r in graph.relations).items()):
         lines.append(f"| {rtype} | {n} |")
+    lines += ["", "## Facts per producer", "",
+              "Each fact counts once per rule or model that gave evidence for it.", "",
+              "| producer | entities | relations |", "|---|---|---|"]
+    by_entity = Counter(p for e in graph.entities for p in {ev.producer for ev in e.evidence})
+    by_relation = Counter(p for r in graph.relations for p in {ev.producer for ev in r.evidence})
+    for producer in sorted({*by_entity, *by_relation}):
+        lines.append(f"| {producer} | {by_entity[producer]} | {by_relation[producer]} |")
+    lines += ["", *opposite_pairs_section(graph)]
     if state.llm is not None:
         lines += ["", *llm_section(state)[:-1]]
     lines += ["", "## Repairs", ""]

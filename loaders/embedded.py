@@ -2,8 +2,9 @@
 
 LadybugDB (`import ladybug`) runs in-process. It needs a schema, built here from `kgbuild.schema`:
 one node table per entity type, one relationship table group per relation type over its
-admissible pairs, and the macro `type(r)` so queries written for Neo4j keep working. One process
-writes at a time; any number may read (queries open the store read-only).
+admissible pairs, and the macro `type(r)` so queries written for Neo4j keep working. A store made
+by an older kgbuild gains the properties it lacks (e.g. the evidence lists) on its next load. One
+process writes at a time; any number may read (queries open the store read-only).
 
 Example:
     >>> counts = write_embedded(graph, Path("out/graph.lbdb"))  # doctest: +SKIP
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import ladybug
+import numpy as np
 
 from kgbuild.loaders.dialect import check_parameters, explain_error
 from kgbuild.loaders.errors import QueryError, StoreError
@@ -48,6 +50,9 @@ logger = logging.getLogger(__name__)
 #: The store's file name inside a build's output folder.
 DEFAULT_DB_NAME = "graph.lbdb"
 _TYPE_MACRO = "CREATE MACRO type(r) AS label(r)"
+#: Properties holding integer lists; an empty one needs a typed value (see `_typed_params`).
+_INT_LISTS = frozenset(name for name, kind in (*NODE_PROPERTIES, *RELATION_PROPERTIES)
+                       if kind == "INT64[]")
 
 
 def resolve_db_path(path: str | os.PathLike[str] | None) -> Path:
@@ -71,6 +76,16 @@ def schema_ddl(schema: Schema | None = None) -> list[str]:
         pairs = ", ".join(f"FROM {safe_identifier(s)} TO {safe_identifier(o)}" for s, o in spec.pairs)
         ddl.append(f"CREATE REL TABLE IF NOT EXISTS {safe_identifier(spec.name)}({pairs}, {rel_columns})")
     return ddl
+
+
+def column_ddl(schema: Schema | None = None) -> list[str]:
+    """The statements that add every property to tables made by an older kgbuild (idempotent)."""
+    schema = schema or load_schema()
+    statements = [f"ALTER TABLE {safe_identifier(t)} ADD IF NOT EXISTS {name} {kind}"
+                  for t in schema.entity_type_names() for name, kind in NODE_PROPERTIES if name != "key"]
+    statements += [f"ALTER TABLE {safe_identifier(t)} ADD IF NOT EXISTS {name} {kind}"
+                   for t in schema.relation_type_names() for name, kind in RELATION_PROPERTIES]
+    return statements
 
 
 @contextmanager
@@ -105,18 +120,33 @@ def _rows(result: Any) -> list[list[Any]]:
 
 
 def ensure_schema(connection: ladybug.Connection, schema: Schema | None = None) -> None:
-    """Create the tables and the `type(r)` macro when missing."""
-    for statement in schema_ddl(schema):
+    """Create the tables, their missing properties and the `type(r)` macro when missing."""
+    for statement in [*schema_ddl(schema), *column_ddl(schema)]:
         connection.execute(statement)
     macros = {row[0].upper() for row in _rows(connection.execute("CALL show_macros() RETURN name"))}
     if "TYPE" not in macros:
         connection.execute(_TYPE_MACRO)
 
 
+def _typed_params(params: dict[str, Any]) -> dict[str, Any]:
+    """Load parameters with every empty integer list typed as one.
+
+    LadybugDB reads an empty Python list as STRING[], which an INT64[] property refuses when no
+    row of the batch has an item to tell it otherwise (e.g. a batch of entities without evidence).
+    """
+    rows = params.get("rows")
+    if not isinstance(rows, list):
+        return params
+    typed = [{k: np.array([], dtype=np.int64) if k in _INT_LISTS and v == [] else v
+              for k, v in row.items()} for row in rows]
+    return {**params, "rows": typed}
+
+
 def _run(connection: ladybug.Connection, statement: Statement) -> None:
-    result = connection.execute(statement.cypher, statement.params)
+    params = _typed_params(statement.params)
+    result = connection.execute(statement.cypher, params)
     while statement.repeat_until_zero and _rows(result)[0][0]:
-        result = connection.execute(statement.cypher, statement.params)
+        result = connection.execute(statement.cypher, params)
 
 
 @contextmanager

@@ -1,4 +1,9 @@
-"""GraphML export (networkx), for Gephi, yEd, Cytoscape and friends."""
+"""GraphML export (networkx), for Gephi, yEd, Cytoscape and friends.
+
+GraphML attributes hold no lists, so list-valued fields (aliases, scenes, and the evidence as the
+four parallel lists every store carries: `evidence_scenes`, `evidence_lines`, `evidence_quotes`,
+`evidence_producers`) are JSON text. Nodes carry `label` = the entity name, which Gephi shows.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,8 @@ from pathlib import Path
 import networkx as nx
 
 from kgbuild.atomic import write_text_atomic
-from kgbuild.model import KnowledgeGraph
+from kgbuild.loaders.records import evidence_lists
+from kgbuild.model import Entity, KnowledgeGraph, Relation
 
 
 def _scalar(value: object) -> str | int | float | bool:
@@ -18,14 +24,18 @@ def _scalar(value: object) -> str | int | float | bool:
     return json.dumps(value, ensure_ascii=False)
 
 
+def _attributes(item: Entity | Relation, exclude: set[str]) -> dict[str, str | int | float | bool]:
+    fields = item.model_dump(mode="json", exclude={*exclude, "evidence"})
+    return {k: _scalar(v) for k, v in {**fields, **evidence_lists(item.evidence)}.items()}
+
+
 def to_networkx(graph: KnowledgeGraph) -> nx.MultiDiGraph:
     """The graph as a networkx MultiDiGraph; list-valued fields become JSON strings."""
     g = nx.MultiDiGraph(title=graph.movie.title, language=graph.movie.language)
     for e in graph.entities:
-        g.add_node(e.id, **{k: _scalar(v) for k, v in e.model_dump(mode="json", exclude={"id"}).items()})
+        g.add_node(e.id, label=e.name, **_attributes(e, {"id"}))
     for r in graph.relations:
-        attrs = {k: _scalar(v) for k, v in r.model_dump(mode="json", exclude={"source", "target"}).items()}
-        g.add_edge(r.source, r.target, key=r.id, **attrs)
+        g.add_edge(r.source, r.target, key=r.id, **_attributes(r, {"source", "target"}))
     return g
 
 

@@ -2,7 +2,9 @@
 
 `nodes.csv` and `relationships.csv` use neo4j-admin's header syntax (`id:ID`, `:LABEL`,
 `:START_ID`, `:END_ID`, `:TYPE`, typed columns such as `scenes:int[]`). Array elements are
-separated by U+001F, a control character no name contains, so aliases with ';' survive.
+separated by U+001F, a control character no name contains, so aliases with ';' survive. Evidence
+is four parallel array columns (`evidence_scenes:int[]`, `evidence_lines:string[]`,
+`evidence_quotes:string[]`, `evidence_producers:string[]`), as in every store.
 `constraints.cypher` holds the constraints `kgbuild load` relies on, for after the import.
 """
 
@@ -18,17 +20,20 @@ from pathlib import Path
 from kgbuild.atomic import write_text_atomic
 from kgbuild.loaders.errors import StoreError
 from kgbuild.loaders.plan import plan_constraints
-from kgbuild.loaders.records import Refusal, prepare_rows
+from kgbuild.loaders.records import NodeRow, Refusal, RelationRow, prepare_rows
 from kgbuild.model import KnowledgeGraph
 from kgbuild.schema import Schema, load_schema
 
 ARRAY_DELIMITER = "\x1f"
 _DATABASE = re.compile(r"[A-Za-z0-9][A-Za-z0-9.\-]*\Z")
 
+EVIDENCE_HEADER = ["evidence_scenes:int[]", "evidence_lines:string[]", "evidence_quotes:string[]",
+                   "evidence_producers:string[]"]
 NODE_HEADER = ["id:ID", ":LABEL", "key", "name", "type", "description", "aliases:string[]",
-               "scenes:int[]", "first_scene:int", "last_scene:int", "scope", "movie"]
+               "scenes:int[]", "first_scene:int", "last_scene:int", "scope", "movie", *EVIDENCE_HEADER]
 RELATION_HEADER = [":START_ID", ":END_ID", ":TYPE", "key", "id", "name", "description",
-                   "scenes:int[]", "first_scene:int", "last_scene:int", "persistence", "movie"]
+                   "scenes:int[]", "first_scene:int", "last_scene:int", "persistence", "movie",
+                   *EVIDENCE_HEADER]
 
 
 def _array(values: list[str] | list[int]) -> str:
@@ -41,6 +46,11 @@ def _array(values: list[str] | list[int]) -> str:
 
 def _cell(value: int | None) -> str:
     return "" if value is None else str(value)
+
+
+def _evidence_cells(row: NodeRow | RelationRow) -> list[str]:
+    return [_array(row.evidence_scenes), _array(row.evidence_lines), _array(row.evidence_quotes),
+            _array(row.evidence_producers)]
 
 
 def _csv(header: list[str], rows: list[list[str]]) -> str:
@@ -86,12 +96,12 @@ def export_neo4j_csv(graph: KnowledgeGraph, outdir: str | os.PathLike[str], *,
     folder = Path(outdir).resolve()
     node_rows = [
         [r.id, label, r.key, r.name, r.type, r.description, _array(r.aliases), _array(r.scenes),
-         _cell(r.first_scene), _cell(r.last_scene), r.scope, r.movie]
+         _cell(r.first_scene), _cell(r.last_scene), r.scope, r.movie, *_evidence_cells(r)]
         for label, group in rows.nodes.items() for r in group
     ]
     relation_rows = [
         [r.source, r.target, g.type, r.key, r.id, r.name, r.description, _array(r.scenes),
-         _cell(r.first_scene), _cell(r.last_scene), r.persistence, r.movie]
+         _cell(r.first_scene), _cell(r.last_scene), r.persistence, r.movie, *_evidence_cells(r)]
         for g in rows.relations for r in g.rows
     ]
     nodes = write_text_atomic(folder / "nodes.csv", _csv(NODE_HEADER, node_rows))

@@ -2,7 +2,10 @@
 
 Every store and export starts here. Entity types become node labels and relation types become
 relationship types, so both are taken from the schema only (labels and types cannot be Cypher
-parameters). An entity whose type the schema does not know, or a relation whose
+parameters). Evidence travels as four flat parallel lists on every node and relationship
+(`evidence_scenes`, `evidence_lines`, `evidence_quotes`, `evidence_producers`; item i of each
+belongs together): some Bolt servers (FalkorDB) refuse a property holding a list of maps, so every
+store makes the same choice. An entity whose type the schema does not know, or a relation whose
 (type, subject type, object type) the schema does not admit, is refused with a reason instead
 of being written. Several movies can share one database: every row carries the movie and a
 `key` that is unique across movies.
@@ -23,24 +26,31 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from kgbuild.loaders.errors import StoreError
-from kgbuild.model import KnowledgeGraph
+from kgbuild.model import Evidence, KnowledgeGraph
 from kgbuild.schema import Schema, load_schema
 
 logger = logging.getLogger(__name__)
 
 _IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 
+#: The evidence lists every node and relationship carries, and their embedded-store types.
+EVIDENCE_PROPERTIES: tuple[tuple[str, str], ...] = (
+    ("evidence_scenes", "INT64[]"), ("evidence_lines", "STRING[]"), ("evidence_quotes", "STRING[]"),
+    ("evidence_producers", "STRING[]"),
+)
+
 #: Node properties and their embedded-store types, in store order.
 NODE_PROPERTIES: tuple[tuple[str, str], ...] = (
     ("key", "STRING"), ("id", "STRING"), ("name", "STRING"), ("type", "STRING"),
     ("description", "STRING"), ("aliases", "STRING[]"), ("scenes", "INT64[]"),
     ("first_scene", "INT64"), ("last_scene", "INT64"), ("scope", "STRING"), ("movie", "STRING"),
+    *EVIDENCE_PROPERTIES,
 )
 #: Relationship properties and their embedded-store types, in store order.
 RELATION_PROPERTIES: tuple[tuple[str, str], ...] = (
     ("key", "STRING"), ("id", "STRING"), ("name", "STRING"), ("description", "STRING"),
     ("scenes", "INT64[]"), ("first_scene", "INT64"), ("last_scene", "INT64"),
-    ("persistence", "STRING"), ("movie", "STRING"),
+    ("persistence", "STRING"), ("movie", "STRING"), *EVIDENCE_PROPERTIES,
 )
 
 
@@ -62,6 +72,10 @@ class NodeRow(_Row):
     last_scene: int | None
     scope: str
     movie: str
+    evidence_scenes: list[int] = Field(description="Scene of each evidence item.")
+    evidence_lines: list[str] = Field(description="Its source lines, 'first-last', '' if unknown.")
+    evidence_quotes: list[str] = Field(description="Its verbatim quote.")
+    evidence_producers: list[str] = Field(description="What produced it, e.g. 'rule:embrace'.")
 
 
 class RelationRow(_Row):
@@ -80,6 +94,10 @@ class RelationRow(_Row):
     last_scene: int | None
     persistence: str
     movie: str
+    evidence_scenes: list[int] = Field(description="Scene of each evidence item.")
+    evidence_lines: list[str] = Field(description="Its source lines, 'first-last', '' if unknown.")
+    evidence_quotes: list[str] = Field(description="Its verbatim quote.")
+    evidence_producers: list[str] = Field(description="What produced it, e.g. 'rule:embrace'.")
 
 
 class RelationGroup(_Row):
@@ -148,6 +166,22 @@ def store_key(movie: str, item_id: str) -> str:
     return json.dumps([movie, item_id], ensure_ascii=False)
 
 
+def evidence_lists(evidence: list[Evidence]) -> dict[str, list[int] | list[str]]:
+    """Evidence as the flat parallel lists stores hold: item i of each list is evidence item i.
+
+    Example:
+        >>> ev = Evidence(scene=3, lines=(120, 122), quote="She runs.", producer="rule:action")
+        >>> evidence_lists([ev])["evidence_lines"]
+        ['120-122']
+    """
+    return {
+        "evidence_scenes": [e.scene for e in evidence],
+        "evidence_lines": [f"{e.lines[0]}-{e.lines[1]}" if e.lines else "" for e in evidence],
+        "evidence_quotes": [e.quote for e in evidence],
+        "evidence_producers": [e.producer for e in evidence],
+    }
+
+
 def _span(scenes: list[int]) -> tuple[int | None, int | None]:
     return (min(scenes), max(scenes)) if scenes else (None, None)
 
@@ -198,6 +232,7 @@ def prepare_rows(graph: KnowledgeGraph, *, movie: str | None = None,
             key=store_key(movie, e.id), id=e.id, name=e.name, type=e.type,
             description=e.description, aliases=list(e.aliases), scenes=list(e.scenes),
             first_scene=first, last_scene=last, scope=e.scope.value, movie=movie,
+            **evidence_lists(e.evidence),
         ))
     groups: dict[tuple[str, str, str], list[RelationRow]] = {}
     seen: set[str] = set()
@@ -224,7 +259,7 @@ def prepare_rows(graph: KnowledgeGraph, *, movie: str | None = None,
             source_key=store_key(movie, r.source), target_key=store_key(movie, r.target),
             key=store_key(movie, r.id), id=r.id, name=r.name, description=r.description,
             scenes=list(r.scenes), first_scene=first, last_scene=last,
-            persistence=r.persistence.value, movie=movie,
+            persistence=r.persistence.value, movie=movie, **evidence_lists(r.evidence),
         ))
     order = {name: i for i, name in enumerate(schema.relation_type_names())}
     relations = [

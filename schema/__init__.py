@@ -17,7 +17,7 @@ import json
 from functools import cache
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 _DEFAULT = Path(__file__).with_name("stage_kg.json")
 
@@ -58,6 +58,20 @@ class Schema(BaseModel):
     synonyms: dict[str, str] = Field(
         default_factory=dict, description="Other names of relation types -> canonical name."
     )
+    same_name_merges: list[tuple[str, str]] = Field(
+        default_factory=list,
+        description="(winner type, loser type): entities of these two types sharing a name are one "
+        "thing, kept under the winner's type. Every pair not listed stays two entities (a "
+        "TimePoint 'night' and a Location 'night', a Character and a Location 'Alley').",
+    )
+
+    @model_validator(mode="after")
+    def _known_merge_types(self) -> Schema:
+        known = set(self.entity_type_names())
+        unknown = sorted({t for pair in self.same_name_merges for t in pair} - known)
+        if unknown:
+            raise ValueError(f"same_name_merges names unknown entity types: {', '.join(unknown)}")
+        return self
 
     def entity_type_names(self) -> list[str]:
         """Entity type names in schema order."""
@@ -84,6 +98,23 @@ class Schema(BaseModel):
     def relation_types_for(self, subject_type: str, object_type: str) -> list[str]:
         """Every relation type that admits this (subject type, object type) pair."""
         return [r.name for r in self.relation_types if (subject_type, object_type) in r.pairs]
+
+    def same_name_winner(self, first: str, second: str) -> str | None:
+        """The type two same-name entities of types `first` and `second` merge under, if they merge.
+
+        Equal types always merge; other pairs only as `same_name_merges` lists them (the first
+        listed pair that fits decides).
+
+        Example:
+            >>> load_schema().same_name_winner("Concept", "Character")
+            'Character'
+        """
+        if first == second:
+            return first
+        for winner, loser in self.same_name_merges:
+            if {winner, loser} == {first, second}:
+                return winner
+        return None
 
     def is_event_centric_entity(self, type_name: str) -> bool:
         """True for entity types STAGE-KG leaves out of scoring."""

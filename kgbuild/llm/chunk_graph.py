@@ -9,6 +9,10 @@ ids are kept only when they belong to the chunk; a relation's scenes follow from
 What cannot be placed in the graph is left out here (unknown entity types, unresolved or
 self-referential relations); `kgbuild.llm.reflect.check_extraction` reports the same cases
 as hard failures, so they are never dropped silently.
+
+A chunk's graph carries no evidence yet: the model's quotes are kept beside the relations they
+support (`ChunkGraph.quotes`), and `kgbuild.llm.grounding` locates them, with their source lines,
+once the chunks are assembled.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from kgbuild.graph import canonical_key, entity_id, relation_id
 from kgbuild.llm.context import ChunkContext
@@ -56,6 +60,9 @@ class ChunkGraph(BaseModel):
 
     entities: list[Entity]
     relations: list[Relation]
+    quotes: dict[str, list[str]] = Field(
+        default_factory=dict, description="Relation id -> the quotes the model gave for it, as given "
+        "(not yet located in the screenplay).")
 
 
 @dataclass
@@ -176,26 +183,27 @@ def _relation_scenes(ends: tuple[Entity, Entity], context: ChunkContext) -> list
 
 
 class _Relations:
-    """Relations of one chunk by id; a repeat adds its scenes and evidence."""
+    """Relations of one chunk by id; a repeat adds its scenes and its quote."""
 
     def __init__(self, inventory: Inventory, context: ChunkContext):
         self.inventory, self.context = inventory, context
         self.by_id: dict[str, Relation] = {}
+        self.quotes: dict[str, list[str]] = {}
 
     def add(self, source: str, rtype: str, target: str, *, name: str = "",
-            persistence: Persistence = Persistence.MOMENTARY, evidence: str = "") -> None:
+            persistence: Persistence = Persistence.MOMENTARY, quote: str = "") -> None:
         rid = relation_id(source, rtype, target)
         ends = (self.inventory.items[source], self.inventory.items[target])
         scenes = _relation_scenes(ends, self.context)
-        quotes = [evidence] if evidence else []
+        if quote and quote not in self.quotes.get(rid, []):
+            self.quotes.setdefault(rid, []).append(quote)
         old = self.by_id.get(rid)
         if old is not None:
             self.by_id[rid] = old.model_copy(update={
-                "scenes": sorted({*old.scenes, *scenes}),
-                "evidence": list(dict.fromkeys([*old.evidence, *quotes])), "name": old.name or name})
+                "scenes": sorted({*old.scenes, *scenes}), "name": old.name or name})
             return
         self.by_id[rid] = Relation(id=rid, source=source, target=target, type=rtype, name=name,
-                                   scenes=scenes, persistence=persistence, evidence=quotes)
+                                   scenes=scenes, persistence=persistence)
 
 
 def build_chunk_graph(answer: ExtractionResponse, context: ChunkContext, schema: Schema) -> ChunkGraph:
@@ -207,9 +215,10 @@ def build_chunk_graph(answer: ExtractionResponse, context: ChunkContext, schema:
         schema: The graph schema.
 
     Returns:
-        Entities (events included) and relations with stable ids. Event links become momentary
-        relations in the event's scene. Relation types are mapped through the schema's synonyms
-        and otherwise kept as given, for the repair stage to fix or drop.
+        Entities (events included) and relations with stable ids, without evidence, and the
+        model's quotes per relation id. Event links become momentary relations in the event's
+        scene. Relation types are mapped through the schema's synonyms and otherwise kept as
+        given, for the repair stage to fix or drop.
     """
     inventory = build_inventory(answer, context, schema)
     relations = _Relations(inventory, context)
@@ -227,5 +236,6 @@ def build_chunk_graph(answer: ExtractionResponse, context: ChunkContext, schema:
         if source is None or target is None or source == target:
             continue
         relations.add(source, schema.canonical_relation(item.type.strip()), target, name=item.verb.strip(),
-                      persistence=item.persistence, evidence=item.evidence.strip())
-    return ChunkGraph(entities=list(inventory.items.values()), relations=list(relations.by_id.values()))
+                      persistence=item.persistence, quote=item.evidence.strip())
+    return ChunkGraph(entities=list(inventory.items.values()), relations=list(relations.by_id.values()),
+                      quotes=relations.quotes)

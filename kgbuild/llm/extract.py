@@ -17,9 +17,14 @@ Chunks run concurrently (`asyncio.gather`); the LLM client bounds the requests i
 whose requests fail after the client's retries is recorded as failed, never raised; a budget
 stop or a batch-export request leaves the chunk `stopped` or `pending` for the caller to report.
 
+The assembled graph is grounded in the screenplay (`kgbuild.llm.grounding`): every fact gets
+evidence with its scene, source lines and a verbatim quote, and the facts the text does not show
+are left out and counted (`Assembly.ungrounded`).
+
 Example:
     >>> run = await extract_chunks(client, contexts, load_schema())
-    >>> graph = assemble_graph(screenplay, run.outcomes, version="0.1.0")
+    >>> assembly = assemble(screenplay, run.outcomes, version="0.1.0", model="gpt-4o-mini")
+    >>> assembly.graph, assembly.ungrounded.total
 """
 
 from __future__ import annotations
@@ -31,8 +36,10 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from kgbuild.graph import merge_evidence
 from kgbuild.llm.chunk_graph import EVENT_TYPE, ChunkGraph, build_chunk_graph
 from kgbuild.llm.context import ChunkContext
+from kgbuild.llm.grounding import UngroundedFacts, extraction_producer, ground_facts
 from kgbuild.llm.prompts import load_prompt, render_entity_types, render_relation_types
 from kgbuild.llm.reflect import Assessment, reflect
 from kgbuild.llm.responses import ExtractionResponse
@@ -272,31 +279,44 @@ async def extract_chunks(llm: StructuredLLM, contexts: list[ChunkContext], schem
 def _merge_entity(old: Entity, new: Entity) -> Entity:
     aliases = [a for a in dict.fromkeys([*old.aliases, *new.aliases]) if a != old.name]
     return old.model_copy(update={"scenes": sorted({*old.scenes, *new.scenes}), "aliases": aliases,
-                                  "description": old.description or new.description})
+                                  "description": old.description or new.description,
+                                  "evidence": merge_evidence(old.evidence, new.evidence)})
 
 
 def _merge_relation(old: Relation, new: Relation) -> Relation:
     return old.model_copy(update={"scenes": sorted({*old.scenes, *new.scenes}),
-                                  "evidence": list(dict.fromkeys([*old.evidence, *new.evidence]))[:3],
+                                  "evidence": merge_evidence(old.evidence, new.evidence),
                                   "name": old.name or new.name})
 
 
-def assemble_graph(screenplay: Screenplay, outcomes: list[ChunkOutcome], *, version: str,
-                   model: str | None = None, token_usage: dict[str, int] | None = None) -> KnowledgeGraph:
-    """One graph from the kept extraction of every chunk, repeats merged by id.
+class Assembly(_Model):
+    """The graph of an LLM extraction and what grounding left out of it."""
+
+    graph: KnowledgeGraph
+    ungrounded: UngroundedFacts = Field(
+        default_factory=UngroundedFacts,
+        description="Facts of the answers left out because the screenplay text shows none of them.")
+
+
+def assemble(screenplay: Screenplay, outcomes: list[ChunkOutcome], *, version: str,
+             model: str | None = None, token_usage: dict[str, int] | None = None) -> Assembly:
+    """One graph from the kept extraction of every chunk: repeats merged by id, every fact grounded.
 
     Args:
-        screenplay: The screenplay (movie metadata).
+        screenplay: The screenplay (movie metadata; scene text and lines for the evidence).
         outcomes: The chunks' outcomes, in chunk order.
         version: The kgbuild version for the provenance.
-        model: The model name for the provenance.
+        model: The model name for the provenance and the evidence's producer
+            ('llm:MODEL/extract@VERSION', see `kgbuild.llm.grounding.extraction_producer`).
         token_usage: Token counts for the provenance.
 
     Returns:
-        The graph with provenance backend 'llm' (scenes unioned, first name and description kept).
+        The graph with provenance backend 'llm' (scenes unioned, first name and description
+        kept, evidence on every fact), and the count of the facts left out for want of evidence.
     """
     entities: dict[str, Entity] = {}
     relations: dict[str, Relation] = {}
+    quotes: dict[str, list[str]] = {}
     for outcome in outcomes:
         if outcome.graph is None:
             continue
@@ -304,9 +324,24 @@ def assemble_graph(screenplay: Screenplay, outcomes: list[ChunkOutcome], *, vers
             entities[entity.id] = _merge_entity(entities[entity.id], entity) if entity.id in entities else entity
         for rel in outcome.graph.relations:
             relations[rel.id] = _merge_relation(relations[rel.id], rel) if rel.id in relations else rel
-    return KnowledgeGraph(
+        for rid, given in outcome.graph.quotes.items():
+            quotes[rid] = list(dict.fromkeys([*quotes.get(rid, []), *given]))
+    kept_entities, kept_relations, ungrounded = ground_facts(
+        screenplay, list(entities.values()), list(relations.values()), quotes,
+        producer=extraction_producer(model))
+    graph = KnowledgeGraph(
         movie=MovieInfo(title=screenplay.title, language=screenplay.language,
                         source_sha256=screenplay.source.sha256, scenes=len(screenplay.scenes)),
-        entities=list(entities.values()), relations=list(relations.values()),
+        entities=kept_entities, relations=kept_relations,
         provenance=Provenance(kgbuild_version=version, backend="llm", model=model,
                               token_usage=dict(token_usage or {})))
+    return Assembly(graph=graph, ungrounded=ungrounded)
+
+
+def assemble_graph(screenplay: Screenplay, outcomes: list[ChunkOutcome], *, version: str,
+                   model: str | None = None, token_usage: dict[str, int] | None = None) -> KnowledgeGraph:
+    """The graph of `assemble`, for callers that do not report what grounding left out.
+
+    Args and Returns: as `assemble`, without the count.
+    """
+    return assemble(screenplay, outcomes, version=version, model=model, token_usage=token_usage).graph

@@ -26,6 +26,7 @@ from kgbuild.llm.extract import (
     ExtractionRun,
     extract_chunks,
 )
+from kgbuild.llm.grounding import UngroundedFacts
 from kgbuild.llm.settings import LLMSettings
 from kgbuild.llm.types import (
     BatchPendingError,
@@ -73,6 +74,9 @@ class LLMExtraction(BaseModel):
     usage: LLMUsage
     rates: CostRates
     cache_path: str
+    ungrounded: UngroundedFacts | None = Field(
+        default=None, description="Facts the graph assembly left out for want of evidence in the "
+        "screenplay (`kgbuild.llm.extract.assemble`); None until the graph is assembled.")
 
 
 def script_words(screenplay: Screenplay) -> int:

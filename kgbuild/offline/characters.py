@@ -12,6 +12,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from kgbuild.model import ElementKind, Screenplay
+from kgbuild.offline.phrases import VERB_FORMS
 from kgbuild.offline.stoplists import NOT_IN_NAMES
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -120,11 +121,50 @@ def cue_names(cue: str) -> list[str]:
     return names
 
 
+_FULL_NAME = re.compile(r"\b([A-Z][a-z]+)\s+([A-Z][a-z]{2,})\b(?!['’]s)")
+_SELF_INTRO = re.compile(r"^(?:(?:hi|hello|oh)[,.]?\s+)?(?:I'm|I am|my name is|(?:this is))?\s*"
+                         r"([A-Z][a-z]+)\s+([A-Z][a-z]{2,})[.!]?$", re.IGNORECASE)
+
+
+def _full_names(screenplay: Screenplay, cues: Counter[str], intros: dict[str, tuple[int, str]]) -> dict[str, str]:
+    """Single-word cues the script also writes with one surname: 'NEIL' -> 'NEIL PERRY'.
+
+    A form counts when the script writes 'Neil Perry' (title case; capitals are also used for
+    sounds and actions) twice, or once as the
+    speaker's own introduction ('I'm Neil Perry.'), and no other surname comes close (half as
+    often). The surname may not be a cue of its own, a word of a heading or a verb.
+    """
+    single = {c for c in cues if len(c.split()) == 1 and not _CJK.search(c)}
+    heading_words = {w for scene in screenplay.scenes for part in scene.location for w in part.upper().split()}
+    counts: dict[str, Counter[str]] = defaultdict(Counter)
+    for scene in screenplay.scenes:
+        for el in scene.elements:
+            if el.kind not in (ElementKind.ACTION, ElementKind.DIALOGUE):
+                continue
+            for m in _FULL_NAME.finditer(el.text):
+                first, last = m.group(1).upper(), m.group(2).upper()
+                if first in single and last not in cues and last not in NOT_IN_NAMES \
+                        and last not in heading_words and last.lower() not in VERB_FORMS \
+                        and last not in _NOT_NAMES:
+                    counts[first][last] += 1
+            if el.kind is ElementKind.DIALOGUE and el.speaker and el.speaker.upper() in single:
+                intro = _SELF_INTRO.match(el.text.strip())
+                if intro and intro.group(1).upper() == el.speaker.upper():
+                    counts[el.speaker.upper()][intro.group(2).upper()] += 2
+    out = {}
+    for first, surnames in counts.items():
+        (best, n), *rest = surnames.most_common()
+        if n >= 2 and (not rest or n >= 2 * rest[0][1]) and f"{first} {best}" not in intros:
+            out[first] = f"{first} {best}"
+    return out
+
+
 def find_cast(screenplay: Screenplay) -> Cast:
     """Collect characters from cues and introductions, linking partial cues to full names.
 
     A cue that is one word of exactly one introduced full name (STARLING in CLARICE STARLING)
-    becomes an alias of that full name; otherwise the cue is a character of its own.
+    becomes an alias of that full name, and so does a one-word cue the script writes with one
+    surname (NEIL, 'I'm Neil Perry.'); otherwise the cue is a character of its own.
     """
     cast = Cast()
     intros = _introductions(screenplay)
@@ -143,11 +183,12 @@ def find_cast(screenplay: Screenplay) -> Cast:
         if len(name.split()) > 1:
             for token in name.split():
                 full_by_token[token].add(name)
+    full_names = _full_names(screenplay, cues, intros)
     for cue, count in cues.items():
         if cue in _GENERIC_CUES or not plausible_name(cue):
             continue
         owners = full_by_token.get(cue, set()) if cue not in intros else set()
-        full = next(iter(owners)) if len(owners) == 1 else cue
+        full = next(iter(owners)) if len(owners) == 1 else full_names.get(cue, cue)
         canonical = display_name(full)
         cast.canonical[cue] = canonical
         cast.canonical[full] = canonical

@@ -1,4 +1,4 @@
-"""Places, things and times in Chinese action lines, found without a word segmenter.
+"""Places and things in Chinese action lines, found without a word segmenter.
 
 Chinese screenplay action names places with a locative frame ('在大厅里', '走进监控室',
 '车内，...') and things as the objects of handling verbs ('拿起对讲机', '掏出枪', '递给他一个
@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import re
 
-from kgbuild.offline.facts import Facts, Finds
+from kgbuild.evidence import quote_evidence
+from kgbuild.model import Evidence, Scene
+from kgbuild.offline.facts import Facts
 from kgbuild.offline.scenes import ActionSentence
-from kgbuild.offline.social import add_comention
 
 _CJK = "\u3400-\u9fff"
 CLAUSE_SPLIT = re.compile(r"[，。！？；：、,!?;:…（）()“”\"「」《》\s]+")
@@ -55,14 +56,7 @@ _LOCATIVE = re.compile(
 # A short clause that is only a place ('车内，', '大厅里，') sets where the next clauses happen.
 _CLAUSE_PLACE = re.compile(rf"^[{_CJK}]{{1,4}}(?:里|中|内|外|上|门口)$")
 _OWNED = "的"
-_ZH_TIMES = re.compile(
-    r"(?:那天晚上|那天夜里|当天晚上|今天晚上|那晚|当晚|今晚|昨晚|明晚|那天|当天|今天|明天|昨天|后天|"
-    r"第二天|次日|那夜|深夜|半夜|午夜|凌晨|清晨|黎明|黄昏|傍晚|夕阳时分|这时候|这时|此时|当时|那一刻|"
-    r"不久后|片刻后|几天后|一年后|多年后|下周|下个礼拜|上周|周末|年三十|大年夜|除夕|"
-    r"[一二三四五六七八九十\d]+(?:年|个月|天)(?:前|后)|"
-    r"(?:\d{4}|[一二三四五六七八九零〇]{4})年(?:[一二三四五六七八九十\d]{1,3}月(?:[一二三四五六七八九十\d]{1,3}[日号])?)?|"
-    r"[一二三四五六七八九十\d]{1,3}月[一二三四五六七八九十\d]{1,3}[日号])"
-)
+
 
 
 def clauses(text: str) -> list[str]:
@@ -152,56 +146,43 @@ def owned(clause: str, names: list[str]) -> list[tuple[str, str]]:
     return out
 
 
-def times(text: str) -> list[str]:
-    """Time expressions in Chinese text ('那晚', '第二天', '1936年', '6月1日')."""
-    return list(dict.fromkeys(m.group(0) for m in _ZH_TIMES.finditer(text)))
+def add_chinese_sentences(facts: Facts, scene: Scene, sents: list[ActionSentence],
+                          cast_names: list[str]) -> None:
+    """Record the places and things of one scene's Chinese action lines, with who is where and
+    who handles or owns what, each with its sentence as evidence.
 
-
-def add_chinese_sentences(facts: Facts, index: int, beat: list[ActionSentence],
-                          cast_names: list[str]) -> Finds:
-    """Record the places, things and times of one beat's Chinese action lines, with who is where
-    and who handles or owns what.
-
-    A clause without a name keeps the subject of the clause before it ('刘波站起身来，从墙上拿起包裹').
+    A clause without a name keeps the subject of the clause before it in the same sentence
+    ('刘波站起身来，从墙上拿起包裹').
 
     Args:
         facts: Where the findings go.
-        index: The scene index.
-        beat: The beat's action sentences, in order.
+        scene: The scene.
+        sents: The scene's action sentences, in order.
         cast_names: Canonical names of every character.
-
-    Returns:
-        The places, things and times the sentences named.
     """
-    finds = Finds()
-    subject: str | None = None
-    for sent in beat:
+    index = scene.index
+    for sent in sents:
+        subject: str | None = None
+
+        def ev(rule: str, sent: ActionSentence = sent) -> list[Evidence]:
+            return [quote_evidence(scene, sent.element, sent.text, "rule:" + rule)]
+
         for clause in clauses(sent.text):
             named = sorted((clause.find(n), n) for n in cast_names if n in clause)
             if named:
                 subject = named[0][1]
-            here = [facts.mention("Location", p, index, "phrase_location") for p in places(clause)]
-            held = [facts.mention("Object", t, index, "phrase_object") for t in things(clause, cast_names)]
-            finds.locations.update(here)
-            finds.placed.update(here)
-            finds.objects.update(held)
+            here = [facts.mention("Location", p, index, "zh_place", ev("zh_place")) for p in places(clause)]
+            held = [facts.mention("Object", t, index, "zh_thing", ev("zh_thing"))
+                    for t in things(clause, cast_names)]
             for owner, thing in owned(clause, cast_names):
-                ref = facts.mention("Object", thing, index, "phrase_object")
-                finds.objects.add(ref)
-                facts.relate(("Character", owner), "possesses", ref, index, "sentence_possesses",
-                             evidence=clause)
+                ref = facts.mention("Object", thing, index, "zh_thing", ev("zh_thing"))
+                facts.relate(("Character", owner), "possesses", ref, index, "zh_possessive",
+                             ev("zh_possessive"))
             for thing in held:
                 if subject:
                     facts.relate(("Character", subject), "interacts_with", thing, index,
-                                 "sentence_interacts", evidence=clause)
-                for place in here:
-                    facts.relate(thing, "located_at", place, index, "sentence_object_place",
-                                 evidence=clause)
+                                 "zh_handles", ev("zh_handles"))
             if subject:
                 for place in here:
-                    facts.relate(("Character", subject), "located_at", place, index, "sentence_place",
-                                 evidence=clause)
-        add_comention(facts, index, [n for _, n in sent.named])
-        for when in times(sent.text):
-            finds.times.add(facts.mention("TimePoint", when, index, "text_time"))
-    return finds
+                    facts.relate(("Character", subject), "located_at", place, index, "zh_goes_to_place",
+                                 ev("zh_goes_to_place"))

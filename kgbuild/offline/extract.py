@@ -1,155 +1,319 @@
-"""The offline extractor: scene-by-scene rules, then a policy over the whole screenplay.
+"""The offline extractor: rules that state only what the screenplay's words show.
 
-Collection and selection are separate: the rules record what they find in each scene
-(`kgbuild.offline.facts`), and `kgbuild.offline.selection` keeps what the language's policy
-trusts (`kgbuild.offline.policy`).
+Each rule names the evidence it reads and emits nothing without it (producer 'rule:<name>'):
+
+- `heading_place`, `heading_part_of`: places of the scene heading and their hierarchy.
+- `heading_year`, `title_card_year`: years the heading or an on-screen title gives. The bare
+  time of day of a heading (DAY, NIGHT) stays scene metadata (`Scene.time_of_day`): it is a
+  kind of time, not a time point of the story.
+- `speaks`, `named_in_action`: who is in the scene (speaking in it, or shown by the action);
+  with the heading: `present_in_heading_place` (located_at), `present_in_stated_year` (present_on
+  a year the heading or a title card gives).
+- `speaks_to_vocative`, `speaks_to_two_speakers`, `speaks_to_exchange`: whom a speech addresses.
+- attitude cues in a speech to a known listener (`thanks`, `love`, `endearment`, `insult`,
+  `threat`) and in action clauses (`embrace`, `violence`, `glare`, `thanks_action`).
+- kinship: `kin_in_name`, `kin_apposition`, `kin_my`, `kin_vocative` (see `kgbuild.offline.kinship`).
+- action clauses (English): `action_event` (an Event named by who does what, with performs,
+  undergoes and occurs_at), `handles` (interacts_with), `possessive` ("Neil's pen"),
+  `moves_into_place` (located_at a place the clause names).
+- Chinese action lines: `zh_place`, `zh_thing`, `zh_handles`, `zh_possessive`, `zh_goes_to_place`.
+
+A scene heading is scene metadata, never an event; a scene with no action clause has no event.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
-from itertools import pairwise
 
 from kgbuild.embeddings import Embedder
-from kgbuild.model import KnowledgeGraph, Persistence, Scene, Scope, Screenplay
-from kgbuild.offline import chinese, english
+from kgbuild.evidence import heading_evidence, quote_evidence
+from kgbuild.model import Element, ElementKind, Evidence, KnowledgeGraph, Persistence, Scene, Scope, Screenplay
+from kgbuild.offline import chinese, kinship
+from kgbuild.offline.actions import AFFECTION, GLARES, HANDLING, NOT_EVENTS, THANKS, VIOLENCE, Clause, clauses
 from kgbuild.offline.characters import Cast, display_name, find_cast, mention_patterns
-from kgbuild.offline.facts import Facts, Finds, Ref
+from kgbuild.offline.dialogue import Speech, attitude_cues, listener, quoted_line, scene_speeches, vocative_patterns
+from kgbuild.offline.facts import Facts, Ref
+from kgbuild.offline.genders import learn_genders
 from kgbuild.offline.headings import heading_places
-from kgbuild.offline.policy import policy_for
-from kgbuild.offline.scenes import (
-    ActionSentence,
-    beats,
-    is_chinese,
-    present_characters,
-    read_sentences,
-    scene_summary,
-    speeches,
+from kgbuild.offline.scenes import ActionSentence, is_chinese, read_sentences
+from kgbuild.offline.selection import assemble
+from kgbuild.offline.phrases import ING_NOUNS
+from kgbuild.offline.stoplists import (
+    AMBIENCE,
+    BODY_PARTS,
+    COLORS,
+    FIXTURES,
+    GENERIC_PEOPLE,
+    NOT_THINGS,
+    PLACE_HEADS,
+    SPATIAL_PARTS,
+    TIME_WORDS,
 )
-from kgbuild.offline.selection import SelectionPolicy, assemble
-from kgbuild.offline.social import Exchange, add_social
-from kgbuild.offline.times import heading_time, text_times
+from kgbuild.offline.times import is_title_card, years
 from kgbuild.offline.typer import PhraseTyper
+
+_PLACE_PARTICLES = frozenset({"into", "to", "onto", "inside", "through", "across", "toward", "towards"})
+_NOT_OBJECTS = BODY_PARTS | SPATIAL_PARTS | AMBIENCE | FIXTURES | TIME_WORDS | NOT_THINGS
+
+
+def _ev(scene: Scene, element: Element, text: str, rule: str) -> Evidence:
+    return quote_evidence(scene, element, text, "rule:" + rule)
 
 
 class _Script:
-    """What every scene's rules share: the cast and what was learned from the whole text."""
+    """What every scene's rules share: the cast, the sentences, the typed phrases."""
 
     def __init__(self, screenplay: Screenplay, embedder: Embedder):
         self.cast: Cast = find_cast(screenplay)
-        self.patterns: dict[str, re.Pattern[str]] = mention_patterns(self.cast)
+        self.patterns = mention_patterns(self.cast)
+        self.vocatives = vocative_patterns(self.patterns)
         self.names = sorted(set(self.cast.canonical.values()))
-        self.read = read_sentences(screenplay, self.cast, self.patterns)
-        self.types = english.phrase_types(self.read, PhraseTyper(embedder))
-        self.pronouns = english.genders(self.read)
+        read = read_sentences(screenplay, self.cast, self.patterns)
+        self.sentences, self.verbs = read.sentences, read.verbs
+        self.types = _phrase_types(self.sentences, PhraseTyper(embedder))
+        self.genders = learn_genders([[(s.text, s.spans[0][2] if s.spans else None) for s in sents]
+                                      for sents in self.sentences.values()])
+
+    def character(self, facts: Facts, name: str, scene: int, rule: str, evidence: list[Evidence]) -> Ref:
+        return facts.mention("Character", name, scene, rule, evidence,
+                             aliases=tuple(sorted(self.cast.aliases.get(name, ()))),
+                             description=self.cast.introductions.get(name, ""), scope=Scope.GLOBAL)
 
 
-def _add_cooccurrence(facts: Facts, index: int, here: list[Ref], finds: Finds, actors: set[str]) -> None:
-    """Who is where and when within one beat.
-
-    The rule name says how the character is there (named in the action, or only speaking) and
-    how the place was named (after a place preposition or not): their precision differs a lot.
-    """
-    for ref in here:
-        role = "actor" if ref[1] in actors else "speaker"
-        for loc in finds.locations:
-            how = "_prep" if loc in finds.placed else ""
-            facts.relate(ref, "located_at", loc, index, f"scene_phrase_place_{role}{how}")
-        for when in finds.times:
-            facts.relate(ref, "present_on", when, index, "scene_text_time")
-
-
-def _add_beats(facts: Facts, scene: Scene, script: _Script, refs: dict[str, Ref],
-               scene_sentences: list[ActionSentence]) -> None:
-    chinese_text = is_chinese(scene)
-    for start, end in beats(scene):
-        beat = [s for s in scene_sentences if start <= s.element < end]
-        if chinese_text:
-            finds = chinese.add_chinese_sentences(facts, scene.index, beat, script.names)
-        else:
-            finds = english.add_english_sentences(facts, scene.index, beat, script.types,
-                                                  script.pronouns)
-        actors = {name for sent in beat for _, name in sent.named}
-        here = present_characters(scene, script.cast, script.patterns, start, end)
-        _add_cooccurrence(facts, scene.index, [refs[n] for n in here if n in refs], finds, actors)
+def _phrase_types(read: dict[int, list[ActionSentence]], typer: PhraseTyper) -> dict[str, str]:
+    """Type every noun phrase of the English action lines once; keep places and things only."""
+    seen = {p.text: None for sents in read.values() for s in sents for p in s.phrases}
+    typed = typer.classify(list(seen))
+    out = {}
+    for phrase, etype in typed.items():
+        head = phrase.split()[-1]
+        if head in COLORS or head.endswith("ed") or head.endswith("ing") and head not in ING_NOUNS:
+            continue
+        if etype == "Object" and head not in _NOT_OBJECTS and phrase not in GENERIC_PEOPLE:
+            out[phrase] = etype
+        elif etype == "Location" and head in PLACE_HEADS:
+            out[phrase] = etype
+    return out
 
 
-def _add_dialogue(facts: Facts, scene: Scene, script: _Script, refs: dict[str, Ref]) -> set[str]:
-    """Times named in speeches and who talks with whom; returns the scene's speakers."""
+def _heading(facts: Facts, scene: Scene) -> tuple[list[Ref], list[Ref], Evidence | None]:
+    """The heading's places (outermost first) and time points, and its evidence."""
     index = scene.index
-    said = speeches(scene, script.cast)
-    chinese_text = is_chinese(scene)
-    for (name, line), following in zip(said, [*said[1:], None]):
-        for when in (chinese.times(line) if chinese_text else text_times(line)):
-            ref = facts.mention("TimePoint", when if chinese_text else when.lower(), index,
-                                "dialogue_time")
-            facts.relate(refs[name], "present_on", ref, index, "dialogue_time_speaker")
-            if following and following[0] != name:
-                facts.relate(refs[following[0]], "present_on", ref, index, "dialogue_time_listener")
-    add_social(facts, index, refs,
-               [Exchange(a, b, la, lb) for (a, la), (b, lb) in pairwise(said)])
-    return {name for name, _ in said}
+    place_ev = heading_evidence(scene, "rule:heading_place")
+    if place_ev is None:
+        return [], [], None
+    places = [facts.mention("Location", display_name(p), index, "heading_place", [place_ev])
+              for p in heading_places(scene)]
+    part_ev = place_ev.model_copy(update={"producer": "rule:heading_part_of"})
+    for inner, outer in zip(places[1:], places, strict=False):
+        facts.relate(inner, "part_of", outer, index, "heading_part_of", [part_ev],
+                     persistence=Persistence.STABLE)
+    times: list[Ref] = []
+    for year in years(scene.heading):
+        times.append(facts.mention("TimePoint", year, index, "heading_year",
+                                   [place_ev.model_copy(update={"producer": "rule:heading_year"})]))
+    for el in scene.elements:
+        if el.kind in (ElementKind.ACTION, ElementKind.CENTERED, ElementKind.SHOT) and is_title_card(el.text):
+            for year in years(el.text):
+                times.append(facts.mention("TimePoint", year, index, "title_card_year",
+                                           [_ev(scene, el, el.text, "title_card_year")]))
+    return places, times, place_ev
 
 
-def _add_scene(facts: Facts, scene: Scene, script: _Script) -> None:
+def _presence(scene: Scene, speeches: list[Speech], sents: list[ActionSentence]) -> dict[str, Evidence]:
+    """Characters shown in the scene, each with the first evidence of it."""
+    present: dict[str, Evidence] = {}
+    for speech in speeches:
+        if not speech.away and speech.speaker not in present:
+            present[speech.speaker] = _ev(scene, speech.first_line, speech.first_line.text, "speaks")
+    for sent in sents:
+        for name in sent.shown():
+            present.setdefault(name, _ev(scene, sent.element, sent.text, "named_in_action"))
+    return present
+
+
+def _dialogue(facts: Facts, scene: Scene, script: _Script, speeches: list[Speech], present: set[str],
+              refs: dict[str, Ref]) -> None:
+    """speaks_to, attitudes and kinship from the speeches of one scene."""
     index = scene.index
-    parts = heading_places(scene)
-    places = [facts.mention("Location", display_name(p), index,
-                            "heading_place" if i == len(parts) - 1 else "heading_outer")
-              for i, p in enumerate(parts)]
-    for inner, outer in zip(places[1:], places):
-        facts.relate(inner, "part_of", outer, index, "heading_part_of", persistence=Persistence.STABLE)
-    place = places[-1] if places else None
-    when_name = heading_time(scene.time_of_day)
-    when = facts.mention("TimePoint", when_name, index, "heading_time") if when_name else None
-    scene_sentences = script.read[index]
-    present = present_characters(scene, script.cast, script.patterns)
-    actors = {name for sent in scene_sentences for _, name in sent.named}
+    for i, speech in enumerate(speeches):
+        if speech.speaker not in refs:
+            continue
+        a = refs[speech.speaker]
+        for other, words in kinship.speaker_kin(speech.text, _speech_spans(speech.text, script)):
+            if other != speech.speaker:
+                el, sentence = quoted_line(speech, words)
+                ref = script.character(facts, other, index, "kin_my", [_ev(scene, el, sentence, "kin_my")])
+                facts.relate(a, "kinship_with", ref, index, "kin_my", [_ev(scene, el, sentence, "kin_my")],
+                             persistence=Persistence.STABLE)
+        heard = listener(speeches, i, present, script.vocatives)
+        if heard is None or heard[0] not in refs:
+            continue
+        name, how = heard
+        b = refs[name]
+        rule = "speaks_to_" + how
+        facts.relate(a, "speaks_to", b, index, rule,
+                     [_ev(scene, speech.first_line, speech.first_line.text, rule)], name="speaks to")
+        for cue, words in attitude_cues(speech.text):
+            el, sentence = quoted_line(speech, words)
+            facts.relate(a, cue.relation, b, index, cue.rule, [_ev(scene, el, sentence, cue.rule)])
+        kin_word = kinship.calls_listener_kin(speech.text)
+        if kin_word and len(present) == 2:
+            el, sentence = quoted_line(speech, kin_word.strip(" ,.!?"))
+            facts.relate(a, "kinship_with", b, index, "kin_vocative", [_ev(scene, el, sentence, "kin_vocative")],
+                         persistence=Persistence.STABLE)
+
+
+def _speech_spans(text: str, script: _Script) -> list[tuple[int, int, str]]:
+    spans = []
+    for name, pattern in script.patterns.items():
+        spans += [(m.start(), m.end(), name) for m in pattern.finditer(text)]
+    return sorted(spans)
+
+
+def _clause_facts(facts: Facts, scene: Scene, script: _Script, sent: ActionSentence, clause: Clause,
+                  refs: dict[str, Ref], place: Ref | None, events: Counter[str]) -> None:
+    index = scene.index
+    display = {n: n for n in script.names}
+
+    def ev(rule: str) -> list[Evidence]:
+        return [_ev(scene, sent.element, sent.text, rule)]
+
+    subjects = [refs[s] for s in clause.subjects if s in refs]
+    if not subjects:
+        return
+    verb = clause.verb.lower()
+    target: Ref | None = None
+    if clause.target_character and clause.target_character in refs:
+        target = refs[clause.target_character]
+        if verb in AFFECTION and not clause.friendly:
+            for s in subjects:
+                facts.relate(s, "affinity_with", target, index, "embrace", ev("embrace"))
+        if verb in VIOLENCE and not clause.friendly:
+            for s in subjects:
+                facts.relate(s, "hostility_with", target, index, "violence", ev("violence"))
+        if verb in GLARES and clause.particle == "at":
+            for s in subjects:
+                facts.relate(s, "unfavorable_toward", target, index, "glare", ev("glare"))
+        if verb in THANKS:
+            for s in subjects:
+                facts.relate(s, "favorable_toward", target, index, "thanks_action", ev("thanks_action"))
+    if clause.target_phrase is not None:
+        phrase = clause.target_phrase.text
+        kind = script.types.get(phrase)
+        camera = phrase == "camera" and clause.particle in ("at", "into", "to", "toward", "towards")
+        if kind == "Object" and verb in HANDLING and not camera:
+            thing = facts.mention("Object", phrase, index, "handles", ev("handles"))
+            for s in subjects:
+                facts.relate(s, "interacts_with", thing, index, "handles", ev("handles"), name=verb)
+            target = target or thing
+        elif kind == "Location" and clause.particle in _PLACE_PARTICLES and target is None:
+            target = facts.mention("Location", phrase, index, "moves_into_place", ev("moves_into_place"))
+            for s in subjects:
+                facts.relate(s, "located_at", target, index, "moves_into_place", ev("moves_into_place"),
+                             name=f"{verb} {clause.particle}")
+            return
+    if verb in NOT_EVENTS or target is None:
+        return
+    name = clause.event_name(display)
+    events[name] += 1
+    if events[name] > 1:
+        name = f"{name} (scene {index})"
+    event = facts.mention("Event", name, index, "action_event", ev("action_event"), description=clause.text)
+    for s in subjects:
+        facts.relate(s, "performs", event, index, "action_event", ev("action_event"), name=verb)
+    facts.relate(target, "undergoes", event, index, "action_event", ev("action_event"))
+    if place is not None:
+        facts.relate(event, "occurs_at", place, index, "action_event", ev("action_event"))
+
+
+def _action(facts: Facts, scene: Scene, script: _Script, sents: list[ActionSentence], refs: dict[str, Ref],
+            place: Ref | None, events: Counter[str]) -> None:
+    """Events, handling, possession, places and kinship from one scene's English action lines."""
+    index = scene.index
+    previous: str | None = None
+    for sent in sents:
+        for kin, owner, words in kinship.apposed_kin(sent.text, sent.spans):
+            if kin in refs and owner in refs:
+                facts.relate(refs[owner], "kinship_with", refs[kin], index, "kin_apposition",
+                             [_ev(scene, sent.element, sent.text, "kin_apposition")],
+                             persistence=Persistence.STABLE)
+        for phrase in sent.phrases:
+            if phrase.determiner != "'s" or script.types.get(phrase.text) != "Object":
+                continue
+            owner = next((n for s, e, n in sent.spans if sent.text[e:e + 2] in ("'s", "’s")
+                          and sent.text[s:e].upper().endswith(phrase.owner.upper() if phrase.owner else "")), None)
+            if owner in refs:
+                obj = facts.mention("Object", phrase.text, index, "possessive",
+                                    [_ev(scene, sent.element, sent.text, "possessive")])
+                facts.relate(refs[owner], "possesses", obj, index, "possessive",
+                             [_ev(scene, sent.element, sent.text, "possessive")])
+        carried = previous if previous and script.genders.get(previous) else None
+        pronoun = re.match(r"(He|She)\b", sent.text)
+        if carried and pronoun and script.genders.get(carried) != pronoun.group(1).lower():
+            carried = None
+        for clause in clauses(sent.text, sent.spans, sent.phrases, script.verbs, carried):
+            _clause_facts(facts, scene, script, sent, clause, refs, place, events)
+        names = {n for _, _, n in sent.spans}
+        previous = next(iter(names)) if len(names) == 1 else None
+
+
+def _add_scene(facts: Facts, scene: Scene, script: _Script, events: Counter[str]) -> None:
+    index = scene.index
+    places, times, heading_ev = _heading(facts, scene)
+    sents = script.sentences.get(index, [])
+    speeches = scene_speeches(scene, script.cast)
+    present = _presence(scene, speeches, sents)
     refs: dict[str, Ref] = {}
-    for name in present:
-        refs[name] = facts.mention("Character", name, index, "cast",
-                                   aliases=tuple(sorted(script.cast.aliases.get(name, ()))),
-                                   description=script.cast.introductions.get(name, ""),
-                                   scope=Scope.GLOBAL)
-        if place:
-            role = "actor" if name in actors else "speaker"
-            facts.relate(refs[name], "located_at", place, index, "scene_place_" + role, name="is in")
-        for outer in places[:-1]:
-            facts.relate(refs[name], "located_at", outer, index, "scene_place_outer", name="is in")
-    _add_beats(facts, scene, script, refs, scene_sentences)
-    speakers = _add_dialogue(facts, scene, script, refs)
-    summary = scene_summary(scene)
-    title = f"Scene {scene.number or index}: {scene.heading or summary[:60] or 'untitled'}"
-    event = facts.mention("Event", title, index, "scene_event", description=summary)
-    for name in present:
-        facts.relate(refs[name], "performs" if name in speakers else "undergoes", event, index,
-                     "scene_event_role")
-    if place:
-        facts.relate(event, "occurs_at", place, index, "scene_event_place")
-    if when:
-        facts.relate(event, "occurs_on", when, index, "scene_event_time")
+    for name, evidence in present.items():
+        rule = evidence.producer.removeprefix("rule:")
+        refs[name] = script.character(facts, name, index, rule, [evidence])
+        if heading_ev is None:
+            continue
+        for place in places:
+            facts.relate(refs[name], "located_at", place, index, "present_in_heading_place",
+                         [heading_ev.model_copy(update={"producer": "rule:present_in_heading_place"}),
+                          evidence.model_copy(update={"producer": "rule:present_in_heading_place"})],
+                         name="is in", persistence=Persistence.MOMENTARY)
+        for when in times:
+            facts.relate(refs[name], "present_on", when, index, "present_in_stated_year",
+                         [heading_ev.model_copy(update={"producer": "rule:present_in_stated_year"}),
+                          evidence.model_copy(update={"producer": "rule:present_in_stated_year"})])
+    for speech in speeches:
+        if speech.away and speech.speaker not in refs:
+            refs[speech.speaker] = script.character(
+                facts, speech.speaker, index, "speaks", [_ev(scene, speech.first_line, speech.first_line.text, "speaks")])
+    for name in list(refs):
+        found = kinship.kin_in_name(name, set(refs))
+        if found:
+            owner, _ = found
+            evidence = [e.model_copy(update={"producer": "rule:kin_in_name"})
+                        for e in (present.get(name), present.get(owner)) if e is not None]
+            facts.relate(refs[owner], "kinship_with", refs[name], index, "kin_in_name", evidence,
+                         persistence=Persistence.STABLE)
+    _dialogue(facts, scene, script, speeches, set(present), refs)
+    if is_chinese(scene):
+        chinese.add_chinese_sentences(facts, scene, sents, script.names)
+    else:
+        _action(facts, scene, script, sents, refs, places[-1] if places else None, events)
 
 
-def collect_facts(
-    screenplay: Screenplay,
-    embedder: Embedder,
-    on_scene: Callable[[], object] | None = None,
-) -> Facts:
-    """Run every rule over every scene and record what each finds (nothing is filtered yet).
+def collect_facts(screenplay: Screenplay, embedder: Embedder,
+                  on_scene: Callable[[], object] | None = None) -> Facts:
+    """Run every rule over every scene and record what each finds, with its evidence.
 
     Args:
         screenplay: The parsed screenplay.
-        embedder: Types English noun phrases (places, things, people).
+        embedder: Types English noun phrases (places, things).
         on_scene: Called after each scene (progress).
-
-    Returns:
-        The mentions and relation candidates, each tagged with its rule and scene.
     """
     script = _Script(screenplay, embedder)
     facts = Facts()
+    events: Counter[str] = Counter()
     for scene in screenplay.scenes:
-        _add_scene(facts, scene, script)
+        _add_scene(facts, scene, script, events)
         if on_scene is not None:
             on_scene()
     return facts
@@ -161,25 +325,18 @@ def extract_offline(
     embedder: Embedder | None = None,
     version: str = "",
     on_scene: Callable[[], object] | None = None,
-    policy: SelectionPolicy | None = None,
 ) -> KnowledgeGraph:
-    """Build a story graph from a screenplay with rules only.
+    """Build a story graph from a screenplay with rules only; every fact carries its evidence.
 
     Args:
         screenplay: The parsed screenplay.
-        embedder: Types noun phrases (places, things, people); the bundled MiniLM model behind
-            the on-disk cache when None.
+        embedder: Types noun phrases (places, things); the bundled MiniLM model behind the
+            on-disk cache when None.
         version: The kgbuild version for the provenance.
         on_scene: Called after each scene (progress).
-        policy: Which rules are trusted from how many scenes on; the language's default
-            (`kgbuild.offline.policy.policy_for`) when None.
 
     Returns:
-        A graph in the default schema: characters (cues, introductions, mentions), locations
-        with part_of from headings and places named in the action, things, time points, one
-        event per scene with its participants, place and time, and located_at / present_on /
-        interacts_with / possesses / speaks_to and social relations (affinity, hostility,
-        kinship) where the rules trust them.
+        A graph in the default schema (see the module docstring for the rules).
 
     Example:
         >>> graph = extract_offline(read_screenplay("script.fountain"))  # doctest: +SKIP
@@ -189,4 +346,4 @@ def extract_offline(
 
         embedder = default_embedder()
     facts = collect_facts(screenplay, embedder, on_scene)
-    return assemble(facts, screenplay, policy or policy_for(screenplay.language), version=version)
+    return assemble(facts, screenplay, version=version)

@@ -1,16 +1,16 @@
-"""What the offline rules find before any of it is kept: entity mentions and relation candidates.
+"""What the offline rules find before it is assembled: entity mentions and relation candidates,
+each with the evidence it was read from.
 
-Every rule records what it saw in one scene, tagged with the rule's name. Deciding what goes
-into the graph happens afterwards, over the whole screenplay (see `kgbuild.offline.selection`):
-a relation seen in several scenes is more trustworthy than one seen once, and some rules are
-only trustworthy in that case.
+Every rule records what it saw in one scene, tagged with the rule's name and the lines it read
+(`kgbuild.model.Evidence`, producer 'rule:<name>'). A rule that cannot quote its evidence emits
+nothing. Assembly (`kgbuild.offline.selection`) groups repeats; it does not filter by counts.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kgbuild.model import Persistence, Scope
+from kgbuild.model import Evidence, Persistence, Scope
 
 Ref = tuple[str, str]  # (entity type, name)
 
@@ -22,6 +22,7 @@ class Mention:
     ref: Ref
     scene: int
     rule: str
+    evidence: tuple[Evidence, ...]
     description: str = ""
     aliases: tuple[str, ...] = ()
     scope: Scope = Scope.LOCAL
@@ -36,8 +37,8 @@ class Candidate:
     object: Ref
     scene: int
     rule: str
+    evidence: tuple[Evidence, ...]
     name: str = ""
-    evidence: str = ""
     persistence: Persistence = Persistence.MOMENTARY
 
 
@@ -48,23 +49,18 @@ class Facts:
     mentions: list[Mention] = field(default_factory=list)
     candidates: list[Candidate] = field(default_factory=list)
 
-    def mention(self, etype: str, name: str, scene: int, rule: str, **extra) -> Ref:
-        """Record an entity mention; returns its reference for relations."""
+    def mention(self, etype: str, name: str, scene: int, rule: str,
+                evidence: list[Evidence | None] | tuple[Evidence | None, ...], **extra) -> Ref:
+        """Record an entity mention (only when some evidence is given); returns its reference."""
         ref = (etype, name)
-        self.mentions.append(Mention(ref, scene, rule, **extra))
+        kept = tuple(e for e in evidence if e is not None)
+        if kept:
+            self.mentions.append(Mention(ref, scene, rule, kept, **extra))
         return ref
 
-    def relate(self, subject: Ref, rtype: str, obj: Ref, scene: int, rule: str, **extra) -> None:
-        """Record a relation candidate (self-relations are ignored)."""
-        if subject != obj:
-            self.candidates.append(Candidate(subject, rtype, obj, scene, rule, **extra))
-
-
-@dataclass
-class Finds:
-    """What the action lines of one beat named, by kind, for the scene-level rules."""
-
-    locations: set[Ref] = field(default_factory=set)
-    placed: set[Ref] = field(default_factory=set)  # locations after a place preposition
-    objects: set[Ref] = field(default_factory=set)
-    times: set[Ref] = field(default_factory=set)
+    def relate(self, subject: Ref, rtype: str, obj: Ref, scene: int, rule: str,
+               evidence: list[Evidence | None] | tuple[Evidence | None, ...], **extra) -> None:
+        """Record a relation candidate (self-relations and facts without evidence are ignored)."""
+        kept = tuple(e for e in evidence if e is not None)
+        if subject != obj and kept:
+            self.candidates.append(Candidate(subject, rtype, obj, scene, rule, kept, **extra))

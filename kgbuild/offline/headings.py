@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from kgbuild.model import Scene
-from kgbuild.offline.stoplists import word_set
+from kgbuild.offline.stoplists import FIXTURES, word_set
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 # Parts of a heading that are not places.
@@ -21,11 +21,17 @@ _NOT_PLACES = re.compile(
     r"ESTABLISHING|EST|MONTAGE|SERIES OF SHOTS|POV|ANGLE|CLOSE|WIDE|INSERT|MOVING|TRAVELING|"
     r"CONT'D|CONTD|EARLY MORNING|LATE NIGHT|LATE MORNING|EARLY EVENING)$"
 )
+# Words that make a heading part a camera or editing note, not a place.
+_NOT_PLACE_WORDS = re.compile(
+    r"\b(?:SHOTS?|MONTAGE|SERIES|VARIOUS|INTERCUT|FLASHBACK|DREAM|SUPER|TITLE|CONTINUOUS|SAME|LATER)\b"
+    r"|^(?:ACROSS|BACK TO|OVER|UNDER|NEAR|BEHIND|FURTHER|ALONG|\[|\()"
+    r"|^(?:DAY|NIGHT|MORNING|EVENING|AFTERNOON|DAWN|DUSK|SUNSET|SUNRISE|NOON|MIDNIGHT|TWILIGHT)\b")
 # Words that make a part the inner one even after a comma ('CARL'S HOUSE, LIVING ROOM').
 _INNER_WORDS = word_set("""
     room kitchen bedroom bathroom hall hallway office lobby porch yard garden basement attic deck
     cabin corridor stairs stairwell landing foyer closet den study cellar garage balcony roof
-    edge side entrance exit booth counter bar desk cockpit cab interior
+    edge side entrance exit booth counter bar desk cockpit cab interior onstage backstage wings stage
+    auditorium
 """)
 
 
@@ -46,7 +52,8 @@ def heading_places(scene: Scene) -> list[str]:
     Example: 'INT. APARTMENT, CHICAGO - NIGHT' -> ['CHICAGO', 'APARTMENT'].
     """
     parts = [_clean(p) for p in scene.location]
-    parts = [p for p in parts if (_CJK.search(p) or len(p) >= 3) and not _NOT_PLACES.match(p.upper())]
+    parts = [p for p in parts if (_CJK.search(p) or len(p) >= 3) and not _NOT_PLACES.match(p.upper())
+             and not _NOT_PLACE_WORDS.search(p.upper()) and p.split()[-1].lower() not in FIXTURES]
     heading = scene.heading or ""
     if len(parts) == 2 and _comma_reversed(heading, parts[0], parts[1]):
         parts.reverse()

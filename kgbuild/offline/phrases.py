@@ -100,8 +100,8 @@ PARTITIVES = word_set("""
     vial wad photo photograph picture copy map list file bucket tray sack pouch loaf stick
     edge side back front top bottom end middle corner foot head rest center centre far
 """)
-# -ing words that are nouns, not verb forms after a noun ('the bathroom ceiling').
-_ING_NOUNS = word_set("""
+#: -ing words that are nouns, not verb forms after a noun ('the bathroom ceiling').
+ING_NOUNS = word_set("""
     ceiling building clothing railing painting landing wedding morning evening ring king wing
     thing string spring swing sibling stocking pudding bedding lighting parking dining living
     sitting waiting booking filling icing frosting lining ending opening offering recording
@@ -134,7 +134,7 @@ def _stops(word: str, position: int, verbs: frozenset[str], names: frozenset[str
     lower = word.lower()
     if position > 0 and (
         lower in verbs
-        or lower.endswith("ing") and len(lower) > 5 and lower not in _ING_NOUNS
+        or lower.endswith("ing") and len(lower) > 5 and lower not in ING_NOUNS
         or lower.endswith("ed") and len(lower) > 4 and not lower.endswith("eed")
     ):
         return True

@@ -1,37 +1,41 @@
-"""What a scene offers the rules: its action sentences, speeches, beats and who is in it."""
+"""What a scene offers the rules: its action sentences, with the characters they name and their
+noun phrases, and the characters the action shows."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-from kgbuild.model import ElementKind, Scene, Screenplay
+from kgbuild.evidence import sentences
+from kgbuild.model import Element, ElementKind, Scene, Screenplay
 from kgbuild.offline.characters import Cast
 from kgbuild.offline.phrases import Phrase, learn_verbs, noun_phrases
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(])|(?<=[。！？])")
+# A name right after these words is talked about, not shown: 'a photo of Sarah'.
+_NOT_SHOWN_BEFORE = re.compile(r"\b(?:of|about|for|like|than|to)\s+$", re.IGNORECASE)
 
-#: Characters of screenplay text within which co-occurrence counts. STAGE extracted long scenes
-#: in parts of about this size; pairing everyone in a long scene with everything in it is wrong.
-BEAT_CHARS = 2500
-
-Named = list[tuple[int, str]]  # (offset in the sentence, canonical character name)
+Span = tuple[int, int, str]  # (start, end, canonical character name) in a sentence
 
 
 @dataclass(frozen=True)
 class ActionSentence:
-    """One sentence of an action line, with the characters it names and its noun phrases."""
+    """One sentence of an action element, with the characters it names and its noun phrases."""
 
-    element: int  # position of its action element in the scene
+    element: Element
     text: str
-    named: Named
+    spans: list[Span]
     phrases: list[Phrase]
 
-
-def sentences(text: str) -> list[str]:
-    """Split action text into sentences (English and Chinese punctuation)."""
-    return [s.strip() for s in _SENTENCE.split(text) if s.strip()]
+    def shown(self) -> list[str]:
+        """Characters the sentence shows: named, but not only as an owner ('Neil's desk') nor
+        after 'of', 'about', 'for' ('a photo of Sarah')."""
+        out: dict[str, None] = {}
+        for s, e, name in self.spans:
+            if self.text[e:e + 2] in ("'s", "’s") or _NOT_SHOWN_BEFORE.search(self.text[:s]):
+                continue
+            out[name] = None
+        return list(out)
 
 
 def is_chinese(scene: Scene) -> bool:
@@ -39,63 +43,20 @@ def is_chinese(scene: Scene) -> bool:
     return any(_CJK.search(el.text) for el in scene.elements[:6])
 
 
-def beats(scene: Scene, size: int = BEAT_CHARS) -> list[tuple[int, int]]:
-    """Consecutive element ranges (start, end) of at most about `size` characters each."""
-    out, start, length = [], 0, 0
-    for i, el in enumerate(scene.elements):
-        if length and length + len(el.text) > size:
-            out.append((start, i))
-            start, length = i, 0
-        length += len(el.text)
-    out.append((start, len(scene.elements)))
-    return out
-
-
-def present_characters(scene: Scene, cast: Cast, patterns: dict[str, re.Pattern[str]],
-                       start: int = 0, end: int | None = None) -> list[str]:
-    """Characters who speak in or are named by the action of elements [start, end)."""
-    present: dict[str, None] = {}
-    for el in scene.elements[start:end]:
-        if el.kind is ElementKind.CHARACTER and el.speaker:
-            for name in cast.speakers(el.speaker):
-                present[name] = None
-        elif el.kind is ElementKind.ACTION:
-            for name, pattern in patterns.items():
-                if pattern.search(el.text):
-                    present[name] = None
-    return list(present)
-
-
-def speeches(scene: Scene, cast: Cast) -> list[tuple[str, str]]:
-    """(canonical speaker, what they say) for each speech of the scene, in order."""
-    out: list[tuple[str, str]] = []
-    current: str | None = None
-    for el in scene.elements:
-        if el.kind is ElementKind.CHARACTER and el.speaker:
-            current = next(iter(cast.speakers(el.speaker)), None)
-            if current:
-                out.append((current, ""))
-        elif el.kind is ElementKind.DIALOGUE and current and out:
-            speaker, text = out[-1]
-            out[-1] = (speaker, f"{text} {el.text}".strip())
-        elif el.kind is not ElementKind.PARENTHETICAL:
-            current = None
-    return out
-
-
-def scene_summary(scene: Scene) -> str:
-    """The first two sentences of the scene's action (at most 300 characters)."""
-    action = " ".join(el.text for el in scene.elements if el.kind is ElementKind.ACTION)
-    return " ".join(sentences(action)[:2])[:300]
-
-
-def _characters_in(sentence: str, patterns: dict[str, re.Pattern[str]]) -> Named:
+def _spans(sentence: str, patterns: dict[str, re.Pattern[str]]) -> list[Span]:
     found = []
     for name, pattern in patterns.items():
-        m = pattern.search(sentence)
-        if m:
-            found.append((m.start(), name))
-    return sorted(found)
+        for m in pattern.finditer(sentence):
+            found.append((m.start(), m.end(), name))
+    found.sort()
+    kept: list[Span] = []
+    for span in found:  # the longer name wins where two overlap
+        if kept and span[0] < kept[-1][1]:
+            if span[1] - span[0] > kept[-1][1] - kept[-1][0]:
+                kept[-1] = span
+            continue
+        kept.append(span)
+    return kept
 
 
 def _name_forms(cast: Cast) -> frozenset[str]:
@@ -108,18 +69,27 @@ def _name_forms(cast: Cast) -> frozenset[str]:
     return frozenset(forms)
 
 
-def read_sentences(screenplay: Screenplay, cast: Cast,
-                   patterns: dict[str, re.Pattern[str]]) -> dict[int, list[ActionSentence]]:
+@dataclass(frozen=True)
+class ReadScript:
+    """Every scene's action sentences, and the verbs the script uses."""
+
+    sentences: dict[int, list[ActionSentence]]
+    verbs: frozenset[str]
+
+
+def read_sentences(screenplay: Screenplay, cast: Cast, patterns: dict[str, re.Pattern[str]]) -> ReadScript:
     """Per scene index, its action sentences with the characters they name and their phrases."""
     texts = {
-        scene.index: [(i, s) for i, el in enumerate(scene.elements) if el.kind is ElementKind.ACTION
+        scene.index: [(el, s) for el in scene.elements if el.kind is ElementKind.ACTION
                       for s in sentences(el.text)]
         for scene in screenplay.scenes
     }
     names = _name_forms(cast)
     verbs = learn_verbs([s for scene in texts.values() for _, s in scene], names)
-    return {
-        index: [ActionSentence(i, s, _characters_in(s, patterns),
-                               noun_phrases(s, verbs=verbs, names=names)) for i, s in scene]
+    read = {
+        index: [ActionSentence(el, s, _spans(s, patterns),
+                               [] if _CJK.search(s) else noun_phrases(s, verbs=verbs, names=names))
+                for el, s in scene]
         for index, scene in texts.items()
     }
+    return ReadScript(read, verbs)

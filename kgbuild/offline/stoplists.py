@@ -13,7 +13,7 @@ BODY_PARTS = word_set("""
     face eyes eye arm arms hand hands head feet foot leg legs mouth lips body shoulder shoulders
     fingers finger neck back hair chest knees knee cheek cheeks forehead nose ears ear teeth chin
     jaw throat lap palm palms wrist wrists fist fists skin tears breath voice heart stomach brow
-    thumb toes hips waist
+    thumb thumbs toes hips waist ankles ankle eyebrows eyebrow lashes
 """)
 # Words for a part of a space or a direction, not a place of their own.
 SPATIAL_PARTS = word_set("""
@@ -36,4 +36,37 @@ AMBIENCE = word_set("""
     rain snow wind fog mist sun sunlight moonlight light lights darkness dark shadow shadows
     silence noise sound sounds smoke steam dust heat cold thunder lightning storm weather sky
     air water
+""")
+# Furniture and fixtures: things in a room, never a place of their own, nor props that matter.
+FIXTURES = word_set("""
+    door doors doorway window windows wall walls floor floors ceiling stairs staircase steps step
+    bed beds seat seats chair chairs couch sofa bench desk desks table tables counter pulpit
+    podium shelf shelves cabinet drawer drawers curtain curtains carpet rug threshold railing
+    doorframe windowsill sink tub bathtub toilet mirror fireplace mantle mantel
+""")
+# Times of day and seasons: 'cuts through the night' names no place.
+TIME_WORDS = word_set("""
+    night day morning evening afternoon dawn dusk sunset sunrise noon midnight twilight daylight
+    summer winter spring autumn fall week year moment hour minute second
+""")
+# Colours end a phrase only when the noun was cut off ("Lang's black tie" read as 'black').
+COLORS = word_set("black white red blue green yellow brown grey gray pink purple orange golden silver dark")
+# Nouns of the page or the sound track, not things in the story world.
+NOT_THINGS = word_set("""
+    number dot shot frame scene beat pause moment silence sound noise glance look way line lines
+    something anything nothing everything thing things yawn sigh breath words word tone voice
+    showmanship gulps gulp tight close closer still
+""")
+# Head nouns of places a character can go into or be at, for places named in action lines.
+PLACE_HEADS = word_set("""
+    room kitchen bedroom bathroom hall hallway corridor street road house apartment flat office
+    building forest woods field fields beach bar pub restaurant cafe hospital station airport church
+    garden yard porch roof basement attic cellar city town village park bridge river lake sea
+    parking lot alley lobby cell prison warehouse shop store hotel motel school classroom theatre
+    theater stage backstage auditorium library cave cemetery graveyard courtroom court dormitory dorm
+    garage barn farm ranch stable tent cabin deck boat ship train car truck van cab taxi bus plane
+    elevator lift stairwell closet study den lounge cafeteria gym chapel temple tower castle palace
+    camp square plaza market mall club casino bank factory mill lab laboratory workshop studio
+    clearing meadow hill mountain mountains valley desert island shore dock harbor harbour pier
+    highway freeway tunnel subway platform courtyard quad campus gate gates driveway sidewalk
 """)

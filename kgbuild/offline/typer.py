@@ -16,7 +16,7 @@ PROTOTYPES: dict[str, list[str]] = {
         "restaurant", "hospital", "station", "airport", "church", "garden", "yard", "porch",
         "stairs", "roof", "basement", "city", "town", "village", "park", "bridge", "river bank",
         "parking lot", "alley", "lobby", "cell", "warehouse", "shop", "hotel", "school",
-        "doorway", "window seat", "table top", "bed", "couch", "desk", "counter", "floor", "wall",
+        "theatre", "prison", "courtroom", "classroom", "dormitory", "cave", "cemetery",
     ],
     "Object": [
         "knife", "gun", "pistol", "phone", "bag", "suitcase", "glass", "bottle", "letter", "book",

@@ -19,7 +19,18 @@ from kgbuild.embeddings import CachedEmbedder, MiniLMEmbedder
 from kgbuild.graph import GraphBuilder
 from kgbuild.llm.client import LLMClient
 from kgbuild.llm.scripted import ScriptedBackend
-from kgbuild.model import Element, ElementKind, Entity, KnowledgeGraph, Scene, Scope, Screenplay, Source, SourceFormat
+from kgbuild.model import (
+    Element,
+    ElementKind,
+    Entity,
+    Evidence,
+    KnowledgeGraph,
+    Scene,
+    Scope,
+    Screenplay,
+    Source,
+    SourceFormat,
+)
 
 
 @pytest.fixture(scope="module")
@@ -27,16 +38,22 @@ def embedder(tmp_path_factory):
     return CachedEmbedder(MiniLMEmbedder(), tmp_path_factory.mktemp("emb"))
 
 
+def ev(scene: int, quote: str) -> Evidence:
+    return Evidence(scene=scene, lines=(scene, scene), quote=quote, producer="rule:test")
+
+
 def story() -> KnowledgeGraph:
     b = GraphBuilder()
-    full = b.entity("Character", "Robert Moseley", 1, description="A police detective.", scope=Scope.GLOBAL)
-    short = b.entity("Character", "Moseley", 2, description="The detective on the case.", scope=Scope.GLOBAL)
+    full = b.entity("Character", "Robert Moseley", 1, description="A police detective.", scope=Scope.GLOBAL,
+                    evidence=[ev(1, "ROBERT MOSELEY, 50s, enters.")])
+    short = b.entity("Character", "Moseley", 2, description="The detective on the case.", scope=Scope.GLOBAL,
+                     evidence=[ev(2, "Moseley sits.")])
     caps = b.entity("Character", "Detective Moseley", 3, aliases=["Bob"], scope=Scope.GLOBAL)
     ann = b.entity("Character", "Ann", 2, description="A witness.", scope=Scope.GLOBAL)
     young = b.entity("Character", "Young Ann", 5, description="Ann as a girl.", scope=Scope.GLOBAL)
     station = b.entity("Location", "Police Station", 1, scope=Scope.GLOBAL)
-    b.relation(full, "located_at", station, 1)
-    b.relation(short, "located_at", station, 2)
+    b.relation(full, "located_at", station, 1, evidence=[ev(1, "Moseley walks into the station.")])
+    b.relation(short, "located_at", station, 2, evidence=[ev(2, "Moseley sits at the station.")])
     b.relation(caps, "affinity_with", ann, 3)
     b.relation(short, "affinity_with", ann, 4)
     b.relation(full, "kinship_with", short, 2)
@@ -65,9 +82,11 @@ def test_apply_rewrites_entities_and_every_relation_endpoint():
     moseley = next(e for e in merged.entities if e.id == "character:robert_moseley")
     assert moseley.name == "Robert Moseley" and "Moseley" in moseley.aliases
     assert moseley.scenes == [1, 2] and moseley.description == "The detective on the case."
+    assert [e.quote for e in moseley.evidence] == ["ROBERT MOSELEY, 50s, enters.", "Moseley sits."]
     assert "character:moseley" not in {e.id for e in merged.entities}
     located = [r for r in merged.relations if r.type == "located_at" and r.source == moseley.id]
     assert len(located) == 1 and located[0].scenes == [1, 2]
+    assert [e.quote for e in located[0].evidence] == ["Moseley walks into the station.", "Moseley sits at the station."]
     assert dedupe.changed.get("merged") == 1
     assert not any(r.type == "kinship_with" for r in merged.relations)  # now a self-relation
 

@@ -1,21 +1,28 @@
 from kgbuild.canonicalize.repairs import (
     dedupe_relations,
     repair_relation_types,
+    require_evidence,
     resolve_same_name,
     run_repairs,
     validate_endpoints,
 )
 from kgbuild.graph import entity_id, relation_id
-from kgbuild.model import Entity, KnowledgeGraph, MovieInfo, Relation
+from kgbuild.model import Entity, Evidence, KnowledgeGraph, MovieInfo, Relation
 
 
-def ent(type_, name, scenes=(1,), **kw):
-    return Entity(id=entity_id(type_, name), name=name, type=type_, scenes=list(scenes), **kw)
+def ev(scene, quote):
+    return Evidence(scene=scene, lines=(scene * 10, scene * 10), quote=quote, producer="rule:test")
 
 
-def rel(s, type_, o, scenes=(1,), description=""):
+def ent(type_, name, scenes=(1,), evidence=None, **kw):
+    evidence = [ev(scenes[0], f"{name} is here.")] if evidence is None else evidence
+    return Entity(id=entity_id(type_, name), name=name, type=type_, scenes=list(scenes), evidence=evidence, **kw)
+
+
+def rel(s, type_, o, scenes=(1,), description="", evidence=None):
+    evidence = [ev(scenes[0], f"{s.name} and {o.name}.")] if evidence is None else evidence
     return Relation(id=relation_id(s.id, type_, o.id), source=s.id, target=o.id, type=type_,
-                    scenes=list(scenes), description=description)
+                    scenes=list(scenes), description=description, evidence=evidence)
 
 
 def graph(entities, relations):
@@ -75,33 +82,88 @@ def test_synonym_renamed_and_valid_relations_untouched():
     assert count.changed == {"renamed_synonym": 1}
 
 
-def test_dedupe_keeps_richer_description_and_all_scenes():
+def test_dedupe_keeps_richer_description_all_scenes_and_all_evidence():
     g = graph([ANNA, KNIFE], [rel(ANNA, "possesses", KNIFE, (3,), "has it"),
                               rel(ANNA, "possesses", KNIFE, (1, 5), "keeps the knife in her boot")])
     out, count = dedupe_relations(g)
     assert len(out.relations) == 1
     assert out.relations[0].description == "keeps the knife in her boot"
     assert out.relations[0].scenes == [1, 3, 5]
+    assert [e.scene for e in out.relations[0].evidence] == [1, 3]  # merged, in scene order
     assert count.changed == {"merged": 1}
 
 
-def test_same_name_concrete_type_beats_event():
-    event_knife = ent("Event", "knife", scenes=(7,))
-    g = graph([ANNA, KNIFE, event_knife], [rel(ANNA, "performs", event_knife)])
+def names_types(g):
+    return sorted((e.name, e.type) for e in g.entities)
+
+
+def test_same_name_keeps_a_time_point_and_a_place_apart():
+    night_time, night_place = ent("TimePoint", "night"), ent("Location", "Night", scenes=(2,))
+    g = graph([ANNA, night_time, night_place],
+              [rel(ANNA, "present_on", night_time), rel(ANNA, "located_at", night_place)])
     out, count = resolve_same_name(g)
-    assert {e.id for e in out.entities} == {ANNA.id, KNIFE.id}
-    knife = next(e for e in out.entities if e.id == KNIFE.id)
-    assert knife.scenes == [1, 7]
-    assert out.relations[0].target == KNIFE.id
+    assert out == g and count.changed == {}
+
+
+def test_same_name_keeps_a_character_and_a_place_apart():
+    alley_char, alley_place = ent("Character", "Alley"), ent("Location", "alley", scenes=(4,))
+    g = graph([alley_char, alley_place, ANNA], [rel(ANNA, "located_at", alley_place)])
+    out, count = resolve_same_name(g)
+    assert names_types(out) == [("Alley", "Character"), ("Anna", "Character"), ("alley", "Location")]
+    assert out.relations == g.relations and count.changed == {}
+
+
+def test_same_name_folds_a_concept_into_the_character_with_its_evidence():
+    police, police_concept = ent("Character", "Police", scenes=(2,)), ent("Concept", "police", scenes=(5,))
+    g = graph([police_concept, ANNA, police], [rel(ANNA, "member_of", police_concept, (5,))])
+    out, count = resolve_same_name(g)
+    assert names_types(out) == [("Anna", "Character"), ("Police", "Character")]
+    merged = next(e for e in out.entities if e.id == police.id)
+    assert merged.scenes == [2, 5]
+    assert [(e.scene, e.quote) for e in merged.evidence] == [(2, "Police is here."), (5, "police is here.")]
+    assert [(r.source, r.target) for r in out.relations] == [(ANNA.id, police.id)]
+    assert count.changed == {"merged": 1}
+    assert count.examples == ["merged: Concept 'police' into Character"]
+
+
+def test_same_name_folds_an_event_into_the_occasion_but_not_into_an_object():
+    wedding, wedding_event = ent("Occasion", "The Wedding", scenes=(3,)), ent("Event", "the wedding", scenes=(3,))
+    event_knife = ent("Event", "knife", scenes=(7,))
+    g = graph([ANNA, KNIFE, event_knife, wedding_event, wedding],
+              [rel(ANNA, "performs", event_knife, (7,)), rel(ANNA, "participates_in", wedding_event, (3,))])
+    out, count = resolve_same_name(g)
+    assert names_types(out) == [("Anna", "Character"), ("Knife", "Object"), ("The Wedding", "Occasion"),
+                                ("knife", "Event")]
+    assert {(r.type, r.target) for r in out.relations} == {("performs", event_knife.id),
+                                                           ("participates_in", wedding.id)}
     assert count.changed == {"merged": 1}
 
 
-def test_run_repairs_reports_every_rule():
-    g = graph([ANNA, KITCHEN], [rel(KITCHEN, "located_at", ANNA), rel(ANNA, "located_at", KITCHEN)])
+def test_require_evidence_drops_and_counts_facts_without_any():
+    ghost = ent("Character", "Ghost", evidence=[])
+    g = graph([ANNA, KITCHEN, ghost], [rel(ANNA, "located_at", KITCHEN),
+                                       rel(ANNA, "speaks_to", ghost),
+                                       rel(KITCHEN, "part_of", KITCHEN, evidence=[]),
+                                       rel(BEN, "located_at", KITCHEN, evidence=[])])
+    out, count = require_evidence(g)
+    assert [e.name for e in out.entities] == ["Anna", "Kitchen"]
+    assert [(r.source, r.target) for r in out.relations] == [(ANNA.id, KITCHEN.id)]
+    assert count.rule == "evidence"
+    assert count.changed == {"dropped_entity": 1, "dropped_with_end": 1, "dropped_relation": 2}
+    assert count.examples[0] == "dropped_entity: Character 'Ghost'"
+    assert len(g.entities) == 3  # input untouched
+
+
+def test_run_repairs_reports_every_rule_and_requires_evidence_last():
+    ghost = ent("Character", "Ghost", evidence=[])
+    g = graph([ANNA, KITCHEN, ghost], [rel(KITCHEN, "located_at", ANNA), rel(ANNA, "located_at", KITCHEN),
+                                       rel(ghost, "located_at", KITCHEN)])
     out, counts = run_repairs(g)
-    assert [c.rule for c in counts] == ["same_name", "endpoints", "schema_types", "dedupe"]
+    assert [c.rule for c in counts] == ["same_name", "endpoints", "schema_types", "dedupe", "evidence"]
+    assert [e.name for e in out.entities] == ["Anna", "Kitchen"]
     assert len(out.relations) == 1
     assert counts[2].changed == {"swapped": 1} and counts[3].changed == {"merged": 1}
+    assert counts[4].changed == {"dropped_entity": 1, "dropped_with_end": 1}
 
 
 def test_repairs_reproduce_the_release_swaps_and_keep_valid_relations(shared_data):

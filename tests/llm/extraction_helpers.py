@@ -91,6 +91,12 @@ def expected_graph() -> dict[str, Any]:
     return {"entities": sorted(data["entities"]), "relations": sorted(data["relations"])}
 
 
+def ungrounded_relations() -> list[list[Any]]:
+    """The relations of the Brick & Steel answers the screenplay text does not show (left out)."""
+    data = json.loads(EXPECTED_FIXTURE.read_text(encoding="utf-8"))
+    return [item["relation"] for item in data["ungrounded"]]
+
+
 def batch_results(export: Path, answer) -> str:
     """A Batch API output file answering every request of a Batch API input file with `answer(body)`."""
     lines = []

@@ -177,7 +177,8 @@ def test_chunk_graph_resolves_names_orients_links_and_grounds_scenes():
     }
     assert relations[(margo, "performs", event)].scenes == [3]
     drive = relations[(margo, "interacts_with", "object:mustang")]
-    assert drive.scenes == [3, 4] and drive.name == "drives" and drive.evidence == ["She floors it"]
+    assert drive.scenes == [3, 4] and drive.name == "drives"
+    assert drive.evidence == [] and graph.quotes == {drive.id: ["She floors it"]}  # located when assembled
     assert drive.id == relation_id(margo, "interacts_with", "object:mustang")
     assert all(e.id == entity_id(e.type, e.name) for e in graph.entities)
 
@@ -277,8 +278,8 @@ def test_budget_and_batch_export_leave_chunks_stopped_or_pending():
     assert {r.schema_name for r in client.pending.values()} == {"ExtractionResponse"}
 
 
-def test_assemble_graph_merges_chunks_by_id(tmp_path: Path):
-    other = CONTEXT.model_copy(update={"chunk_id": "scene_5", "scenes": [CONTEXT.scenes[0].model_copy(
+def test_assemble_graph_merges_chunks_by_id():
+    other = CONTEXT.model_copy(update={"chunk_id": "scene_5", "scenes": [CONTEXT.scenes[1].model_copy(
         update={"index": 5})]})
     first = build_chunk_graph(ExtractionResponse.model_validate(CLEAN), CONTEXT, SCHEMA)
     later = {**CLEAN, "entities": [{"name": "MARGO", "type": "Character", "description": "safecracker",
@@ -289,9 +290,10 @@ def test_assemble_graph_merges_chunks_by_id(tmp_path: Path):
     outcomes = [ChunkOutcome(chunk_id="a", scenes=[3, 4], status=ChunkStatus.ACCEPTED, graph=first),
                 ChunkOutcome(chunk_id="b", scenes=[5], status=ChunkStatus.FAILED),
                 ChunkOutcome(chunk_id="c", scenes=[5], status=ChunkStatus.ACCEPTED, graph=second)]
-    sp = read_screenplay(Path(__file__).resolve().parent.parent / "fixtures" / "offline" / "harbour.fountain")
+    sp = read_screenplay(Path(__file__).resolve().parent.parent / "fixtures" / "llm" / "safe_job.fountain")
     graph = assemble_graph(sp, outcomes, version="9.9", model="m", token_usage={"total.requests": 4})
     margo = next(e for e in graph.entities if e.id == "character:margo")
     assert margo.scenes == [3, 5] and margo.aliases == ["Mags"] and margo.description == "safecracker"
+    assert [(ev.scene, ev.lines, ev.producer) for ev in margo.evidence] == [(3, (14, 14), "llm:m/extract@1")]
     assert len({e.id for e in graph.entities}) == len(graph.entities)
     assert graph.provenance.backend == "llm" and graph.provenance.token_usage == {"total.requests": 4}

@@ -21,7 +21,8 @@ from kgbuild.cli import cli
 from kgbuild.graph import load_graph
 from kgbuild.llm.bench_llm import LLMBenchResult, bench_llm, format_llm_bench, server_responder
 from kgbuild.llm.cache import ResponseCache, default_cache_path
-from kgbuild.llm.extract import ChunkStatus
+from kgbuild.evidence import quote_occurs
+from kgbuild.llm.extract import ChunkStatus, assemble
 from kgbuild.llm.fake_server import FakeOpenAIServer, Fault, FaultPlan
 from kgbuild.llm.scripted import ScriptedBackend
 from kgbuild.llm.settings import LLMSettings
@@ -37,6 +38,7 @@ from tests.llm.extraction_helpers import (
     graph_as_expected,
     request_kind,
     scene_ids,
+    ungrounded_relations,
 )
 
 pytestmark = pytest.mark.shared_data
@@ -74,6 +76,13 @@ def test_scripted_build_gives_the_expected_graph_retries_and_review(brick, tmp_p
 
     assert graph_as_expected(state.graph) == expected_graph()
     assert load_graph(out / "graph.json") == state.graph
+    # Every fact cites lines of the screenplay that hold its quote; the facts without are counted.
+    scenes = {s.index: s for s in state.screenplay.scenes}
+    for fact in [*state.graph.entities, *state.graph.relations]:
+        assert fact.evidence and all(quote_occurs(ev, scenes[ev.scene]) for ev in fact.evidence), fact.id
+        assert {ev.producer for ev in fact.evidence} == {"llm:scripted-model/extract@1"}
+    assembly = assemble(state.screenplay, state.llm.run.outcomes, version="x", model="scripted-model")
+    assert (assembly.ungrounded.entities, assembly.ungrounded.relations) == (0, len(ungrounded_relations()))
     # Retries exactly where the scripted scores (and the hard failure) say so.
     assert model.attempts() == {"scene_1": 1, "scenes_2_5": 2, "scenes_6_7": 2, "scene_8": 3}
     assert len(backend.requests) == 2 * (1 + 2 + 2 + 3)

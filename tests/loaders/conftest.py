@@ -1,4 +1,8 @@
-"""Graphs for the store tests: a small story, a hostile one, and a real STAGE reference graph."""
+"""Graphs for the store tests: a small story, a hostile one, and a real STAGE reference graph.
+
+The small and hostile graphs carry evidence (with and without line numbers, several items on one
+fact, none on others) so every store and export is checked to keep it.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,15 @@ import pytest
 
 from kgbuild.evaluation.reference import load_stage_movie
 from kgbuild.graph import entity_id, relation_id
-from kgbuild.model import Entity, KnowledgeGraph, MovieInfo, Persistence, Relation, Scope
+from kgbuild.model import (
+    Entity,
+    Evidence,
+    KnowledgeGraph,
+    MovieInfo,
+    Persistence,
+    Relation,
+    Scope,
+)
 from tests.conftest import SHARED_DATA
 
 #: The smallest English STAGE movie: a real reference graph (~1,000 nodes, ~2,800 relations).
@@ -25,6 +37,24 @@ HOSTILE_NAMES = [
 ]
 
 
+def _evidence(scene: int, lines: tuple[int, int] | None, quote: str,
+              producer: str = "rule:test") -> Evidence:
+    return Evidence(scene=scene, lines=lines, quote=quote, producer=producer)
+
+
+#: Margo's evidence: two items, the second from a format-1 file (no line numbers).
+MARGO_EVIDENCE = [
+    _evidence(1, (12, 13), "MARGO VANCE (40s), a harbour pilot, steps off the launch.",
+              "rule:character_introduction"),
+    _evidence(2, None, "Margo, you're late.", "migrated:kgbuild.graph/1"),
+]
+#: The evidence of Margo's threat to Rook.
+THREAT_EVIDENCE = [
+    _evidence(2, (40, 40), "Touch my boat again and you'll swim home.", "llm:test-model/relations@1"),
+    _evidence(3, (88, 90), "Margo shoves Rook against the rail.", "rule:hostile_act"),
+]
+
+
 def _entity(type_name: str, name: str, scenes: list[int], **extra) -> Entity:
     return Entity(id=entity_id(type_name, name), name=name, type=type_name, scenes=scenes, **extra)
 
@@ -37,10 +67,11 @@ def _relation(source: Entity, rel_type: str, target: Entity, scenes: list[int], 
 def make_small_graph(title: str = "The Harbour") -> KnowledgeGraph:
     """A small story with every kind of relation the example queries ask about."""
     margo = _entity("Character", "Margo Vance", [1, 2, 3], description="A harbour pilot.",
-                    aliases=["Margo"], scope=Scope.GLOBAL)
+                    aliases=["Margo"], scope=Scope.GLOBAL, evidence=MARGO_EVIDENCE)
     teddy = _entity("Character", "Teddy Brake", [1, 3], description="Margo's brother.")
     rook = _entity("Character", "Rook", [2, 3])
-    dock = _entity("Location", "Dock Nine", [1, 3])
+    dock = _entity("Location", "Dock Nine", [1, 3],
+                   evidence=[_evidence(1, (10, 10), "EXT. DOCK NINE - NIGHT", "rule:scene_heading")])
     office = _entity("Location", "Harbour Office", [2])
     night = _entity("TimePoint", "Night", [3])
     radio = _entity("Object", "Radio", [1, 2], description="A battered handheld radio.")
@@ -50,9 +81,11 @@ def make_small_graph(title: str = "The Harbour") -> KnowledgeGraph:
     entities = [margo, teddy, rook, dock, office, night, radio, key, guild, storm]
     relations = [
         _relation(margo, "kinship_with", teddy, [1], persistence=Persistence.STABLE),
-        _relation(margo, "hostility_with", rook, [2, 3], name="threatens"),
+        _relation(margo, "hostility_with", rook, [2, 3], name="threatens", evidence=THREAT_EVIDENCE),
         _relation(teddy, "hostility_with", rook, [3]),
-        _relation(margo, "located_at", dock, [1, 3]),
+        _relation(margo, "located_at", dock, [1, 3],
+                  evidence=[_evidence(1, (12, 13), "MARGO VANCE (40s), a harbour pilot, steps off "
+                                      "the launch.", "rule:presence")]),
         _relation(margo, "located_at", office, [2]),
         _relation(margo, "present_on", night, [3]),
         _relation(teddy, "located_at", dock, [1]),
@@ -72,12 +105,15 @@ def make_small_graph(title: str = "The Harbour") -> KnowledgeGraph:
 def make_hostile_graph(title: str = "Robert'); DROP TABLE movies;--") -> KnowledgeGraph:
     """Names that break string-built Cypher, plus types the schema does not know or admit."""
     people = [Entity(id=f"character:{i}:{name}", name=name, type="Character", scenes=[i + 1],
-                     description=f"said: {name}", aliases=[name, "a;b", "semi;colon"])
+                     description=f"said: {name}", aliases=[name, "a;b", "semi;colon"],
+                     evidence=[_evidence(i + 1, (i + 1, i + 2), f"{name} says: {name}",
+                                         f"rule:{name}")])
               for i, name in enumerate(HOSTILE_NAMES)]
     place = _entity("Location", "'}) DETACH DELETE (n", [1])
     rogue = Entity(id="rogue:1", name="Rogue", type="Character) DETACH DELETE (n //", scenes=[1])
     relations = [
-        _relation(people[0], "hostility_with", people[1], [1]),
+        _relation(people[0], "hostility_with", people[1], [1],
+                  evidence=[_evidence(1, None, HOSTILE_NAMES[1], HOSTILE_NAMES[2])]),
         _relation(people[2], "kinship_with", people[3], [2]),
         _relation(people[4], "located_at", place, [1]),
         _relation(people[0], "loves", people[1], [1]),  # unknown relation type

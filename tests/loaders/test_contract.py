@@ -12,7 +12,7 @@ import pytest
 
 from kgbuild.loaders.examples import EXAMPLES, params_for_graph
 from kgbuild.model import KnowledgeGraph
-from tests.loaders.conftest import HOSTILE_NAMES, make_small_graph
+from tests.loaders.conftest import HOSTILE_NAMES, MARGO_EVIDENCE, THREAT_EVIDENCE, make_small_graph
 from tests.loaders.stores import expected_rows, open_store, same_answer, unique_movie
 
 STORES = ["embedded", "neo4j"]
@@ -55,6 +55,24 @@ def test_examples_answer_alike_on_a_stage_reference_graph(store, stage_graph):
 def test_examples_answer_alike_on_a_small_graph(store, small_graph):
     store.load(small_graph, movie=unique_movie("small"), replace=True)
     assert _check_examples(store, small_graph) == len(EXAMPLES)
+
+
+def test_evidence_is_stored_as_parallel_lists(store, small_graph):
+    movie = unique_movie("evidence")
+    store.load(small_graph, movie=movie, replace=True)
+    node = store.query("MATCH (n:Character) WHERE n.movie = $movie AND n.name = 'Margo Vance' "
+                       "RETURN n.evidence_scenes AS s, n.evidence_lines AS l, n.evidence_quotes AS q, "
+                       "n.evidence_producers AS p", {"movie": movie}).rows
+    assert node == [[[1, 2], ["12-13", ""], [e.quote for e in MARGO_EVIDENCE],
+                     [e.producer for e in MARGO_EVIDENCE]]]
+    rel = store.query("MATCH ()-[r:hostility_with]->() WHERE r.movie = $movie AND r.name = 'threatens' "
+                      "RETURN r.evidence_scenes AS s, r.evidence_lines AS l, r.evidence_quotes AS q, "
+                      "r.evidence_producers AS p", {"movie": movie}).rows
+    assert rel == [[[2, 3], ["40-40", "88-90"], [e.quote for e in THREAT_EVIDENCE],
+                    [e.producer for e in THREAT_EVIDENCE]]]
+    bare = store.query("MATCH (o:Object) WHERE o.movie = $movie AND o.name = 'Radio' "
+                       "RETURN o.evidence_scenes AS s, o.evidence_quotes AS q", {"movie": movie}).rows
+    assert bare == [[[], []]]
 
 
 def test_loading_twice_gives_the_same_counts(store, small_graph):

@@ -18,8 +18,12 @@ from kgbuild.loaders.embedded import (
 )
 from kgbuild.loaders.errors import QueryError, StoreError
 from kgbuild.loaders.examples import EXAMPLES, example, params_for_graph
-from kgbuild.loaders.records import prepare_rows, store_key
+from kgbuild.loaders.records import EVIDENCE_PROPERTIES, prepare_rows, store_key
 from kgbuild.schema import load_schema
+from tests.loaders.conftest import MARGO_EVIDENCE, THREAT_EVIDENCE
+
+EVIDENCE_RETURN = ("{v}.evidence_scenes AS scenes, {v}.evidence_lines AS lines, "
+                   "{v}.evidence_quotes AS quotes, {v}.evidence_producers AS producers")
 
 
 def test_schema_has_a_table_per_entity_type_and_a_group_per_relation_type():
@@ -51,6 +55,39 @@ def test_write_then_read_back_every_property(tmp_path, small_graph):
     unscened = run_query(db, "MATCH (:Character {name: 'Rook'})-[r:possesses]->() "
                          "RETURN r.scenes AS s, r.first_scene AS f")
     assert unscened.rows == [[[], None]]
+
+
+def test_evidence_lists_round_trip(tmp_path, small_graph):
+    db = tmp_path / "graph.lbdb"
+    write_embedded(small_graph, db)
+    margo = run_query(db, "MATCH (n:Character {id: $id}) RETURN " + EVIDENCE_RETURN.format(v="n"),
+                      {"id": "character:margo_vance"})
+    assert margo.rows == [[[1, 2], ["12-13", ""], [e.quote for e in MARGO_EVIDENCE],
+                           ["rule:character_introduction", "migrated:kgbuild.graph/1"]]]
+    threat = run_query(db, "MATCH (:Character)-[r:hostility_with {name: 'threatens'}]->() RETURN "
+                       + EVIDENCE_RETURN.format(v="r"))
+    assert threat.rows == [[[2, 3], ["40-40", "88-90"], [e.quote for e in THREAT_EVIDENCE],
+                            ["llm:test-model/relations@1", "rule:hostile_act"]]]
+    # Labels and types where no item has evidence (a batch of empty lists) still load, as [].
+    bare = run_query(db, "MATCH (o:Object {name: 'Radio'})<-[r:possesses]-() RETURN o.evidence_scenes AS n, "
+                     "o.evidence_quotes AS q, r.evidence_scenes AS rs, r.evidence_lines AS rl")
+    assert bare.rows == [[[], [], [], []]]
+    quoted = run_query(db, "MATCH (n) WHERE size(n.evidence_quotes) > 0 RETURN n.name AS name ORDER BY name")
+    assert quoted.rows == [["Dock Nine"], ["Margo Vance"]]
+
+
+def test_a_store_from_before_evidence_gains_the_columns(tmp_path, small_graph):
+    db = tmp_path / "graph.lbdb"
+    evidence_columns = "".join(f", {name} {kind}" for name, kind in EVIDENCE_PROPERTIES)
+    with connect(db, read_only=False) as connection:
+        for statement in schema_ddl():
+            connection.execute(statement.replace(evidence_columns, ""))
+        columns = [row[1] for row in connection.execute("CALL table_info('Character') RETURN *").get_all()]
+        assert "evidence_quotes" not in columns
+    write_embedded(small_graph, db)
+    rows = run_query(db, "MATCH (a:Character)-[r:hostility_with]->(:Character {name: 'Rook'}) "
+                     "RETURN a.evidence_scenes AS source, r.evidence_scenes AS rel ORDER BY r.first_scene").rows
+    assert rows == [[[1, 2], [2, 3]], [[], []]]
 
 
 def test_type_macro_survives_reopening_read_only(tmp_path, small_graph):

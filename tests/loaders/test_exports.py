@@ -1,8 +1,12 @@
-"""Exports: the Cypher script (escaping, replay), neo4j-admin CSV files and command, GraphML."""
+"""Exports: the Cypher script (escaping, replay), neo4j-admin CSV files and command, GraphML.
+
+Every export carries the evidence as the four parallel lists the stores hold.
+"""
 
 from __future__ import annotations
 
 import csv
+import json
 
 import ladybug
 import networkx as nx
@@ -22,7 +26,10 @@ from kgbuild.loaders.examples import EXAMPLES, params_for_graph
 from kgbuild.loaders.graphml import export_graphml
 from kgbuild.loaders.neo4j_csv import NODE_HEADER, RELATION_HEADER, export_neo4j_csv
 from kgbuild.model import Entity
-from tests.loaders.conftest import HOSTILE_NAMES
+from tests.loaders.conftest import HOSTILE_NAMES, MARGO_EVIDENCE, THREAT_EVIDENCE
+
+EVIDENCE_COLUMNS = ["evidence_scenes:int[]", "evidence_lines:string[]", "evidence_quotes:string[]",
+                    "evidence_producers:string[]"]
 
 AWKWARD = [*HOSTILE_NAMES, "", "\r\n\x00\x07\x1b", "\u2028\u2029\x85", "quote ' and \" and \\'"]
 
@@ -56,8 +63,17 @@ def test_replayed_script_gives_the_same_store(tmp_path, hostile_graph):
     assert replay_script(path.read_text(encoding="utf-8"), replayed) == len(HOSTILE_NAMES) + 4
     replay_script(path.read_text(encoding="utf-8"), replayed)  # MERGE: a second replay changes nothing
     query = ("MATCH (n) RETURN n.key AS key, n.name AS name, n.aliases AS a, n.description AS d, "
-             "n.scenes AS s ORDER BY key")
+             "n.scenes AS s, n.evidence_scenes AS es, n.evidence_lines AS el, n.evidence_quotes AS eq, "
+             "n.evidence_producers AS ep ORDER BY key")
     assert run_query(replayed, query).rows == run_query(loaded, query).rows
+    rel_query = ("MATCH ()-[r]->() RETURN r.key AS key, r.evidence_scenes AS es, r.evidence_lines AS el, "
+                 "r.evidence_quotes AS eq, r.evidence_producers AS ep ORDER BY key")
+    assert run_query(replayed, rel_query).rows == run_query(loaded, rel_query).rows
+    quotes = [row[0] for row in run_query(replayed, "MATCH (c:Character) RETURN c.evidence_quotes AS q").rows]
+    assert sorted(q for qs in quotes for q in qs) == sorted(f"{n} says: {n}" for n in HOSTILE_NAMES)
+    hostile = run_query(replayed, "MATCH ()-[r:hostility_with]->() RETURN r.evidence_lines AS l, "
+                        "r.evidence_quotes AS q, r.evidence_producers AS p").rows
+    assert hostile == [[[""], [HOSTILE_NAMES[1]], [HOSTILE_NAMES[2]]]]
     names = [row[0] for row in run_query(replayed, "MATCH (c:Character) RETURN c.name AS n").rows]
     assert sorted(names) == sorted(HOSTILE_NAMES)
 
@@ -72,6 +88,18 @@ def test_replayed_stage_script_answers_the_examples_like_a_load(tmp_path, stage_
     for query in EXAMPLES:
         params = params_for_graph(query, stage_graph)
         assert run_query(replayed, query.cypher, params) == run_query(stage_store, query.cypher, params)
+
+
+def test_script_sets_the_evidence_lists(small_graph):
+    text, _ = render_script(small_graph)
+    margo = next(s for s in script_statements(text) if "character:margo_vance" in s and s.startswith("MERGE"))
+    assert ("n.evidence_scenes = [1, 2], n.evidence_lines = ['12-13', ''], "
+            f"n.evidence_quotes = ['{MARGO_EVIDENCE[0].quote}', 'Margo, you\\'re late.'], "
+            "n.evidence_producers = ['rule:character_introduction', 'migrated:kgbuild.graph/1']") in margo
+    threat = next(s for s in script_statements(text) if ":hostility_with" in s and "[2, 3]" in s)
+    assert "r.evidence_scenes = [2, 3], r.evidence_lines = ['40-40', '88-90']" in threat
+    radio = next(s for s in script_statements(text) if "object:radio" in s and s.startswith("MERGE"))
+    assert "n.evidence_scenes = [], n.evidence_lines = [], n.evidence_quotes = []" in radio
 
 
 def test_a_failing_script_changes_nothing(tmp_path, small_graph):
@@ -94,12 +122,15 @@ def test_csv_export_for_neo4j_admin(tmp_path, hostile_graph):
     nodes, relationships = _read_csv(files[0]), _read_csv(files[1])
     assert nodes[0] == NODE_HEADER and NODE_HEADER[:2] == ["id:ID", ":LABEL"]
     assert "aliases:string[]" in NODE_HEADER and "scenes:int[]" in NODE_HEADER
+    assert NODE_HEADER[-4:] == EVIDENCE_COLUMNS and RELATION_HEADER[-4:] == EVIDENCE_COLUMNS
     assert relationships[0] == RELATION_HEADER and RELATION_HEADER[:3] == [":START_ID", ":END_ID", ":TYPE"]
     assert len(nodes) - 1 == len(HOSTILE_NAMES) + 1 and len(relationships) - 1 == 3 and len(refused) == 5
     by_id = {row[0]: dict(zip(NODE_HEADER, row, strict=True)) for row in nodes[1:]}
     first = hostile_graph.entities[0]
     assert by_id[first.id]["name"] == first.name
     assert by_id[first.id]["aliases:string[]"].split("\x1f") == [first.name, "a;b", "semi;colon"]
+    assert [by_id[first.id][c] for c in EVIDENCE_COLUMNS] == ["1", "1-2", f"{first.name} says: {first.name}",
+                                                              f"rule:{first.name}"]
     assert {row[2] for row in relationships[1:]} <= {"hostility_with", "kinship_with", "located_at"}
     assert {row[0] for row in relationships[1:]} <= set(by_id)
     command = files[3].read_text(encoding="utf-8")
@@ -111,6 +142,22 @@ def test_csv_export_for_neo4j_admin(tmp_path, hostile_graph):
                               "FOR (n:Character) REQUIRE n.key IS UNIQUE;")
     with pytest.raises(StoreError, match="not a Neo4j database name"):
         export_neo4j_csv(hostile_graph, tmp_path / "x", database="a b; rm -rf /")
+
+
+def test_csv_export_keeps_parallel_evidence_lists(tmp_path, small_graph):
+    files, _ = export_neo4j_csv(small_graph, tmp_path / "csv")
+    nodes, relationships = _read_csv(files[0]), _read_csv(files[1])
+    margo = next(dict(zip(NODE_HEADER, row, strict=True)) for row in nodes[1:] if row[0] == "character:margo_vance")
+    split = {c: margo[c].split("\x1f") for c in EVIDENCE_COLUMNS}
+    assert split == {"evidence_scenes:int[]": ["1", "2"], "evidence_lines:string[]": ["12-13", ""],
+                     "evidence_quotes:string[]": [e.quote for e in MARGO_EVIDENCE],
+                     "evidence_producers:string[]": [e.producer for e in MARGO_EVIDENCE]}
+    threat = next(dict(zip(RELATION_HEADER, row, strict=True)) for row in relationships[1:]
+                  if row[5] == "threatens")
+    assert threat["evidence_quotes:string[]"].split("\x1f") == [e.quote for e in THREAT_EVIDENCE]
+    assert threat["evidence_lines:string[]"] == "40-40\x1f88-90"
+    radio = next(dict(zip(NODE_HEADER, row, strict=True)) for row in nodes[1:] if row[0] == "object:radio")
+    assert [radio[c] for c in EVIDENCE_COLUMNS] == ["", "", "", ""]
 
 
 def test_csv_export_refuses_the_array_delimiter_in_a_value(tmp_path, small_graph):
@@ -126,3 +173,19 @@ def test_graphml_keeps_every_node_and_edge(tmp_path, hostile_graph):
     assert read.number_of_edges() == len(hostile_graph.relations)
     assert sorted(d["name"] for _, d in read.nodes(data=True) if d["type"] == "Character") == sorted(
         HOSTILE_NAMES)
+    assert all(d["label"] == d["name"] for _, d in read.nodes(data=True))
+
+
+def test_graphml_carries_labels_and_evidence_as_json(tmp_path, small_graph):
+    read = nx.read_graphml(export_graphml(small_graph, tmp_path / "graph.graphml"))
+    margo = read.nodes["character:margo_vance"]
+    assert margo["label"] == "Margo Vance"
+    assert json.loads(margo["evidence_scenes"]) == [1, 2]
+    assert json.loads(margo["evidence_lines"]) == ["12-13", ""]
+    assert json.loads(margo["evidence_quotes"]) == [e.quote for e in MARGO_EVIDENCE]
+    assert json.loads(margo["evidence_producers"]) == [e.producer for e in MARGO_EVIDENCE]
+    assert "evidence" not in margo  # one shape for every store: the flat lists only
+    threat = next(d for _, _, d in read.edges(data=True) if d["name"] == "threatens")
+    assert json.loads(threat["evidence_scenes"]) == [2, 3]
+    assert json.loads(threat["evidence_quotes"]) == [e.quote for e in THREAT_EVIDENCE]
+    assert json.loads(read.nodes["object:radio"]["evidence_quotes"]) == []

@@ -12,30 +12,42 @@ from kgbuild.loaders.errors import StoreError
 from kgbuild.loaders.neo4j_store import load_neo4j
 from kgbuild.loaders.plan import plan_constraints, plan_load
 from kgbuild.loaders.records import prepare_rows
-from kgbuild.model import Entity, KnowledgeGraph, MovieInfo, Relation
+from kgbuild.model import Entity, Evidence, KnowledgeGraph, MovieInfo, Relation
 from kgbuild.schema import load_schema
 
-ANN = Entity(id="character:ann", name="Ann", type="Character", scenes=[2, 5], aliases=["Annie"])
+ANN = Entity(id="character:ann", name="Ann", type="Character", scenes=[2, 5], aliases=["Annie"],
+             evidence=[Evidence(scene=2, lines=(7, 8), quote="ANN (30s) rows in.", producer="rule:intro"),
+                       Evidence(scene=5, lines=None, quote="Ann!", producer="migrated:kgbuild.graph/1")])
 PIER = Entity(id="location:pier", name="Pier", type="Location", scenes=[5])
 WAITS = Relation(id="rel:1", source=ANN.id, target=PIER.id, type="located_at", scenes=[5],
-                 name="waits at")
+                 name="waits at", evidence=[Evidence(scene=5, lines=(30, 30), quote="Ann waits on the pier.",
+                                                     producer="rule:presence")])
 TINY = KnowledgeGraph(movie=MovieInfo(title="M", language="en"), entities=[ANN, PIER], relations=[WAITS])
 
 NODE_SET = ("SET n.id = row.id, n.name = row.name, n.type = row.type, n.description = row.description, "
             "n.aliases = row.aliases, n.scenes = row.scenes, n.first_scene = row.first_scene, "
-            "n.last_scene = row.last_scene, n.scope = row.scope, n.movie = row.movie")
+            "n.last_scene = row.last_scene, n.scope = row.scope, n.movie = row.movie, "
+            "n.evidence_scenes = row.evidence_scenes, n.evidence_lines = row.evidence_lines, "
+            "n.evidence_quotes = row.evidence_quotes, n.evidence_producers = row.evidence_producers")
 REL_SET = ("SET r.id = row.id, r.name = row.name, r.description = row.description, r.scenes = row.scenes, "
            "r.first_scene = row.first_scene, r.last_scene = row.last_scene, "
-           "r.persistence = row.persistence, r.movie = row.movie")
+           "r.persistence = row.persistence, r.movie = row.movie, "
+           "r.evidence_scenes = row.evidence_scenes, r.evidence_lines = row.evidence_lines, "
+           "r.evidence_quotes = row.evidence_quotes, r.evidence_producers = row.evidence_producers")
 ANN_ROW = {"key": '["M", "character:ann"]', "id": "character:ann", "name": "Ann", "type": "Character",
            "description": "", "aliases": ["Annie"], "scenes": [2, 5], "first_scene": 2, "last_scene": 5,
-           "scope": "local", "movie": "M"}
+           "scope": "local", "movie": "M", "evidence_scenes": [2, 5], "evidence_lines": ["7-8", ""],
+           "evidence_quotes": ["ANN (30s) rows in.", "Ann!"],
+           "evidence_producers": ["rule:intro", "migrated:kgbuild.graph/1"]}
 PIER_ROW = {"key": '["M", "location:pier"]', "id": "location:pier", "name": "Pier", "type": "Location",
             "description": "", "aliases": [], "scenes": [5], "first_scene": 5, "last_scene": 5,
-            "scope": "local", "movie": "M"}
+            "scope": "local", "movie": "M", "evidence_scenes": [], "evidence_lines": [],
+            "evidence_quotes": [], "evidence_producers": []}
 WAITS_ROW = {"source_key": '["M", "character:ann"]', "target_key": '["M", "location:pier"]',
              "key": '["M", "rel:1"]', "id": "rel:1", "name": "waits at", "description": "",
-             "scenes": [5], "first_scene": 5, "last_scene": 5, "persistence": "momentary", "movie": "M"}
+             "scenes": [5], "first_scene": 5, "last_scene": 5, "persistence": "momentary", "movie": "M",
+             "evidence_scenes": [5], "evidence_lines": ["30-30"], "evidence_quotes": ["Ann waits on the pier."],
+             "evidence_producers": ["rule:presence"]}
 
 #: The recorded plan of TINY without --replace: (purpose, cypher, params).
 RECORDED_MERGE = [

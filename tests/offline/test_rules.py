@@ -1,15 +1,19 @@
-"""The offline rules one by one: selection, headings, Chinese text, times, social cues, beats."""
+"""The offline rules one by one: assembly, headings, times, Chinese text, kinship, dialogue,
+action clauses."""
 
 from __future__ import annotations
 
+from kgbuild.evidence import quote_evidence
 from kgbuild.model import Element, ElementKind, Scene, Screenplay, Source, SourceFormat
-from kgbuild.offline.chinese import owned, places, things, times
+from kgbuild.offline.actions import clauses
+from kgbuild.offline.chinese import owned, places, things
+from kgbuild.offline.dialogue import Speech, attitude_cues, listener
 from kgbuild.offline.facts import Facts
 from kgbuild.offline.headings import heading_places
-from kgbuild.offline.scenes import beats
-from kgbuild.offline.selection import SelectionPolicy, assemble
-from kgbuild.offline.social import is_vocative_kin, kin_in_name
-from kgbuild.offline.times import heading_time, text_times
+from kgbuild.offline.kinship import apposed_kin, calls_listener_kin, kin_in_name, speaker_kin
+from kgbuild.offline.phrases import noun_phrases
+from kgbuild.offline.selection import assemble
+from kgbuild.offline.times import is_title_card, years
 
 
 def _scene(heading: str, location: list[str], texts: list[str] = ()) -> Scene:
@@ -24,31 +28,25 @@ def _screenplay() -> Screenplay:
     return Screenplay(title="t", language="en", source=source, scenes=[])
 
 
-def _facts() -> Facts:
+def test_assembly_keeps_what_has_evidence_and_both_ends():
+    scene = _scene("INT. ROOM - DAY", ["ROOM"], ["Anna hugs Ben.", "Anna holds a knife."])
+    hug = quote_evidence(scene, scene.elements[0], "Anna hugs Ben.", "rule:embrace")
+    knife = quote_evidence(scene, scene.elements[1], "Anna holds a knife.", "rule:handles")
     facts = Facts()
-    anna, ben = ("Character", "Anna"), ("Character", "Ben")
-    for scene in (1, 2, 3):
-        facts.mention(*anna, scene, "cast")
-        facts.mention(*ben, scene, "cast")
-        facts.relate(ben, "affinity_with", anna, scene, "talk")
-    facts.mention("Object", "knife", 2, "phrase")
-    facts.relate(anna, "interacts_with", ("Object", "knife"), 2, "hold")
-    facts.relate(anna, "interacts_with", ("Object", "spoon"), 2, "hold")  # spoon never mentioned
-    return facts
-
-
-def test_selection_counts_scenes_and_needs_both_ends():
-    policy = SelectionPolicy(mention_rules={"cast": 1, "phrase": 1},
-                             relation_rules={"talk": 3, "hold": 1})
-    graph = assemble(_facts(), _screenplay(), policy)
+    anna, ben = facts.mention("Character", "Anna", 1, "speaks", [hug]), facts.mention("Character", "Ben", 1, "speaks", [hug])
+    facts.mention("Object", "knife", 1, "handles", [knife])
+    facts.mention("Object", "spoon", 1, "handles", [])  # no evidence: not an entity
+    facts.relate(ben, "affinity_with", anna, 1, "embrace", [hug])
+    facts.relate(anna, "interacts_with", ("Object", "knife"), 1, "handles", [knife])
+    facts.relate(anna, "interacts_with", ("Object", "spoon"), 1, "handles", [knife])
+    facts.relate(anna, "hostility_with", ben, 1, "violence", [None])  # no evidence: not a relation
+    graph = assemble(facts, _screenplay())
     names = {e.id: e.name for e in graph.entities}
-    triples = {(names[r.source], r.type, names[r.target], tuple(r.scenes)) for r in graph.relations}
-    # Symmetric relations are stored once, the smaller id first; the dangling spoon is dropped.
-    assert triples == {("Anna", "affinity_with", "Ben", (1, 2, 3)),
-                       ("Anna", "interacts_with", "knife", (2,))}
-    stricter = SelectionPolicy(mention_rules={"cast": 1}, relation_rules={"talk": 4, "hold": 1})
-    graph = assemble(_facts(), _screenplay(), stricter)
-    assert graph.relations == [] and {e.name for e in graph.entities} == {"Anna", "Ben"}
+    triples = {(names[r.source], r.type, names[r.target]) for r in graph.relations}
+    # Symmetric relations are stored once, the smaller id first; the spoon never had evidence.
+    assert triples == {("Anna", "affinity_with", "Ben"), ("Anna", "interacts_with", "knife")}
+    assert set(names.values()) == {"Anna", "Ben", "knife"}
+    assert all(f.evidence for f in [*graph.entities, *graph.relations])
 
 
 def test_heading_places_clean_and_order():
@@ -58,42 +56,102 @@ def test_heading_places_clean_and_order():
         "CARL'S HOUSE", "LIVING ROOM"]
     assert heading_places(_scene("EXT. STREET - SAME - INTERCUT", ["STREET", "SAME", "INTERCUT"])) == ["STREET"]
     assert heading_places(_scene("INT. CHURCH -", ["CHURCH -"])) == ["CHURCH"]
+    # Furniture and camera notes are not places.
+    assert heading_places(_scene("INT. CAFETERIA - TABLE", ["CAFETERIA", "TABLE"])) == ["CAFETERIA"]
+    assert heading_places(_scene("EXT. VARIOUS EMMETT SHOTS", ["VARIOUS EMMETT SHOTS"])) == []
+    assert heading_places(_scene("EXT. HOUSE - NIGHT [CONTINUOUS]", ["HOUSE", "NIGHT [CONTINUOUS]"])) == ["HOUSE"]
+    assert heading_places(_scene("EXT. ROAD - NIGHT / LATER", ["ROAD", "NIGHT / LATER"])) == ["ROAD"]
+    assert heading_places(_scene("EXT. ROAD - DAY [STORY]", ["ROAD", "DAY [STORY]"])) == ["ROAD"]
+    assert heading_places(_scene("INT. CAR - [THE STORM]", ["CAR", "[THE STORM]"])) == ["CAR"]
+    assert heading_places(_scene("EXT. FURTHER ALONG - ROUGH PATH", ["FURTHER ALONG", "ROUGH PATH"])) == [
+        "ROUGH PATH"]
     assert heading_places(_scene("街道日外", ["街道"])) == ["街道"]
 
 
-def test_chinese_places_things_owners_and_times():
+def test_heading_and_title_card_years():
+    assert years("EXT. LONDON - NIGHT (1897)") == ["1897"] and years("SCENE 1812A #12") == ["1812"]
+    assert years("Room 12") == []
+    assert is_title_card("SUPER: COLORADO SPRINGS, 1899") and not is_title_card("The 1812 Overture plays.")
+
+
+def test_chinese_places_things_owners():
     assert places("他走进监控室") == ["监控室"]
     assert places("大厅里") == ["大厅"] and places("车内") == ["车内"]
-    assert places("雨伞掉在地上") == ["地上"]
     assert places("他慢慢站起来") == []
     assert things("司机接过对讲机", []) == ["对讲机"]
-    assert things("他掏出枪慢慢走了进去", []) == ["枪"]
     assert things("阿强递给阿明一个打火机", ["阿强", "阿明"]) == ["打火机"]
     assert owned("阿明的手机一直在响", ["阿明"]) == [("阿明", "手机")]
-    assert times("那天晚上下雨，第二天他在1936年6月1日出发，三年前") == [
-        "那天晚上", "第二天", "1936年6月1日", "三年前"]
-
-
-def test_english_times():
-    assert text_times("Moments later, at seven o'clock that night. Two years ago, on Friday.") == [
-        "Moments later", "seven o'clock", "that night", "Two years ago", "Friday"]
-    assert text_times("He may leave.") == []
-    assert heading_time("NIGHT") == "night" and heading_time("MOMENTS LATER") is None
-    assert heading_time("夜") == "夜晚"
 
 
 def test_kinship_cues():
-    assert kin_in_name("Ben's Mother", {"Ben", "Ben's Mother"}) == "Ben"
+    assert kin_in_name("Ben's Mother", {"Ben", "Ben's Mother"}) == ("Ben", "Mother")
     assert kin_in_name("Ben's Car", {"Ben", "Ben's Car"}) is None
-    assert kin_in_name("程勇儿子", {"程勇", "程勇儿子"}) == "程勇"
-    assert kin_in_name("程勇的妻子", {"程勇", "程勇的妻子"}) == "程勇"
+    assert kin_in_name("程勇儿子", {"程勇", "程勇儿子"}) == ("程勇", "儿子")
     assert kin_in_name("张三", {"张三", "张"}) is None
-    assert is_vocative_kin("Mom, listen to me.") and is_vocative_kin("Not now, Dad.")
-    assert is_vocative_kin("爸，你别管了。")
-    assert not is_vocative_kin("My dad is away.") and not is_vocative_kin("爸爸不在家。")
+    assert calls_listener_kin("Mom, listen to me.") and calls_listener_kin("Not now, Dad.")
+    assert calls_listener_kin("爸，你别管了。")
+    assert calls_listener_kin("My dad is away.") is None and calls_listener_kin("爸爸不在家。") is None
+    # 'son' and 'father' are said to strangers and priests.
+    assert calls_listener_kin("Listen, son.") is None and calls_listener_kin("Father, forgive me.") is None
+    text = "Borden's daughter, JESS, runs in."
+    spans = [(0, 6, "Borden"), (18, 22, "Jess")]
+    assert [(k, o) for k, o, _ in apposed_kin(text, spans)] == [("Jess", "Borden")]
+    # A kin word with no name beside it ties no one.
+    assert apposed_kin("Jess waves. Borden's daughter runs.", [(0, 4, "Jess"), (12, 18, "Borden")]) == []
+    assert [n for n, _ in speaker_kin("This is my wife, Sarah.", [(17, 22, "Sarah")])] == ["Sarah"]
+    assert speaker_kin("Sarah, my husband is a bore.", [(0, 5, "Sarah")]) == []
+    assert speaker_kin("My husband is a bore, Sarah.", [(22, 27, "Sarah")]) == []
 
 
-def test_beats_split_long_scenes_at_elements():
-    scene = _scene("INT. ROOM - DAY", ["ROOM"], ["a" * 1000, "b" * 1000, "c" * 1000, "d" * 10])
-    assert beats(scene, size=2500) == [(0, 2), (2, 4)]
-    assert beats(_scene("INT. ROOM", ["ROOM"]), size=2500) == [(0, 0)]
+def _speech(speaker: str, text: str, away: bool = False) -> Speech:
+    cue = Element(kind=ElementKind.CHARACTER, text=speaker.upper(), line_start=1, line_end=1, speaker=speaker)
+    line = Element(kind=ElementKind.DIALOGUE, text=text, line_start=2, line_end=2, speaker=speaker)
+    return Speech(speaker, text, cue, (line,), away)
+
+
+def test_listeners_are_settled_by_the_text_only():
+    import re
+
+    vocatives = {"Ben": re.compile(r"^\W*(?:Ben)\s*[,!?]|,\s*(?:Ben)\s*[.!?]+[\"']?\s*$")}
+    two = [_speech("Anna", "Sit down."), _speech("Ben", "No.")]
+    assert listener(two, 0, {"Anna", "Ben"}, {}) == ("Ben", "two_speakers")
+    three = [_speech("Anna", "Sit down."), _speech("Ben", "No."), _speech("Cleo", "Quiet.")]
+    assert listener(three, 0, {"Anna", "Ben", "Cleo"}, {}) is None
+    assert listener([_speech("Anna", "Sit down, Ben."), *three[1:]], 0, {"Anna", "Ben", "Cleo"},
+                    vocatives) == ("Ben", "vocative")
+    exchange = [_speech("Ben", "Well?"), _speech("Anna", "Sit down."), _speech("Ben", "No."),
+                _speech("Cleo", "Quiet.")]
+    assert listener(exchange, 1, {"Anna", "Ben", "Cleo"}, {}) == ("Ben", "exchange")
+    narrated = [_speech("Anna", "I remember him.", away=True), _speech("Ben", "Hi.")]
+    assert listener(narrated, 0, {"Ben"}, {}) is None
+
+
+def test_attitude_cues():
+    assert [c.relation for c, _ in attitude_cues("Thank you, Neil.")] == ["favorable_toward"]
+    assert [c.relation for c, _ in attitude_cues("I'll kill you.")] == ["hostility_with"]
+    assert [c.relation for c, _ in attitude_cues("You're a liar.")] == ["unfavorable_toward"]
+    assert [c.relation for c, _ in attitude_cues("I love you, darling.")] == ["affinity_with", "affinity_with"]
+    assert attitude_cues("You can't kill time.") == [] and attitude_cues("See you tomorrow.") == []
+
+
+def _clauses(sentence: str, names: list[str], previous: str | None = None):
+    spans = []
+    for name in names:
+        for i in [m for m in range(len(sentence)) if sentence.startswith(name, m)]:
+            spans.append((i, i + len(name), name))
+    return clauses(sentence, sorted(spans), noun_phrases(sentence, names=frozenset(names)), frozenset(),
+                   previous)
+
+
+def test_action_clauses():
+    [hand] = _clauses("Neil hands Todd the letter.", ["Neil", "Todd"])
+    assert hand.event_name({}) == "Neil hands Todd the letter"
+    assert _clauses("Neil and Todd grab the box.", ["Neil", "Todd"])[0].subjects == ("Neil", "Todd")
+    # Not a clause: a name owned or after 'of', a look shot at someone, a name not starting a clause.
+    assert _clauses("The footage of Lang plays on the screen.", ["Lang"]) == []
+    assert _clauses("Sophie shoots Markus a look.", ["Sophie", "Markus"]) == []
+    assert _clauses("Neil's pen falls.", ["Neil"]) == []
+    [slap] = _clauses("Cameron slaps Todd on the back.", ["Cameron", "Todd"])
+    assert slap.friendly
+    assert _clauses("He grabs the gun.", ["Neil"], previous="Neil")[0].subjects == ("Neil",)
+    assert _clauses("He grabs the gun.", ["Neil"], previous=None) == []

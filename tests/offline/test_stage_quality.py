@@ -23,8 +23,8 @@ def embedder(tmp_path_factory):
 
 @pytest.mark.shared_data
 @pytest.mark.parametrize(("movie", "entity_floor", "relation_floor"), [
-    ("English/en12839bdf037c46a0a3d9de0e50a6cbaa", 0.28, 0.15),
-    ("Chinese/ch48a3d3de9f887c24c526ff5db17160702612afcb", 0.25, 0.10),
+    ("English/en12839bdf037c46a0a3d9de0e50a6cbaa", 0.15, 0.06),
+    ("Chinese/ch48a3d3de9f887c24c526ff5db17160702612afcb", 0.55, 0.07),
 ])
 def test_dev_movie_scores(shared_data, embedder, movie, entity_floor, relation_floor):
     folder = shared_data / "stage" / movie
@@ -32,8 +32,10 @@ def test_dev_movie_scores(shared_data, embedder, movie, entity_floor, relation_f
     graph = run_repairs(extract_offline(read_screenplay(folder / "script.json"), embedder=embedder))[0]
     predicted, _ = check_prediction(graph, movie)
     score = score_movie(predicted, reference, renames=renames, embedder=embedder, movie=movie)
+    # Floors a little under the scores measured when the rules were made to state only what the
+    # text shows (entity F1 .169 / .602, relation F1 .084 / .090): a regression guard, not a goal.
     assert score.entities.f1 >= entity_floor
     assert score.relations.f1 >= relation_floor
-    # The social and time rules contribute right answers, not only guesses.
-    assert score.relation_types["affinity_with"].tp > 0
-    assert score.relation_types["present_on"].tp > 0
+    # What is stated is mostly what the reference holds too.
+    assert score.entities.precision >= 0.6
+    assert score.relation_types["located_at"].tp > 0

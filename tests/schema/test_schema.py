@@ -1,4 +1,7 @@
-from kgbuild.schema import load_schema
+import pytest
+from pydantic import ValidationError
+
+from kgbuild.schema import Schema, load_schema
 
 
 def test_release_types_present():
@@ -24,3 +27,22 @@ def test_admissible_pairs_and_synonyms():
     assert schema.relation_types_for("Event", "TimePoint") == ["occurs_on"]
     assert schema.is_event_centric_entity("Occasion")
     assert not schema.is_event_centric_entity("Character")
+
+
+def test_same_name_merges_are_data_listing_winner_then_loser():
+    schema = load_schema()
+    assert {("Object", "Concept"), ("Occasion", "Event"), ("Character", "Concept")} <= set(schema.same_name_merges)
+    assert schema.same_name_winner("Concept", "Character") == "Character"
+    assert schema.same_name_winner("Concept", "Object") == "Object"
+    assert schema.same_name_winner("Event", "Occasion") == "Occasion"
+    assert schema.same_name_winner("Location", "Location") == "Location"
+    for pair in [("TimePoint", "Location"), ("Character", "Location"), ("Character", "Object"),
+                 ("Event", "Object"), ("TimePoint", "Concept")]:
+        assert schema.same_name_winner(*pair) is None, pair
+
+
+def test_same_name_merges_must_name_known_types():
+    data = load_schema().model_dump()
+    with pytest.raises(ValidationError, match="unknown entity types: Spaceship"):
+        Schema.model_validate({**data, "same_name_merges": [["Spaceship", "Object"]]})
+    assert Schema.model_validate({**data, "same_name_merges": []}).same_name_winner("Object", "Concept") is None

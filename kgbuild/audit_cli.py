@@ -1,0 +1,204 @@
+"""`kgbuild audit GRAPH`: the truth audit, from sampling facts to the supported share."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from kgbuild.errors import InputError
+from kgbuild.evaluation.audit.requests import DEFAULT_JUDGE_MODEL
+from kgbuild.evaluation.audit.sample import DEFAULT_ENTITIES, DEFAULT_RELATIONS
+from kgbuild.evaluation.audit.types import AuditReport, AuditSample, TypeShare, Verdict, WeightedShare
+from kgbuild.model import KnowledgeGraph
+
+_SHOWN_ERRORS = 20
+
+
+def _console() -> Console:
+    return Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 120)
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}%"
+
+
+def _interval(low: float | None, high: float | None) -> str:
+    return "–" if low is None or high is None else f"{100 * low:.1f}–{100 * high:.1f}%"
+
+
+def _type_table(title: str, types: list[TypeShare]) -> Table:
+    table = Table(title=title, title_justify="left")
+    table.add_column("type")
+    for col in ("in graph", "judged", "supported", "not supported", "cant tell", "share", "95% interval"):
+        table.add_column(col, justify="right")
+    for t in types:
+        table.add_row(t.type, str(t.in_graph), str(t.judged), str(t.supported), str(t.not_supported),
+                      str(t.cant_tell), _pct(t.share), _interval(t.low, t.high))
+    return table
+
+
+def _weighted_line(label: str, w: WeightedShare) -> str:
+    line = (f"{label}: weighted supported share {_pct(w.share)} (95% {_interval(w.low, w.high)}); "
+            f"{w.supported} of {w.judged} judged supported, {w.cant_tell} cant_tell")
+    if w.judged and w.coverage < 1:
+        line += f"; the judged types cover {_pct(w.coverage)} of the graph's {label.lower()}"
+    return line
+
+
+def _show_report(console: Console, report: AuditReport) -> None:
+    console.print(_type_table("Relations by type", report.relation_types))
+    console.print(_type_table("Entities by type", report.entity_types))
+    console.print(_weighted_line("Relations", report.relations))
+    console.print(_weighted_line("Entities", report.entities))
+    if report.not_judged:
+        shown = ", ".join(report.not_judged[:_SHOWN_ERRORS])
+        more = f" and {len(report.not_judged) - _SHOWN_ERRORS} more" if len(report.not_judged) > _SHOWN_ERRORS else ""
+        console.print(f"[yellow]Not judged ({len(report.not_judged)}):[/yellow] {shown}{more}")
+
+
+@click.command()
+@click.argument("graph", type=click.Path(exists=True, path_type=Path))
+@click.option("-o", "--output", "outdir", type=click.Path(file_okay=False, path_type=Path),
+              help="The audit folder [default: GRAPH's folder/audit].")
+@click.option("--relations", type=click.IntRange(min=0), default=DEFAULT_RELATIONS, show_default=True,
+              help="Relations to sample, stratified by relation type.")
+@click.option("--entities", type=click.IntRange(min=0), default=DEFAULT_ENTITIES, show_default=True,
+              help="Entities to sample, stratified by entity type.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Sampling seed: the same graph and seed give the same facts and ids.")
+@click.option("--screenplay", type=click.Path(dir_okay=False, path_type=Path),
+              help="The screenplay.json of the build, or the script file [default: screenplay.json "
+              "beside GRAPH].")
+@click.option("--verdicts", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Tally these verdicts: a verdicts JSONL file or a marked sheet.md.")
+@click.option("--results", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Tally the output file of a Batch API run of requests.jsonl (written to "
+              "DIR/verdicts.jsonl first).")
+@click.option("--judge", is_flag=True,
+              help="Judge live with --llm-model (response cache, retries, budget as in builds), "
+              "write DIR/verdicts.jsonl and tally.")
+@click.option("--llm-model", envvar="KGBUILD_JUDGE_MODEL", default=DEFAULT_JUDGE_MODEL, show_default=True,
+              help="The judge model of requests.jsonl and --judge [env KGBUILD_JUDGE_MODEL].")
+@click.option("--llm-base-url", help="OpenAI-compatible base URL ending in /v1 [default: $OPENAI_BASE_URL].")
+@click.option("--llm-cache-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="LLM response cache folder [default: $KGBUILD_CACHE_DIR or ~/.cache/kgbuild].")
+@click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True,
+              help="LLM requests in flight (--judge).")
+@click.option("--max-requests", type=click.IntRange(min=0), help="Send at most this many LLM requests (--judge).")
+@click.option("--max-cost", type=click.FloatRange(min=0),
+              help="Stop before the estimated LLM cost (USD) exceeds this (--judge).")
+def audit(graph: Path, outdir: Path | None, relations: int, entities: int, seed: int,
+          screenplay: Path | None, verdicts: Path | None, results: Path | None, judge: bool,
+          llm_model: str, llm_base_url: str | None, llm_cache_dir: Path | None, concurrency: int,
+          max_requests: int | None, max_cost: float | None) -> None:
+    """Audit whether the scenes GRAPH's facts cite support them (GRAPH: graph.json or a build folder).
+
+    Without --verdicts, --results or --judge: sample facts (stratified by type, seeded) and write
+    DIR/sheet.md (for a person to mark), DIR/facts.jsonl and DIR/requests.jsonl (OpenAI Batch API
+    input, custom_id = fact id). With one of them: tally the verdicts, print the supported share
+    per type and weighted by type frequency with 95% intervals, and write DIR/audit.md and
+    DIR/audit.json. Tally with the same --seed, --relations and --entities as the sheet.
+    """
+    from kgbuild.evaluation.audit import files
+    from kgbuild.evaluation.audit.sample import sample_facts
+    from kgbuild.graph import graph_file, load_graph
+    from kgbuild.schema import load_schema
+
+    if sum((verdicts is not None, results is not None, judge)) > 1:
+        raise click.UsageError("give at most one of --verdicts, --results and --judge")
+    source = graph_file(graph)
+    kg = load_graph(source)
+    target = outdir or source.parent / "audit"
+    sample = sample_facts(kg, relations=relations, entities=entities, seed=seed)
+    console = _console()
+    if verdicts is None and results is None and not judge:
+        sp = files.load_screenplay(source, kg, screenplay)
+        sheet_files = files.write_audit(target, sample, sp, load_schema(), model=llm_model)
+        picked = sum(f.kind == "relation" for f in sample.facts)
+        bare = sum(not f.evidence for f in sample.facts)
+        console.print(
+            f"Sampled {picked} of {len(kg.relations)} relations ({len(sample.relation_counts)} types) and "
+            f"{len(sample.facts) - picked} of {len(kg.entities)} entities ({len(sample.entity_counts)} "
+            f"types), seed {seed}; {len(sample.facts) - bare} judge requests for {llm_model}"
+            + (f", {bare} {'fact cites' if bare == 1 else 'facts cite'} no evidence (not supported, no request)"
+               if bare else "") + ".")
+        console.print("Wrote " + ", ".join(str(p) for p in sheet_files))
+        console.print(f"Next: mark {target / files.SHEET_FILE} and run 'kgbuild audit {graph} --verdicts "
+                      f"{target / files.SHEET_FILE}', or submit {target / files.REQUESTS_FILE} to a Batch "
+                      f"API and run 'kgbuild audit {graph} --results RESULTS.jsonl', or judge live with "
+                      "--judge (same --seed, --relations, --entities).")
+        return
+    files.check_facts_file(target / files.FACTS_FILE, sample)
+    written: list[Path] = []
+    if verdicts is not None:
+        judged = files.read_verdicts_file(verdicts)
+        where = str(verdicts)
+    elif results is not None:
+        judged, where = _from_results(results, target, console), str(results)
+        written.append(target / files.VERDICTS_FILE)
+    else:
+        judged, where = _judge_live(source, kg, screenplay, sample, target, console, llm_model=llm_model,
+                                    base_url=llm_base_url, cache_dir=llm_cache_dir, concurrency=concurrency,
+                                    max_requests=max_requests, max_cost=max_cost)
+        written.append(target / files.VERDICTS_FILE)
+    from kgbuild.evaluation.audit.tally import tally
+
+    report = tally(sample, judged, path=where)
+    _show_report(console, report)
+    written += files.write_report(target, report)
+    console.print("Wrote " + ", ".join(str(p) for p in written))
+
+
+def _from_results(results: Path, target: Path, console: Console) -> list[Verdict]:
+    from kgbuild.evaluation.audit import files
+    from kgbuild.evaluation.audit.requests import verdicts_from_batch
+
+    try:
+        text = results.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise InputError(f"cannot read the batch results: {e}", path=str(results)) from e
+    batch = verdicts_from_batch(text, path=str(results))
+    for error in batch.errors[:_SHOWN_ERRORS]:
+        click.echo(error, err=True)
+    if len(batch.errors) > _SHOWN_ERRORS:
+        click.echo(f"... and {len(batch.errors) - _SHOWN_ERRORS} more failed lines", err=True)
+    if not batch.verdicts and batch.errors:
+        raise InputError(f"none of the {batch.lines} lines holds a verdict (see above)", path=str(results))
+    target.mkdir(parents=True, exist_ok=True)
+    files.write_verdicts(target / files.VERDICTS_FILE, batch.verdicts)
+    console.print(f"Read {len(batch.verdicts)} verdicts from {batch.lines} result lines"
+                  + (f"; {len(batch.errors)} lines failed (their facts stay unjudged)" if batch.errors else ""))
+    return batch.verdicts
+
+
+def _judge_live(source: Path, kg: KnowledgeGraph, screenplay: Path | None, sample: AuditSample, target: Path,
+                console: Console, *, llm_model: str, base_url: str | None, cache_dir: Path | None,
+                concurrency: int, max_requests: int | None, max_cost: float | None) -> tuple[list[Verdict], str]:
+    from kgbuild.evaluation.audit import files
+    from kgbuild.evaluation.audit.live import judge_live
+    from kgbuild.llm.costs import format_usage
+    from kgbuild.llm.settings import LLMSettings
+    from kgbuild.schema import load_schema
+
+    if kg.provenance is not None and kg.provenance.model == llm_model:
+        console.print(f"[yellow]The judge {llm_model} is the model that built this graph; a judge that "
+                      "did not produce the facts is fairer (--llm-model).[/yellow]")
+    sp = files.load_screenplay(source, kg, screenplay)
+    sections = files.judge_sections(sample, sp, load_schema())
+    settings = LLMSettings(model=llm_model, base_url=base_url, cache_dir=cache_dir, concurrency=concurrency,
+                           max_requests=max_requests, max_cost=max_cost)
+    run = judge_live(sections, settings)
+    target.mkdir(parents=True, exist_ok=True)
+    files.write_verdicts(target / files.VERDICTS_FILE, run.verdicts)
+    for line in format_usage(run.usage):
+        console.print(line)
+    for failure in run.failures[:_SHOWN_ERRORS]:
+        click.echo(f"{failure.fact_id}: {failure.message}", err=True)
+    if run.failures:
+        console.print(f"[yellow]{len(run.failures)} facts got no verdict (see above); rerun --judge to retry "
+                      f"them (judged ones come from the cache {run.cache_path}).[/yellow]")
+    return run.verdicts, f"{llm_model} verdicts"

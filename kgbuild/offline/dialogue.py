@@ -1,0 +1,152 @@
+"""Speeches of a scene, whom each is addressed to, and what its words say about the speaker's
+tie to the listener.
+
+A speech is addressed to someone only when the text settles who: the speaker calls a present
+character by name ('Neil, sit down.'), the scene has exactly two speakers, or the speech sits
+between two speeches of the same other character (an exchange). Voice-over speeches address
+no one in the scene. Attitude cues are read only from a speech with a known listener: thanks
+(favorable), 'I love you' and endearments (affinity), insults (unfavorable), threats to kill
+or hurt (hostility). Trading lines alone is `speaks_to`, nothing more.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from kgbuild.evidence import sentences
+from kgbuild.model import Element, ElementKind, Scene
+from kgbuild.offline.characters import Cast
+
+_CJK = re.compile(r"[\u3400-\u9fff]")
+#: Cue extensions that put the voice outside the scene.
+_AWAY = re.compile(r"^(?:V\.?\s?O\.?|VO|ON (?:THE )?PHONE|PHONE|FILTERED|ON TV|ON RADIO|RADIO|TV|"
+                   r"PRE-?LAP|ON SCREEN|RECORDING|TAPE)$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Speech:
+    """One speech: its speaker, its words and the elements they were read from."""
+
+    speaker: str  # canonical name
+    text: str
+    cue: Element
+    lines: tuple[Element, ...]  # dialogue elements
+    away: bool  # voice-over, phone, recording: not said in the scene's place
+
+    @property
+    def first_line(self) -> Element:
+        """The element to quote: the first dialogue element, or the cue when it has none."""
+        return self.lines[0] if self.lines else self.cue
+
+
+def scene_speeches(scene: Scene, cast: Cast) -> list[Speech]:
+    """The speeches of a scene in order (a cue standing for several speakers gives one each)."""
+    out: list[Speech] = []
+    current: list[tuple[str, Element, list[Element]]] = []
+
+    def flush() -> None:
+        for speaker, cue, lines in current:
+            away = any(_AWAY.match(x.strip()) for x in cue.extensions)
+            out.append(Speech(speaker, " ".join(el.text for el in lines).strip(), cue, tuple(lines), away))
+        current.clear()
+
+    for el in scene.elements:
+        if el.kind is ElementKind.CHARACTER and el.speaker:
+            flush()
+            current.extend((name, el, []) for name in cast.speakers(el.speaker))
+        elif el.kind is ElementKind.DIALOGUE and current:
+            for _, _, lines in current:
+                lines.append(el)
+        elif el.kind is not ElementKind.PARENTHETICAL:
+            flush()
+    flush()
+    return out
+
+
+def vocative_patterns(patterns: dict[str, re.Pattern[str]]) -> dict[str, re.Pattern[str]]:
+    """Per character, a regex for being called by name: 'Neil, ...', '..., Neil.', '尼尔，'."""
+    out = {}
+    for name, pattern in patterns.items():
+        body = pattern.pattern
+        if _CJK.search(name):
+            out[name] = re.compile(rf"^(?:{body})[，,！!：:]|[，,](?:{body})[。！？!?]?$")
+        else:
+            out[name] = re.compile(rf"^\W*(?:{body})\s*[,!?]|,\s*(?:{body})\s*[.!?]+[\"']?\s*$")
+    return out
+
+
+def listener(speeches: list[Speech], i: int, present: set[str],
+             vocatives: dict[str, re.Pattern[str]]) -> tuple[str, str] | None:
+    """Whom speech `i` is addressed to, and how that is known ('vocative', 'two_speakers',
+    'exchange'), or None when the text does not settle it.
+
+    Args:
+        speeches: The scene's speeches in order.
+        i: The speech.
+        present: Characters present in the scene.
+        vocatives: Per character, the regex of being called by name (`vocative_patterns`).
+    """
+    speech = speeches[i]
+    if speech.away:
+        return None
+    called = [n for n in present if n != speech.speaker and n in vocatives
+              and vocatives[n].search(speech.text)]
+    if len(called) == 1:
+        return called[0], "vocative"
+    in_scene = {s.speaker for s in speeches if not s.away}
+    if len(in_scene) == 2 and speech.speaker in in_scene:
+        return next(n for n in in_scene if n != speech.speaker), "two_speakers"
+    before = next((s for s in reversed(speeches[:i]) if not s.away), None)
+    after = next((s for s in speeches[i + 1:] if not s.away), None)
+    if before and after and before.speaker == after.speaker != speech.speaker:
+        return before.speaker, "exchange"
+    return None
+
+
+@dataclass(frozen=True)
+class Cue:
+    """A kind of words that shows an attitude, and the relation type it supports."""
+
+    rule: str
+    relation: str
+    pattern: re.Pattern[str]
+
+
+_I = re.IGNORECASE
+ATTITUDE_CUES = (
+    Cue("thanks", "favorable_toward", re.compile(r"\b(?:thank you|thanks)\b", _I)),
+    Cue("love", "affinity_with", re.compile(r"\bI love you\b", _I)),
+    Cue("endearment", "affinity_with", re.compile(
+        r"^\W*(?:darling|sweetheart|my love|my dear)\b\s*[,!.]|,\s*(?:darling|sweetheart|my love|"
+        r"my dear)\s*[.!?]", _I)),
+    Cue("insult", "unfavorable_toward", re.compile(
+        r"\byou(?:'re| are)?\s+(?:a\s+|an\s+)?(?:fucking\s+|stupid\s+|little\s+|goddamn\s+)?"
+        r"(?:bastard|idiot|fool|moron|son of a bitch|liar|coward|traitor|scum|jerk|creep|prick|"
+        r"asshole|bitch|cheat|fraud|murderer|thief)\b", _I)),
+    Cue("threat", "hostility_with", re.compile(
+        r"\bI(?:'ll| will|'m going to| am going to|'m gonna| am gonna)\s+(?:fucking\s+)?"
+        r"(?:kill|hurt|destroy|ruin|murder|finish)\s+you\b", _I)),
+    Cue("thanks_zh", "favorable_toward", re.compile(r"谢谢|多谢|感谢")),
+    Cue("love_zh", "affinity_with", re.compile(r"我爱你|我喜欢你")),
+    Cue("insult_zh", "unfavorable_toward", re.compile(r"混蛋|王八蛋|畜生|骗子|废物|滚蛋")),
+    Cue("threat_zh", "hostility_with", re.compile(r"我(?:要|会)?(?:杀了|弄死|宰了)你")),
+)
+
+
+def attitude_cues(text: str) -> list[tuple[Cue, str]]:
+    """The attitude cues a speech holds, each with the matched words."""
+    found = []
+    for cue in ATTITUDE_CUES:
+        m = cue.pattern.search(text)
+        if m:
+            found.append((cue, m.group(0)))
+    return found
+
+
+def quoted_line(speech: Speech, words: str) -> tuple[Element, str]:
+    """The dialogue element of a speech holding `words`, and its sentence holding them."""
+    for el in speech.lines:
+        if words in el.text:
+            return el, next((s for s in sentences(el.text) if words in s), el.text)
+    return speech.first_line, speech.first_line.text
