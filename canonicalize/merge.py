@@ -72,6 +72,9 @@ class MergeOptions(BaseModel):
     merge_local: bool = Field(
         default=False, description="Also merge local (scene-bound) entities; by default they only meet "
         "names equal up to case and punctuation.")
+    keep_apart: list[frozenset[str]] = Field(
+        default_factory=list, description="Entity id sets never merged together (the corrections "
+        "file's 'split' lines).")
 
 
 class MergeLogEntry(BaseModel):
@@ -171,13 +174,32 @@ def _representative(group: list[Candidate]) -> Candidate:
 class _Planner:
     """Collects merges (expanded from representatives to all their group's members) and the log."""
 
-    def __init__(self, entities: list[Entity]):
+    def __init__(self, entities: list[Entity], keep_apart: list[frozenset[str]] = ()):
         self.plan = MergePlan()
         self._taken = {e.id for e in entities}
         self._names = {e.id: e.name for e in entities}
+        self._apart = [s for s in keep_apart if len(s) > 1]
+
+    def _split(self, members: list[str], etype: str) -> list[str]:
+        """The members the corrections file lets merge (the first of each kept-apart set stays)."""
+        kept: list[str] = []
+        for m in members:
+            if any(m in s and any(k in s for k in kept) for s in self._apart):
+                self.plan.log.append(MergeLogEntry(
+                    action="keep_apart", type=etype, members=[m, *kept], names=[self._names[m]],
+                    adjudicator="corrections", evidence=["split in the corrections file"]))
+            else:
+                kept.append(m)
+        return kept
 
     def merge(self, members: list[str], canonical: str, etype: str, adjudicator: str,
               evidence: list[str]) -> None:
+        wanted = members
+        members = self._split(members, etype)
+        if len(members) < 2:
+            return
+        if members != wanted and any(self._names[m] == canonical for m in wanted if m not in members):
+            canonical = self._names[members[0]]
         into = next((m for m in members if self._names[m] == canonical), None)
         if into is None:
             fresh = entity_id(etype, canonical)
@@ -259,7 +281,7 @@ async def plan_merges_async(entities: list[Entity], *, speakers: SpeakerIndex | 
                                                  else () for c in reps]))
         clusters += [[reps[i] for i in group] for group in rows]
     verdicts = await _adjudicate_all(clusters, contexts, client)
-    planner = _Planner(entities)
+    planner = _Planner(entities, options.keep_apart)
     for failure in failures:
         planner.plan.log.append(MergeLogEntry(action="error", type=failure.type, members=failure.ids,
                                               names=failure.names, adjudicator="llm-normalize",

@@ -91,10 +91,17 @@ def _show_report(console: Console, report: AuditReport) -> None:
 @click.option("--max-requests", type=click.IntRange(min=0), help="Send at most this many LLM requests (--judge).")
 @click.option("--max-cost", type=click.FloatRange(min=0),
               help="Stop before the estimated LLM cost (USD) exceeds this (--judge).")
+@click.option("--apply", "apply_verdicts", is_flag=True,
+              help="With the verdicts: add a 'reject' line for every fact judged not_supported to the "
+              "corrections file, so every later build leaves it out.")
+@click.option("--corrections", type=click.Path(dir_okay=False, path_type=Path),
+              help="The corrections file --apply writes [default: SCRIPT_STEM.corrections.jsonl "
+              "beside the build's script].")
 def audit(graph: Path, outdir: Path | None, relations: int, entities: int, seed: int,
           screenplay: Path | None, verdicts: Path | None, results: Path | None, judge: bool,
           llm_model: str, llm_base_url: str | None, llm_cache_dir: Path | None, concurrency: int,
-          max_requests: int | None, max_cost: float | None) -> None:
+          max_requests: int | None, max_cost: float | None, apply_verdicts: bool,
+          corrections: Path | None) -> None:
     """Audit whether the scenes GRAPH's facts cite support them (GRAPH: graph.json or a build folder).
 
     Without --verdicts, --results or --judge: sample facts (stratified by type, seeded) and write
@@ -102,6 +109,7 @@ def audit(graph: Path, outdir: Path | None, relations: int, entities: int, seed:
     input, custom_id = fact id). With one of them: tally the verdicts, print the supported share
     per type and weighted by type frequency with 95% intervals, and write DIR/audit.md and
     DIR/audit.json. Tally with the same --seed, --relations and --entities as the sheet.
+    With --apply, facts judged not_supported become 'reject' lines of the corrections file.
     """
     from kgbuild.evaluation.audit import files
     from kgbuild.evaluation.audit.sample import sample_facts
@@ -110,6 +118,8 @@ def audit(graph: Path, outdir: Path | None, relations: int, entities: int, seed:
 
     if sum((verdicts is not None, results is not None, judge)) > 1:
         raise click.UsageError("give at most one of --verdicts, --results and --judge")
+    if apply_verdicts and verdicts is None and results is None and not judge:
+        raise click.UsageError("--apply needs the verdicts: give --verdicts, --results or --judge")
     source = graph_file(graph)
     kg = load_graph(source)
     target = outdir or source.parent / "audit"
@@ -151,6 +161,31 @@ def audit(graph: Path, outdir: Path | None, relations: int, entities: int, seed:
     _show_report(console, report)
     written += files.write_report(target, report)
     console.print("Wrote " + ", ".join(str(p) for p in written))
+    if apply_verdicts:
+        _apply(judged, sample, corrections or _beside_script(source, kg, screenplay), console)
+
+
+def _beside_script(source: Path, kg: KnowledgeGraph, screenplay: Path | None) -> Path:
+    from kgbuild.canonicalize.corrections import corrections_file
+    from kgbuild.evaluation.audit import files
+
+    return corrections_file(files.load_screenplay(source, kg, screenplay).source.path)
+
+
+def _apply(judged: list[Verdict], sample: AuditSample, path: Path, console: Console) -> None:
+    """Turn not_supported verdicts into 'reject' corrections."""
+    from kgbuild.canonicalize.corrections import Correction, append_corrections
+
+    refs = {f.id: f for f in sample.facts}
+    rejects = [Correction(action="reject", fact=refs[v.fact_id].ref,
+                          why=f"audit {v.fact_id}: {v.reason}".strip())
+               for v in judged if v.verdict == "not_supported" and v.fact_id in refs]
+    try:
+        added = append_corrections(path, rejects)
+    except OSError as e:
+        raise InputError(f"cannot write the corrections file ({e.strerror})", path=str(path)) from e
+    console.print(f"Added {added} rejections to {path} ({len(rejects) - added} were there already); "
+                  "rebuild to apply them.")
 
 
 def _from_results(results: Path, target: Path, console: Console) -> list[Verdict]:

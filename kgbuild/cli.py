@@ -278,13 +278,20 @@ def _llm_settings(model: str | None, llm_options: dict[str, object]):
 @click.option("--neo4j-database", help="The Neo4j database [default: the server's default].")
 @click.option("--no-merge", is_flag=True,
               help="Skip entity merging (normalize, cluster, adjudicate; logged in merge_log.jsonl).")
+@click.option("--corrections", type=click.Path(dir_okay=False, exists=True, path_type=Path),
+              help="Corrections to apply (JSON Lines: reject, merge, split, rename, retype) "
+              "[default: SCRIPT_STEM.corrections.jsonl beside SCRIPT, if present].")
 def build(script: Path, outdir: Path, budget: int | None, lenient: bool, cache_dir: Path | None,
           max_bytes: int, quiet: bool, llm_model: str | None, llm_cache_dir: Path | None,
-          neo4j_uri: str | None, neo4j_database: str | None, no_merge: bool, **llm_options: object) -> None:
+          neo4j_uri: str | None, neo4j_database: str | None, no_merge: bool, corrections: Path | None,
+          **llm_options: object) -> None:
     """Build the story graph of SCRIPT into OUTDIR: offline by default, with an LLM if given one.
 
     OUTDIR gets graph.json, the embedded store graph.lbdb (query it with 'kgbuild query --db
-    OUTDIR'), screenplay.json, report.md and graph.graphml.
+    OUTDIR'), screenplay.json, report.md and graph.graphml. A corrections file beside SCRIPT
+    (SCRIPT_STEM.corrections.jsonl) is applied after merging on every build, one correction per
+    line, e.g. {"action": "reject", "fact": "rel:..."}, {"action": "rename", "fact":
+    "character:neil", "name": "Neil Perry"}, {"action": "split", "entities": [ID, ID]}.
     """
     from kgbuild.store_cli import neo4j_credentials
 
@@ -304,7 +311,8 @@ def build(script: Path, outdir: Path, budget: int | None, lenient: bool, cache_d
 
     llm = _llm_settings(llm_model, {**llm_options, "cache_dir": llm_cache_dir})
     options = BuildOptions(token_budget=budget, strict_repairs=not lenient, max_bytes=max_bytes,
-                           embedder=default_embedder(cache_dir), llm=llm, merge=not no_merge)
+                           embedder=default_embedder(cache_dir), llm=llm, merge=not no_merge,
+                           corrections=corrections)
     columns = (TextColumn("{task.description:<18}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn())
     try:

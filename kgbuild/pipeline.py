@@ -21,6 +21,7 @@ from kgbuild.model import Chunk, KnowledgeGraph, Screenplay
 from kgbuild.readers import DEFAULT_MAX_BYTES, read_screenplay
 
 if TYPE_CHECKING:
+    from kgbuild.canonicalize.corrections import Correction, CorrectionResult
     from kgbuild.canonicalize.merge import MergeLogEntry
     from kgbuild.llm.run import LLMExtraction
     from kgbuild.llm.settings import LLMSettings
@@ -61,6 +62,8 @@ class BuildOptions:
         llm_backend: Send the LLM requests to this backend instead of the OpenAI-compatible
             endpoint of `llm` (a scripted backend in tests); used only with `llm`.
         merge: Run the entity-merging stage (LLM adjudication with `llm`, rules without).
+        corrections: The corrections file to apply (see `kgbuild.canonicalize.corrections`);
+            None means the one beside the script, when it exists.
     """
 
     token_budget: int | None = None
@@ -70,6 +73,16 @@ class BuildOptions:
     llm: LLMSettings | None = None
     llm_backend: ChatBackend | None = None
     merge: bool = True
+    corrections: Path | None = None
+
+    def corrections_path(self, script: Path) -> Path | None:
+        """The corrections file this build applies, if any."""
+        from kgbuild.canonicalize.corrections import corrections_file
+
+        if self.corrections is not None:
+            return self.corrections
+        beside = corrections_file(script)
+        return beside if beside.is_file() else None
 
     def chunk_budget(self) -> int:
         """The token budget per chunk in effect."""
@@ -95,13 +108,19 @@ class BuildState:
     timings: dict[str, float] = field(default_factory=dict)
     llm: LLMExtraction | None = None
     merge_log: list[MergeLogEntry] = field(default_factory=list)
+    corrections: list[tuple[int, Correction]] = field(default_factory=list)
+    corrected: list[CorrectionResult] = field(default_factory=list)
 
 
 def _parse(state: BuildState, progress: Progress) -> BuildState:
+    from kgbuild.canonicalize.corrections import load_corrections
+
     progress.stage("parse", 1)
+    path = state.options.corrections_path(state.script)
+    corrections = load_corrections(path) if path is not None else []
     screenplay = read_screenplay(state.script, max_bytes=state.options.max_bytes)
     progress.advance()
-    return replace(state, screenplay=screenplay)
+    return replace(state, screenplay=screenplay, corrections=corrections)
 
 
 def _chunk(state: BuildState, progress: Progress) -> BuildState:
@@ -176,13 +195,29 @@ def _merge(state: BuildState, progress: Progress) -> BuildState:
     assert state.graph is not None
     progress.stage("merge", 1)
     embedder = state.options.embedder or default_embedder()
+    from kgbuild.canonicalize.corrections import keep_apart
+    from kgbuild.canonicalize.merge import MergeOptions
+
+    options = MergeOptions(keep_apart=keep_apart(state.corrections))
     if state.options.llm is None:
-        graph, log = merge_graph(state.graph, state.screenplay, embedder, None)
+        graph, log = merge_graph(state.graph, state.screenplay, embedder, None, options)
     else:
         graph, log = merge_graph_llm(state.graph, state.screenplay, embedder, _remaining_budget(state),
-                                     backend=state.options.llm_backend)
+                                     backend=state.options.llm_backend, options=options)
     progress.advance()
     return replace(state, graph=graph, merge_log=log)
+
+
+def _correct(state: BuildState, progress: Progress) -> BuildState:
+    if not state.corrections:
+        return state
+    from kgbuild.canonicalize.corrections import apply_corrections
+
+    assert state.graph is not None
+    progress.stage("correct", 1)
+    graph, results = apply_corrections(state.graph, state.corrections)
+    progress.advance()
+    return replace(state, graph=graph, corrected=results)
 
 
 Stage = Callable[[BuildState, Progress], BuildState]
@@ -194,6 +229,7 @@ STAGES: list[tuple[str, Stage]] = [
     ("extract", _extract),
     ("repair", _repair),
     ("merge", _merge),
+    ("correct", _correct),
 ]
 
 

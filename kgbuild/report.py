@@ -139,6 +139,12 @@ def build_report(state: BuildState) -> str:
         lines.append(f"- **{count.rule}**: {changed}")
         lines += [f"  - {example}" for example in count.examples]
     lines += ["", "## Merges", "", *merge_section(state)]
+    if state.corrected:
+        applied = sum(r.applied for r in state.corrected)
+        lines += ["", f"## Corrections ({applied} of {len(state.corrected)} applied)", ""]
+        for r in state.corrected:
+            what = r.correction.fact or r.correction.relation or r.correction.entities
+            lines.append(f"- line {r.line}: {r.correction.action} {what}: {r.note}")
     missing = scenes_without_entities(state)
     lines += ["", "## Scenes without any entity", ""]
     lines.append(", ".join(map(str, missing)) if missing else "None.")

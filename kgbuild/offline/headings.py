@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from kgbuild.model import Scene
-from kgbuild.offline.stoplists import FIXTURES, word_set
+from kgbuild.offline.stoplists import FIXTURES, PLACE_HEADS, word_set
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 # Parts of a heading that are not places.
@@ -46,15 +46,30 @@ def _comma_reversed(heading: str, outer: str, inner: str) -> bool:
     return not any(w.lower().strip("'s") in _INNER_WORDS for w in inner.split())
 
 
+def _joined_adjectives(heading: str, parts: list[str]) -> list[str]:
+    """'TINY, GRUBBY THEATRE' is one place: a lone word before a comma and a longer part that
+    ends in a place noun are an adjective list, not two places."""
+    out: list[str] = []
+    for part in parts:
+        if out and len(out[-1].split()) == 1 and len(part.split()) >= 2 \
+                and part.split()[-1].lower() in PLACE_HEADS and f"{out[-1]}, {part}" in heading \
+                and out[-1].lower() not in PLACE_HEADS:
+            out[-1] = f"{out[-1]}, {part}"
+        else:
+            out.append(part)
+    return out
+
+
 def heading_places(scene: Scene) -> list[str]:
     """The scene's places as written in its heading, outermost first.
 
-    Example: 'INT. APARTMENT, CHICAGO - NIGHT' -> ['CHICAGO', 'APARTMENT'].
+    Example: 'INT. APARTMENT, CHICAGO - NIGHT' -> ['CHICAGO', 'APARTMENT'];
+    'EXT. CEMETERY / GRAVESIDE' -> ['CEMETERY', 'GRAVESIDE'].
     """
-    parts = [_clean(p) for p in scene.location]
+    heading = scene.heading or ""
+    parts = [_clean(q) for p in _joined_adjectives(heading, scene.location) for q in p.split(" / ")]
     parts = [p for p in parts if (_CJK.search(p) or len(p) >= 3) and not _NOT_PLACES.match(p.upper())
              and not _NOT_PLACE_WORDS.search(p.upper()) and p.split()[-1].lower() not in FIXTURES]
-    heading = scene.heading or ""
     if len(parts) == 2 and _comma_reversed(heading, parts[0], parts[1]):
         parts.reverse()
     return parts

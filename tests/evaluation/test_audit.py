@@ -442,3 +442,22 @@ def test_fact_section_for_a_judge_has_no_verdict_line(sample, screenplay):
     fact = sample.facts[0]
     assert "Verdict (" not in fact_section(fact, screenplay, load_schema(), verdict_lines=False)
     assert "Verdict (" in fact_section(fact, screenplay, load_schema())
+
+
+def test_cli_apply_turns_not_supported_verdicts_into_rejections(build_dir, tmp_path):
+    runner = CliRunner()
+    assert runner.invoke(cli, ["audit", str(build_dir), "--relations", str(RELATIONS)]).exit_code == 0
+    corrections = tmp_path / "movie.corrections.jsonl"
+    args = ["audit", str(build_dir), "--relations", str(RELATIONS), "--verdicts",
+            str(FIXTURE / "verdicts.jsonl"), "--apply", "--corrections", str(corrections)]
+    result = runner.invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    verdicts = [json.loads(line) for line in (FIXTURE / "verdicts.jsonl").read_text().splitlines()]
+    facts = {f["id"]: f["ref"] for f in map(json.loads, (FIXTURE / "facts.jsonl").read_text().splitlines())}
+    wanted = {facts[v["fact_id"]] for v in verdicts if v["verdict"] == "not_supported"}
+    lines = [json.loads(line) for line in corrections.read_text().splitlines()]
+    assert {c["fact"] for c in lines} == wanted and all(c["action"] == "reject" for c in lines)
+    # Applying the same verdicts again adds nothing.
+    again = runner.invoke(cli, args)
+    assert f"Added 0 rejections to {corrections} ({len(wanted)} were there already)" in again.output
+    assert runner.invoke(cli, ["audit", str(build_dir), "--apply"]).exit_code == 2

@@ -65,6 +65,10 @@ def test_heading_places_clean_and_order():
     assert heading_places(_scene("INT. CAR - [THE STORM]", ["CAR", "[THE STORM]"])) == ["CAR"]
     assert heading_places(_scene("EXT. FURTHER ALONG - ROUGH PATH", ["FURTHER ALONG", "ROUGH PATH"])) == [
         "ROUGH PATH"]
+    assert heading_places(_scene("INT. TINY, GRUBBY THEATRE -- NIGHT", ["TINY", "GRUBBY THEATRE"])) == [
+        "TINY, GRUBBY THEATRE"]
+    assert heading_places(_scene("EXT. CEMETERY / GRAVESIDE - DAY", ["CEMETERY / GRAVESIDE"])) == [
+        "CEMETERY", "GRAVESIDE"]
     assert heading_places(_scene("街道日外", ["街道"])) == ["街道"]
 
 
