@@ -96,6 +96,7 @@ def _introductions(screenplay: Screenplay) -> dict[str, tuple[int, str]]:
     return found
 
 
+_LOWER_WORD = re.compile(r"(?<![\w'’-])[a-z]+(?![\w'’-])")
 _JOINED = re.compile(r"\s*(?:/|&|\bAND\b|\+)\s*")
 # Prefixes that say how a cue is heard, not who speaks ('OC HOLDEN', 'THE CASHIER').
 _CUE_PREFIX = re.compile(r"^(?:THE|O\.?C\.?|O\.?S\.?|V\.?O\.?)\s+(?=\S)")
@@ -214,8 +215,23 @@ def find_cast(screenplay: Screenplay) -> Cast:
     return cast
 
 
-def mention_patterns(cast: Cast) -> dict[str, re.Pattern[str]]:
-    """A regex per canonical character matching its name, aliases and distinctive name parts."""
+def common_words(screenplay: Screenplay) -> frozenset[str]:
+    """Words the screenplay writes in lower case in action or dialogue ('second', 'bearded')."""
+    found: set[str] = set()
+    for scene in screenplay.scenes:
+        for el in scene.elements:
+            if el.kind in (ElementKind.ACTION, ElementKind.DIALOGUE):
+                found.update(_LOWER_WORD.findall(el.text))
+    return frozenset(found)
+
+
+def mention_patterns(cast: Cast, common: frozenset[str] = frozenset()) -> dict[str, re.Pattern[str]]:
+    """A regex per canonical character matching its name, aliases and distinctive name parts.
+
+    A name part is distinctive when one character's name holds it and the script never writes
+    it in lower case (`common`): 'Angier' alone finds Robert Angier, 'Second' does not find
+    Second Angier.
+    """
     forms: dict[str, set[str]] = defaultdict(set)
     token_owners: Counter[str] = Counter()
     for canonical in set(cast.canonical.values()):
@@ -231,7 +247,8 @@ def mention_patterns(cast: Cast) -> dict[str, re.Pattern[str]]:
         parts = set(names)
         if not _CJK.search(canonical):
             for token in canonical.split():
-                if len(token) >= 3 and token_owners[token.lower()] == 1 and token[0].isupper():
+                if len(token) >= 3 and token_owners[token.lower()] == 1 and token[0].isupper() \
+                        and token.lower() not in common:
                     parts.add(token)
         if not _CJK.search(canonical):
             # Title case and capitals only: a case-blind 'Will' or 'Hope' would match words.

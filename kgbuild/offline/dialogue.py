@@ -2,8 +2,9 @@
 tie to the listener.
 
 A speech is addressed to someone only when the text settles who: the speaker calls a present
-character by name ('Neil, sit down.'), the scene has exactly two speakers, or the speech sits
-between two speeches of the same other character (an exchange). Voice-over speeches address
+character by name ('Neil, sit down.'), the scene has exactly two speakers, the speech sits
+between two speeches of the same other character (an exchange), or it answers the question
+the speech right before it asked. Voice-over speeches address
 no one in the scene. Attitude cues are read only from a speech with a known listener: thanks
 (favorable), 'I love you' and endearments (affinity), insults (unfavorable), threats to kill
 or hurt (hostility). Trading lines alone is `speaks_to`, nothing more.
@@ -22,6 +23,9 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 #: Cue extensions that put the voice outside the scene.
 _AWAY = re.compile(r"^(?:V\.?\s?O\.?|VO|ON (?:THE )?PHONE|PHONE|FILTERED|ON TV|ON RADIO|RADIO|TV|"
                    r"PRE-?LAP|ON SCREEN|RECORDING|TAPE)$", re.IGNORECASE)
+#: Cue extensions of a voice heard from out of frame: in the scene's world, but not shown there.
+_OFFSCREEN = re.compile(r"^(?:O\.?\s?S\.?|O\.?\s?C\.?|OS|OC|OFF|OFF-?SCREEN|OFF CAMERA|THROUGH DOOR)$",
+                        re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -33,6 +37,7 @@ class Speech:
     cue: Element
     lines: tuple[Element, ...]  # dialogue elements
     away: bool  # voice-over, phone, recording: not said in the scene's place
+    offscreen: bool = False  # heard from out of frame: speaks in the scene, but is not shown in it
 
     @property
     def first_line(self) -> Element:
@@ -48,7 +53,9 @@ def scene_speeches(scene: Scene, cast: Cast) -> list[Speech]:
     def flush() -> None:
         for speaker, cue, lines in current:
             away = any(_AWAY.match(x.strip()) for x in cue.extensions)
-            out.append(Speech(speaker, " ".join(el.text for el in lines).strip(), cue, tuple(lines), away))
+            offscreen = any(_OFFSCREEN.match(x.strip()) for x in cue.extensions)
+            out.append(Speech(speaker, " ".join(el.text for el in lines).strip(), cue, tuple(lines), away,
+                              offscreen))
         current.clear()
 
     for el in scene.elements:
@@ -79,7 +86,8 @@ def vocative_patterns(patterns: dict[str, re.Pattern[str]]) -> dict[str, re.Patt
 def listener(speeches: list[Speech], i: int, present: set[str],
              vocatives: dict[str, re.Pattern[str]]) -> tuple[str, str] | None:
     """Whom speech `i` is addressed to, and how that is known ('vocative', 'two_speakers',
-    'exchange'), or None when the text does not settle it.
+    'exchange', 'answer': a reply right after another's question), or None when the text does
+    not settle it.
 
     Args:
         speeches: The scene's speeches in order.
@@ -101,6 +109,9 @@ def listener(speeches: list[Speech], i: int, present: set[str],
     after = next((s for s in speeches[i + 1:] if not s.away), None)
     if before and after and before.speaker == after.speaker != speech.speaker:
         return before.speaker, "exchange"
+    if i > 0 and speeches[i - 1] is before and before is not None and before.speaker != speech.speaker \
+            and before.text.rstrip().endswith("?") and not speech.text.rstrip().endswith("?"):
+        return before.speaker, "answer"
     return None
 
 

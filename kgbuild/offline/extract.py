@@ -6,7 +6,8 @@ Each rule names the evidence it reads and emits nothing without it (producer 'ru
 - `heading_year`, `title_card_year`: years the heading or an on-screen title gives. The bare
   time of day of a heading (DAY, NIGHT) stays scene metadata (`Scene.time_of_day`): it is a
   kind of time, not a time point of the story.
-- `speaks`, `named_in_action`: who is in the scene (speaking in it, or shown by the action);
+- `speaks`, `named_in_action`: who is in the scene (speaking in it, not as a voice-over, on the
+  phone or off screen, or shown by the action);
   with the heading: `present_in_heading_place` (located_at), `present_in_stated_year` (present_on
   a year the heading or a title card gives).
 - `speaks_to_vocative`, `speaks_to_two_speakers`, `speaks_to_exchange`: whom a speech addresses.
@@ -15,6 +16,8 @@ Each rule names the evidence it reads and emits nothing without it (producer 'ru
 - kinship: `kin_in_name`, `kin_apposition`, `kin_my`, `kin_vocative` (see `kgbuild.offline.kinship`).
 - action clauses (English): `action_event` (an Event named by who does what, with performs,
   undergoes and occurs_at), `handles` (interacts_with), `possessive` ("Neil's pen"),
+  `possessive_pronoun` ('Neil opens his desk': the sentence names Neil alone, and the script
+  calls Neil 'he'),
   `moves_into_place` (located_at a place the clause names).
 - Chinese action lines: `zh_place`, `zh_thing`, `zh_handles`, `zh_possessive`, `zh_goes_to_place`.
 
@@ -32,7 +35,7 @@ from kgbuild.evidence import heading_evidence, quote_evidence
 from kgbuild.model import Element, ElementKind, Evidence, KnowledgeGraph, Persistence, Scene, Scope, Screenplay
 from kgbuild.offline import chinese, kinship
 from kgbuild.offline.actions import AFFECTION, GLARES, HANDLING, NOT_EVENTS, THANKS, VIOLENCE, Clause, clauses
-from kgbuild.offline.characters import Cast, display_name, find_cast, mention_patterns
+from kgbuild.offline.characters import Cast, common_words, display_name, find_cast, mention_patterns
 from kgbuild.offline.dialogue import Speech, attitude_cues, listener, quoted_line, scene_speeches, vocative_patterns
 from kgbuild.offline.facts import Facts, Ref
 from kgbuild.offline.genders import learn_genders
@@ -54,6 +57,8 @@ from kgbuild.offline.stoplists import (
 from kgbuild.offline.times import is_title_card, years
 from kgbuild.offline.typer import PhraseTyper
 
+# A sentence that opens with a pronoun has a subject the sentence does not name.
+_PRONOUN_OPENING = re.compile(r"^(?:He|She|They|It|His|Her|Their)\b")
 _PLACE_PARTICLES = frozenset({"into", "to", "onto", "inside", "through", "across", "toward", "towards"})
 _NOT_OBJECTS = BODY_PARTS | SPATIAL_PARTS | AMBIENCE | FIXTURES | TIME_WORDS | NOT_THINGS
 
@@ -67,7 +72,7 @@ class _Script:
 
     def __init__(self, screenplay: Screenplay, embedder: Embedder):
         self.cast: Cast = find_cast(screenplay)
-        self.patterns = mention_patterns(self.cast)
+        self.patterns = mention_patterns(self.cast, common_words(screenplay))
         self.vocatives = vocative_patterns(self.patterns)
         self.names = sorted(set(self.cast.canonical.values()))
         read = read_sentences(screenplay, self.cast, self.patterns)
@@ -126,7 +131,7 @@ def _presence(scene: Scene, speeches: list[Speech], sents: list[ActionSentence])
     """Characters shown in the scene, each with the first evidence of it."""
     present: dict[str, Evidence] = {}
     for speech in speeches:
-        if not speech.away and speech.speaker not in present:
+        if not speech.away and not speech.offscreen and speech.speaker not in present:
             present[speech.speaker] = _ev(scene, speech.first_line, speech.first_line.text, "speaks")
     for sent in sents:
         for name in sent.shown():
@@ -240,16 +245,26 @@ def _action(facts: Facts, scene: Scene, script: _Script, sents: list[ActionSente
                 facts.relate(refs[owner], "kinship_with", refs[kin], index, "kin_apposition",
                              [_ev(scene, sent.element, sent.text, "kin_apposition")],
                              persistence=Persistence.STABLE)
+        named = {n for _, _, n in sent.spans}
+        sole = next(iter(named)) if len(named) == 1 else None
         for phrase in sent.phrases:
-            if phrase.determiner != "'s" or script.types.get(phrase.text) != "Object":
+            if script.types.get(phrase.text) != "Object" or phrase.owner is None:
                 continue
-            owner = next((n for s, e, n in sent.spans if sent.text[e:e + 2] in ("'s", "’s")
-                          and sent.text[s:e].upper().endswith(phrase.owner.upper() if phrase.owner else "")), None)
+            if phrase.determiner == "'s":
+                rule = "possessive"
+                owner = next((n for s, e, n in sent.spans if sent.text[e:e + 2] in ("'s", "’s")
+                              and sent.text[s:e].upper().endswith(phrase.owner.upper())), None)
+            else:
+                # 'Angier pulls out his watch': the only character the sentence names, when the
+                # script calls that character by the same pronoun.
+                rule = "possessive_pronoun"
+                at = sent.text.find(f"{phrase.determiner} {phrase.text.split()[0]}")
+                first = min((s for s, _, _ in sent.spans), default=len(sent.text))
+                owner = sole if (sole and script.genders.get(sole) == phrase.owner and first < at
+                                 and not _PRONOUN_OPENING.match(sent.text)) else None
             if owner in refs:
-                obj = facts.mention("Object", phrase.text, index, "possessive",
-                                    [_ev(scene, sent.element, sent.text, "possessive")])
-                facts.relate(refs[owner], "possesses", obj, index, "possessive",
-                             [_ev(scene, sent.element, sent.text, "possessive")])
+                obj = facts.mention("Object", phrase.text, index, rule, [_ev(scene, sent.element, sent.text, rule)])
+                facts.relate(refs[owner], "possesses", obj, index, rule, [_ev(scene, sent.element, sent.text, rule)])
         carried = previous if previous and script.genders.get(previous) else None
         pronoun = re.match(r"(He|She)\b", sent.text)
         if carried and pronoun and script.genders.get(carried) != pronoun.group(1).lower():
@@ -282,7 +297,7 @@ def _add_scene(facts: Facts, scene: Scene, script: _Script, events: Counter[str]
                          [heading_ev.model_copy(update={"producer": "rule:present_in_stated_year"}),
                           evidence.model_copy(update={"producer": "rule:present_in_stated_year"})])
     for speech in speeches:
-        if speech.away and speech.speaker not in refs:
+        if (speech.away or speech.offscreen) and speech.speaker not in refs:
             refs[speech.speaker] = script.character(
                 facts, speech.speaker, index, "speaks", [_ev(scene, speech.first_line, speech.first_line.text, "speaks")])
     for name in list(refs):
@@ -293,7 +308,8 @@ def _add_scene(facts: Facts, scene: Scene, script: _Script, events: Counter[str]
                         for e in (present.get(name), present.get(owner)) if e is not None]
             facts.relate(refs[owner], "kinship_with", refs[name], index, "kin_in_name", evidence,
                          persistence=Persistence.STABLE)
-    _dialogue(facts, scene, script, speeches, set(present), refs)
+    in_scene = set(present) | {s.speaker for s in speeches if s.offscreen}
+    _dialogue(facts, scene, script, speeches, in_scene, refs)
     if is_chinese(scene):
         chinese.add_chinese_sentences(facts, scene, sents, script.names)
     else:

@@ -26,24 +26,41 @@ _NOT_PLACE_WORDS = re.compile(
     r"\b(?:SHOTS?|MONTAGE|SERIES|VARIOUS|INTERCUT|FLASHBACK|DREAM|SUPER|TITLE|CONTINUOUS|SAME|LATER)\b"
     r"|^(?:ACROSS|BACK TO|OVER|UNDER|NEAR|BEHIND|FURTHER|ALONG|\[|\()"
     r"|^(?:DAY|NIGHT|MORNING|EVENING|AFTERNOON|DAWN|DUSK|SUNSET|SUNRISE|NOON|MIDNIGHT|TWILIGHT)\b")
-# Words that make a part the inner one even after a comma ('CARL'S HOUSE, LIVING ROOM').
-_INNER_WORDS = word_set("""
-    room kitchen bedroom bathroom hall hallway office lobby porch yard garden basement attic deck
-    cabin corridor stairs stairwell landing foyer closet den study cellar garage balcony roof
-    edge side entrance exit booth counter bar desk cockpit cab interior onstage backstage wings stage
-    auditorium
+# How large a place a word names: rooms and parts of buildings, then buildings and vehicles;
+# any other word (a proper name: LONDON, CONVENT GARDEN) is taken for a larger area.
+_ROOM_WORDS = word_set("""
+    room kitchen bedroom bathroom hallway office lobby porch yard garden basement attic deck
+    corridor stairs stairwell landing foyer closet den study cellar garage balcony roof ballroom
+    edge side entrance exit booth counter bar desk cockpit cab interior onstage backstage wings
+    stage auditorium cell wing parlor parlour lounge nursery pantry loft dormitory dorm
 """)
+_BUILDING_WORDS = word_set("""
+    house home inn hotel motel theatre theater hall prison jail laboratory lab church chapel school
+    academy hospital station pub restaurant cafe shop store warehouse factory workshop apartment
+    flat mansion castle palace estate cabin barn farm building tower train car bus ship boat plane
+    cottage manor club casino bank library museum court courthouse
+""")
+
+
+def _size(part: str) -> int:
+    words = [w.lower().removesuffix("'s").removesuffix("’s") for w in part.split()]
+    if any(w in _ROOM_WORDS for w in words):
+        return 1
+    if any(w in _BUILDING_WORDS for w in words):
+        return 2
+    return 3
 
 
 def _clean(part: str) -> str:
     return re.sub(r"[\s\-–—.:]+$", "", re.sub(r"^[\s\-–—.:]+", "", part)).strip()
 
 
-def _comma_reversed(heading: str, outer: str, inner: str) -> bool:
-    """True when the heading wrote 'INNER, OUTER' (the part after the comma is the larger place)."""
-    if f"{outer}, {inner}" not in heading and f"{outer},{inner}" not in heading:
-        return False
-    return not any(w.lower().strip("'s") in _INNER_WORDS for w in inner.split())
+def _comma_reversed(heading: str, parts: list[str]) -> bool:
+    """True when the heading lists its places with commas from the inside out
+    ('DINING ROOM, CLIFF HOUSE INN, COLORADO SPRINGS'): the first part is not larger than the
+    last. 'CARL'S HOUSE, LIVING ROOM' goes from the outside in and is kept."""
+    commas = all(f"{a}, {b}" in heading or f"{a},{b}" in heading for a, b in zip(parts, parts[1:]))
+    return commas and _size(parts[0]) <= _size(parts[-1])
 
 
 def _joined_adjectives(heading: str, parts: list[str]) -> list[str]:
@@ -70,6 +87,6 @@ def heading_places(scene: Scene) -> list[str]:
     parts = [_clean(q) for p in _joined_adjectives(heading, scene.location) for q in p.split(" / ")]
     parts = [p for p in parts if (_CJK.search(p) or len(p) >= 3) and not _NOT_PLACES.match(p.upper())
              and not _NOT_PLACE_WORDS.search(p.upper()) and p.split()[-1].lower() not in FIXTURES]
-    if len(parts) == 2 and _comma_reversed(heading, parts[0], parts[1]):
+    if len(parts) >= 2 and _comma_reversed(heading, parts):
         parts.reverse()
     return parts

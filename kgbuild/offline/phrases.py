@@ -5,6 +5,8 @@ and place ('He drops the knife on the kitchen table'). A phrase starts after a d
 possessive and runs over lowercase words until a function word, a verb form or punctuation.
 Present-tense verbs right after a noun ('the door explodes') are told apart from nouns by the
 script itself: a word that follows 'he', 'she', 'it' or a name somewhere in the script is a verb.
+Right after a determiner a word that can be a verb is a noun ('his watch', 'the pocket'),
+unless it is a past or -ing form ('the wounded').
 A container or a part keeps its complement ('a stack of magazines', 'the edge of the roof').
 """
 
@@ -133,7 +135,7 @@ def learn_verbs(sentences: list[str], names: frozenset[str] = frozenset()) -> fr
 def _stops(word: str, position: int, verbs: frozenset[str], names: frozenset[str]) -> bool:
     lower = word.lower()
     if position > 0 and (
-        lower in verbs
+        (lower in verbs or lower in VERB_FORMS) and lower not in _VERB_STEMS  # 'pocket watch'
         or lower.endswith("ing") and len(lower) > 5 and lower not in ING_NOUNS
         or lower.endswith("ed") and len(lower) > 4 and not lower.endswith("eed")
     ):
@@ -142,7 +144,7 @@ def _stops(word: str, position: int, verbs: frozenset[str], names: frozenset[str
         not (word.islower() or word.isupper())  # Title Case is a name, not part of a thing
         or word in names
         or lower in _FUNCTION_WORDS
-        or lower in VERB_FORMS
+        or lower in VERB_FORMS and (lower.endswith(("ed", "ing")) or lower in _IRREGULAR_VERBS)
         or not _NOUN_WORD.match(lower)
         or lower.endswith("ly") and len(lower) > 4
     )

@@ -55,7 +55,8 @@ COLORS = word_set("black white red blue green yellow brown grey gray pink purple
 NOT_THINGS = word_set("""
     number dot shot frame scene beat pause moment silence sound noise glance look way line lines
     something anything nothing everything thing things yawn sigh breath words word tone voice
-    showmanship gulps gulp tight close closer still
+    showmanship gulps gulp tight close closer still reflection shadow image meal dog dogs cat cats
+    horse horses bird birds puppy
 """)
 # Head nouns of places a character can go into or be at, for places named in action lines.
 PLACE_HEADS = word_set("""

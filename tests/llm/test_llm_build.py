@@ -108,7 +108,7 @@ def test_scripted_build_gives_the_expected_graph_retries_and_review(brick, tmp_p
     assert (provenance.backend, provenance.model) == ("llm", "scripted-model")
     assert provenance.token_usage["total.requests"] == 16
     assert provenance.token_usage["extract_retry.calls"] == 4
-    assert set(provenance.timings) == {"parse", "chunk", "extract", "repair", "merge"}
+    assert set(provenance.timings) == {"parse", "chunk", "extract", "repair", "merge", "correct"}
 
     # A second build of the same script is answered from the cache: no request at all.
     again = ScriptedBackend(model.reply)

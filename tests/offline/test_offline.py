@@ -196,3 +196,11 @@ def test_genders_need_agreeing_votes():
     scenes = [[("Anna waits.", "Anna"), ("She sits.", None), ("Ben runs.", "Ben"),
                ("He falls.", None), ("Ben looks.", "Ben"), ("She laughs.", None)]]
     assert learn_genders(scenes) == {"Anna": "she"}
+
+
+def test_his_thing_belongs_to_the_only_named_character_of_that_pronoun(embedder):
+    graph = _build(FIXTURES / "watchmaker.fountain", embedder)
+    owned = _triples(graph, "possesses")
+    assert owned == {("Oscar", "pocket watch", (1,))}
+    rel = next(r for r in graph.relations if r.type == "possesses")
+    assert [e.producer for e in rel.evidence] == ["rule:possessive_pronoun"]

@@ -54,6 +54,15 @@ def test_heading_places_clean_and_order():
         "CHICAGO", "APARTMENT"]
     assert heading_places(_scene("INT. CARL'S HOUSE, LIVING ROOM - DAY", ["CARL'S HOUSE", "LIVING ROOM"])) == [
         "CARL'S HOUSE", "LIVING ROOM"]
+    assert heading_places(_scene("INT. DINING ROOM, CLIFF HOUSE INN, COLORADO SPRINGS -- DUSK",
+                                 ["DINING ROOM", "CLIFF HOUSE INN", "COLORADO SPRINGS"])) == [
+        "COLORADO SPRINGS", "CLIFF HOUSE INN", "DINING ROOM"]
+    assert heading_places(_scene("INT. AUDITORIUM, ALBERT HALL", ["AUDITORIUM", "ALBERT HALL"])) == [
+        "ALBERT HALL", "AUDITORIUM"]
+    assert heading_places(_scene("INT. SCALA THEATRE, ONSTAGE", ["SCALA THEATRE", "ONSTAGE"])) == [
+        "SCALA THEATRE", "ONSTAGE"]
+    assert heading_places(_scene("INT. HOTEL ROOM, NEW YORK CITY", ["HOTEL ROOM", "NEW YORK CITY"])) == [
+        "NEW YORK CITY", "HOTEL ROOM"]
     assert heading_places(_scene("EXT. STREET - SAME - INTERCUT", ["STREET", "SAME", "INTERCUT"])) == ["STREET"]
     assert heading_places(_scene("INT. CHURCH -", ["CHURCH -"])) == ["CHURCH"]
     # Furniture and camera notes are not places.
@@ -126,6 +135,9 @@ def test_listeners_are_settled_by_the_text_only():
     exchange = [_speech("Ben", "Well?"), _speech("Anna", "Sit down."), _speech("Ben", "No."),
                 _speech("Cleo", "Quiet.")]
     assert listener(exchange, 1, {"Anna", "Ben", "Cleo"}, {}) == ("Ben", "exchange")
+    asked = [_speech("Anna", "Who did it?"), _speech("Ben", "Cleo did."), _speech("Cleo", "Did not!")]
+    assert listener(asked, 1, {"Anna", "Ben", "Cleo"}, {}) == ("Anna", "answer")
+    assert listener(asked, 2, {"Anna", "Ben", "Cleo"}, {}) is None
     narrated = [_speech("Anna", "I remember him.", away=True), _speech("Ben", "Hi.")]
     assert listener(narrated, 0, {"Ben"}, {}) is None
 
@@ -159,3 +171,21 @@ def test_action_clauses():
     assert slap.friendly
     assert _clauses("He grabs the gun.", ["Neil"], previous="Neil")[0].subjects == ("Neil",)
     assert _clauses("He grabs the gun.", ["Neil"], previous=None) == []
+
+
+def test_voices_out_of_frame_or_away_are_not_shown_in_the_scene():
+    from kgbuild.offline.characters import Cast
+    from kgbuild.offline.dialogue import scene_speeches
+
+    def cue(name: str, ext: list[str], line: int) -> list[Element]:
+        return [Element(kind=ElementKind.CHARACTER, text=name, line_start=line, line_end=line, speaker=name,
+                        extensions=ext),
+                Element(kind=ElementKind.DIALOGUE, text="Hello.", line_start=line + 1, line_end=line + 1,
+                        speaker=name)]
+
+    scene = Scene(index=1, heading="INT. HALL - DAY", location=["HALL"], line_span=(1, 9),
+                  elements=[*cue("ANNA", ["O.S."], 2), *cue("BEN", ["V.O."], 4), *cue("CLEO", [], 6)])
+    cast = Cast(canonical={"ANNA": "Anna", "BEN": "Ben", "CLEO": "Cleo"})
+    speeches = scene_speeches(scene, cast)
+    assert [(s.speaker, s.away, s.offscreen) for s in speeches] == [
+        ("Anna", False, True), ("Ben", True, False), ("Cleo", False, False)]
