@@ -2,16 +2,21 @@
 
 What the paper fixes: event-centric entities (Event, Occasion) and event-centric relations are
 left out; only reference entities of degree >= 2 (degree over the whole reference graph) are
-scored; entities are grounded by the rename map first, then by same-type embedding similarity
-above a threshold, one-to-one, greedy; a relation is right when both ends match and the type is
-equal.
+scored; entities are grounded by the rename map first (accepted directly, whatever the types),
+then by same-type embedding similarity above a threshold, one-to-one, greedy; a relation is
+right when both ends match and the type is equal.
 
 What it leaves open, and our documented defaults (`ScoreOptions`):
 - `threshold` 0.80: cosine similarity of MiniLM name embeddings needed for a match.
 - `description_weight` 0.0: similarity = (1-w)·cos(name) + w·cos(description).
 - `pred_min_degree` 0: no degree filter on the predicted side.
 - Between the rename map and the embeddings, names equal after normalization (case, spaces,
-  punctuation) match too; candidates of the same type are preferred at every step.
+  punctuation) to a reference name or alias match too, within the same type only. When two
+  predictions ground to one reference through the rename map, the one of the same type wins.
+- A per-type row counts the predictions of that type: a true or false positive in the row of
+  the predicted type, a false negative in the row of the reference type, so the totals are the
+  sums of the rows. A rename-map match across types is a true positive of the predicted type
+  and is listed in `MovieScore.cross_type_matches`.
 - A scored reference relation is one whose two ends are scored entities and whose type is not
   event-centric. Symmetric types (kinship_with, affinity_with, hostility_with, allied_with) match
   in either direction.
@@ -62,12 +67,25 @@ class NearMiss(BaseModel):
     similarity: float
 
 
+class CrossTypeMatch(BaseModel):
+    """A prediction grounded by the rename map to a reference entity of another type."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    predicted: str
+    predicted_type: str
+    reference: str
+    reference_type: str
+    counted: bool = Field(description="The reference entity is scored (else the match is neutral).")
+
+
 class MovieScore(BaseModel):
     """STAGE-KG scores of one predicted graph against one reference graph."""
 
     model_config = ConfigDict(extra="forbid")
 
-    movie: str
+    movie: str = Field(description="The movie id (the STAGE folder name).")
+    title: str = Field(default="", description="The movie's title, when known.")
     entities: PRF
     relations: PRF
     entity_types: dict[str, PRF]
@@ -79,6 +97,7 @@ class MovieScore(BaseModel):
     unmatched_reference: dict[str, list[str]] = Field(default_factory=dict)
     false_positives: dict[str, list[str]] = Field(default_factory=dict)
     near_misses: list[NearMiss] = Field(default_factory=list)
+    cross_type_matches: list[CrossTypeMatch] = Field(default_factory=list)
     prediction_report: LoadReport | None = None
     reference_report: LoadReport | None = None
 
@@ -97,7 +116,10 @@ def _non_event(graph: KnowledgeGraph, schema: Schema) -> list[Entity]:
 
 
 def _name_candidates(pred: list[Entity], ref: list[Entity], renames: dict[str, str]) -> list[tuple[float, str, str]]:
-    """Rename-map and normalized-name candidates, scored so that they beat any embedding."""
+    """Rename-map and normalized-name candidates, scored so that they beat any embedding.
+
+    The rename map grounds across types (same type first); equal names need the same type.
+    """
     by_name = {r.name: r for r in ref}
     by_key: dict[str, list[Entity]] = defaultdict(list)
     for r in ref:
@@ -110,7 +132,8 @@ def _name_candidates(pred: list[Entity], ref: list[Entity], renames: dict[str, s
             r = by_name[target]
             out.append((_RENAME + (0.5 if r.type == p.type else 0.0), p.id, r.id))
         for r in by_key.get(canonical_key(p.name), []):
-            out.append((_IDENTITY + (0.5 if r.type == p.type else 0.0), p.id, r.id))
+            if r.type == p.type:
+                out.append((_IDENTITY, p.id, r.id))
     return out
 
 
@@ -158,7 +181,7 @@ def match_entities(
     pred: list[Entity], ref: list[Entity], renames: dict[str, str], embedder: Embedder,
     options: ScoreOptions,
 ) -> tuple[dict[str, str], list[NearMiss]]:
-    """Match predicted to reference entities: rename map, name identity, then embeddings.
+    """Match predicted to reference entities: rename map, same-type name identity, then embeddings.
 
     Only what the name steps leave unmatched is embedded, so scoring a graph against itself
     never loads the model.
@@ -193,6 +216,7 @@ def score_movie(
     options: ScoreOptions | None = None,
     schema: Schema | None = None,
     movie: str = "",
+    title: str = "",
 ) -> MovieScore:
     """Score one predicted graph against its reference graph with the STAGE-KG protocol.
 
@@ -203,7 +227,8 @@ def score_movie(
         embedder: Embeds names for the similarity step.
         options: Protocol choices; defaults documented in `ScoreOptions`.
         schema: The schema; default STAGE-KG.
-        movie: A label for reports.
+        movie: The movie id, for reports.
+        title: The movie's title, for reports.
 
     Returns:
         Entity and relation P/R/F1, per type, and the material for explanations.
@@ -221,13 +246,18 @@ def score_movie(
     entity_types: dict[str, PRF] = defaultdict(PRF)
     false_pos: dict[str, list[str]] = defaultdict(list)
     neutral_entities = 0
+    cross_type: list[CrossTypeMatch] = []
     for p in pred_entities:
         r = matched.get(p.id)
+        if r is not None and ref_by_id[r].type != p.type:
+            cross_type.append(CrossTypeMatch(
+                predicted=p.name, predicted_type=p.type, reference=ref_by_id[r].name,
+                reference_type=ref_by_id[r].type, counted=r in scored))
         if r is None:
             entity_types[p.type] = entity_types[p.type] + PRF(fp=1)
             false_pos[p.type].append(p.name)
         elif r in scored:
-            entity_types[ref_by_id[r].type] = entity_types[ref_by_id[r].type] + PRF(tp=1)
+            entity_types[p.type] = entity_types[p.type] + PRF(tp=1)
         else:
             neutral_entities += 1
     hit = set(matched.values())
@@ -268,6 +298,7 @@ def score_movie(
 
     return MovieScore(
         movie=movie,
+        title=title,
         entities=micro(list(entity_types.values())),
         relations=micro(list(relation_types.values())),
         entity_types=dict(sorted(entity_types.items())),
@@ -279,4 +310,5 @@ def score_movie(
         unmatched_reference={k: sorted(v) for k, v in sorted(unmatched_ref.items())},
         false_positives={k: sorted(v) for k, v in sorted(false_pos.items())},
         near_misses=sorted(near, key=lambda n: -n.similarity),
+        cross_type_matches=sorted(cross_type, key=lambda c: (c.predicted_type, c.predicted, c.reference)),
     )

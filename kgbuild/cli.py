@@ -15,6 +15,8 @@ from kgbuild.chunking import DEFAULT_TOKEN_BUDGET, chunk_screenplay
 from kgbuild.errors import KgbuildError
 from kgbuild.llm.settings import DEFAULT_LLM_CHUNK_TOKENS
 from kgbuild.model import SourceFormat
+from kgbuild.paths import cache_dir as resolve_cache_dir
+from kgbuild.paths import check_writable_dir, check_writable_file
 from kgbuild.readers import DEFAULT_MAX_BYTES, read_screenplay
 from kgbuild.summary import ScreenplaySummary, summarize
 
@@ -70,8 +72,7 @@ def cli() -> None:
 @click.argument("script", type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
     "-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-    help="Where to write the screenplay JSON [default: SCRIPT's name + .screenplay.json in the "
-    "current folder].",
+    help="Also write the scene model as JSON to this file [default: write nothing, print the summary].",
 )
 @click.option("--format", "fmt", type=_FORMATS, help="Skip detection and read as this format.")
 @click.option("--max-bytes", type=int, default=DEFAULT_MAX_BYTES, show_default=True,
@@ -79,15 +80,17 @@ def cli() -> None:
 @click.option("--top", type=int, default=15, show_default=True, help="Rows per summary table.")
 def parse(script: Path, output: Path | None, fmt: str | None, max_bytes: int, top: int) -> None:
     """Parse SCRIPT (Fountain, FDX, PDF, plain text, STAGE script.json) and summarize it."""
+    if output is not None:
+        check_writable_file(output)
     screenplay = read_screenplay(
         script, format=SourceFormat(fmt) if fmt else None, max_bytes=max_bytes
     )
-    target = output or Path(f"{script.stem}.screenplay.json")
-    write_text_atomic(target, screenplay.model_dump_json(indent=1))
     console = _console()
     warnings = [f"line {w.line}: {w.message}" if w.line else w.message for w in screenplay.warnings]
     _show_summary(console, summarize(screenplay), warnings, top)
-    console.print(f"Wrote {target}")
+    if output is not None:
+        write_text_atomic(output, screenplay.model_dump_json(indent=1))
+        console.print(f"Wrote {output}")
 
 
 @cli.command()
@@ -99,6 +102,7 @@ def parse(script: Path, output: Path | None, fmt: str | None, max_bytes: int, to
 @click.option("--no-pack", is_flag=True, help="One chunk per scene at least (no packing).")
 def chunk(script: Path, output: Path, budget: int, no_pack: bool) -> None:
     """Cut SCRIPT into scene-aligned chunks, as the extraction stages see it."""
+    check_writable_file(output)
     screenplay = read_screenplay(script)
     chunks = chunk_screenplay(screenplay, token_budget=budget, pack_scenes=not no_pack)
     write_text_atomic(output, "".join(c.model_dump_json() + "\n" for c in chunks))
@@ -107,6 +111,10 @@ def chunk(script: Path, output: Path, budget: int, no_pack: bool) -> None:
         f"{len(chunks)} chunks from {len(screenplay.scenes)} scenes; tokens per chunk: "
         f"median {sizes[len(sizes) // 2]}, max {sizes[-1]}. Wrote {output}"
     )
+    over = sum(size > budget for size in sizes)
+    if over:
+        click.echo(f"Note: {over} chunks exceed the budget of {budget} tokens: a chunk never cuts inside "
+                   "a speech or an action paragraph, and those are longer than the budget.")
 
 
 _BENCHES = ("parsing", "scoring", "build", "store", "llm", "merge")
@@ -210,6 +218,12 @@ class _Bars:
         self._progress = progress
         self._task = None
 
+    def hide_unstarted(self) -> None:
+        """Hide the bars of stages that did no work (an error follows, not an empty bar)."""
+        for task in self._progress.tasks:
+            if not task.completed:
+                self._progress.update(task.id, visible=False)
+
     def stage(self, name: str, total: int | None) -> None:
         if self._task is not None:
             self._progress.update(self._task, completed=self._progress.tasks[-1].total)
@@ -222,6 +236,8 @@ class _Bars:
 
 #: Exit status of a build stopped by batch-export mode (requests written, import then rerun).
 EXIT_BATCH_PENDING = 3
+#: Exit status of an LLM build in which some chunks got no valid answer after the retries.
+EXIT_PARTIAL = 4
 
 
 def _llm_settings(model: str | None, llm_options: dict[str, object]):
@@ -239,10 +255,13 @@ def _llm_settings(model: str | None, llm_options: dict[str, object]):
 
 
 @cli.command()
-@click.argument("script", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("script", type=click.Path(path_type=Path))
 @click.option("-o", "--output", "outdir", type=click.Path(file_okay=False, path_type=Path),
-              required=True, help="Folder for graph.json, screenplay.json, report.md, graph.graphml "
-              "(and review.jsonl with an LLM).")
+              help="Folder for graph.json, screenplay.json, report.md, graph.graphml "
+              "(and review.jsonl with an LLM) [required, except with --from-stage: SCRIPT's folder].")
+@click.option("--from-stage", type=click.Choice(["merge"]),
+              help="SCRIPT is a build folder: rerun its stages from this one on (merging, corrections) "
+              "and rewrite the whole folder.")
 @click.option("--budget", type=click.IntRange(min=1), default=None,
               help=f"Token budget per chunk [default: {DEFAULT_TOKEN_BUDGET}; with an LLM "
               f"{DEFAULT_LLM_CHUNK_TOKENS}].")
@@ -278,13 +297,19 @@ def _llm_settings(model: str | None, llm_options: dict[str, object]):
 @click.option("--neo4j-database", help="The Neo4j database [default: the server's default].")
 @click.option("--no-merge", is_flag=True,
               help="Skip entity merging (normalize, cluster, adjudicate; logged in merge_log.jsonl).")
+@click.option("--movie", help="The movie id stores key on [default: the STAGE folder name of a "
+              "script.json, else the title page's title, else the file name without extension].")
+@click.option("--force", is_flag=True, help="Replace OUTDIR even when it holds the build of another script.")
+@click.option("--allow-partial", is_flag=True,
+              help="Replace an existing build even when some LLM chunks failed (exit status 4 all the same).")
 @click.option("--corrections", type=click.Path(dir_okay=False, exists=True, path_type=Path),
               help="Corrections to apply (JSON Lines: reject, merge, split, rename, retype) "
               "[default: SCRIPT_STEM.corrections.jsonl beside SCRIPT, if present].")
-def build(script: Path, outdir: Path, budget: int | None, lenient: bool, cache_dir: Path | None,
+def build(script: Path, outdir: Path | None, from_stage: str | None, budget: int | None, lenient: bool,
+          cache_dir: Path | None,
           max_bytes: int, quiet: bool, llm_model: str | None, llm_cache_dir: Path | None,
-          neo4j_uri: str | None, neo4j_database: str | None, no_merge: bool, corrections: Path | None,
-          **llm_options: object) -> None:
+          neo4j_uri: str | None, neo4j_database: str | None, no_merge: bool, movie: str | None, force: bool,
+          allow_partial: bool, corrections: Path | None, **llm_options: object) -> None:
     """Build the story graph of SCRIPT into OUTDIR: offline by default, with an LLM if given one.
 
     OUTDIR gets graph.json, the embedded store graph.lbdb (query it with 'kgbuild query --db
@@ -292,6 +317,10 @@ def build(script: Path, outdir: Path, budget: int | None, lenient: bool, cache_d
     (SCRIPT_STEM.corrections.jsonl) is applied after merging on every build, one correction per
     line, e.g. {"action": "reject", "fact": "rel:..."}, {"action": "rename", "fact":
     "character:neil", "name": "Neil Perry"}, {"action": "split", "entities": [ID, ID]}.
+
+    Exit status: 0 built; 2 bad input or an unwritable place (nothing written); 3 batch-export
+    mode wrote requests; 4 some LLM chunks failed (an existing build is kept unless
+    --allow-partial).
     """
     from kgbuild.store_cli import neo4j_credentials
 
@@ -306,21 +335,42 @@ def build(script: Path, outdir: Path, budget: int | None, lenient: bool, cache_d
 
     from kgbuild.embeddings import default_embedder
     from kgbuild.llm.types import BatchPendingError
-    from kgbuild.output import REVIEW_FILE, write_build
-    from kgbuild.pipeline import BuildOptions, run_build
+    from kgbuild.output import check_build_target, write_build
+    from kgbuild.pipeline import BuildOptions, resume_build, run_build
 
+    if outdir is None and from_stage is None:
+        raise click.UsageError("Missing option '-o' / '--output'.")
+    outdir = outdir or script
+    if from_stage is None:
+        check_build_target(outdir, script, force=force)
+    else:
+        check_writable_dir(outdir)
     llm = _llm_settings(llm_model, {**llm_options, "cache_dir": llm_cache_dir})
+    if llm is not None:
+        check_writable_dir(resolve_cache_dir(llm.cache_dir), "LLM cache folder")
     options = BuildOptions(token_budget=budget, strict_repairs=not lenient, max_bytes=max_bytes,
                            embedder=default_embedder(cache_dir), llm=llm, merge=not no_merge,
-                           corrections=corrections)
+                           corrections=corrections, movie=movie)
     columns = (TextColumn("{task.description:<18}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn())
-    try:
-        with Progress(*columns, console=Console(stderr=True), disable=quiet, transient=False) as bars:
-            state = run_build(script, options, progress=_Bars(bars))
-    except BatchPendingError as e:
-        click.echo(f"kgbuild: {e}", err=True)
-        sys.exit(EXIT_BATCH_PENDING)
+    with Progress(*columns, console=Console(stderr=True), disable=quiet, transient=False) as bars:
+        shown = _Bars(bars)
+        try:
+            state = (run_build(script, options, progress=shown) if from_stage is None
+                     else resume_build(script, from_stage, options, progress=shown))
+        except BatchPendingError as e:
+            shown.hide_unstarted()
+            bars.stop()
+            click.echo(f"kgbuild: {e}", err=True)
+            sys.exit(EXIT_BATCH_PENDING)
+        except BaseException:
+            shown.hide_unstarted()
+            raise
+    failed = _failed_chunks(state)
+    if failed and not allow_partial and (outdir / "graph.json").exists():
+        click.echo(f"kgbuild: {failed} of {len(state.llm.run.outcomes)} chunks failed; the build in {outdir} "
+                   "was kept (rerun to retry the failed requests, or add --allow-partial to replace it)", err=True)
+        sys.exit(EXIT_PARTIAL)
     written = write_build(state, outdir)
     graph = state.graph
     click.echo(
@@ -336,16 +386,34 @@ def build(script: Path, outdir: Path, budget: int | None, lenient: bool, cache_d
         click.echo(f"Loaded movie {counts.movie!r} into Neo4j at {neo4j_uri}: {counts.nodes} nodes, "
                    f"{counts.relations} relationships ({len(counts.refused)} refused).")
     if state.llm is not None:
-        from kgbuild.llm.costs import format_usage
+        _show_llm_usage(state, outdir)
+    if failed:
+        click.echo(f"kgbuild: {failed} of {len(state.llm.run.outcomes)} chunks failed (no valid answer after the "
+                   f"retries; listed in {outdir / 'review.jsonl'}); rerun the same command to retry them", err=True)
+        sys.exit(EXIT_PARTIAL)
 
-        rates, review = state.llm.rates, state.llm.run.review()
-        for line in format_usage(state.llm.usage):
-            click.echo(line)
-        click.echo(f"Per 1,000 script words: {rates.requests:.2f} requests, "
-                   f"{rates.prompt_tokens + rates.completion_tokens:.0f} tokens "
-                   f"({rates.first_requests:.2f} and {rates.first_tokens:.0f} before reflection retries)")
-        click.echo(f"{len(review)} of {len(state.llm.run.outcomes)} chunks need review"
-                   + (f": {', '.join(e.chunk for e in review)} (see {outdir / REVIEW_FILE})" if review else "."))
+
+def _failed_chunks(state) -> int:
+    """How many LLM chunks got no valid answer after the retries (0 offline)."""
+    if state.llm is None:
+        return 0
+    from kgbuild.llm.extract import ChunkStatus
+
+    return state.llm.run.count(ChunkStatus.FAILED)
+
+
+def _show_llm_usage(state, outdir: Path) -> None:
+    from kgbuild.llm.costs import format_usage
+    from kgbuild.output import REVIEW_FILE
+
+    rates, review = state.llm.rates, state.llm.run.review()
+    for line in format_usage(state.llm.usage):
+        click.echo(line)
+    click.echo(f"Per 1,000 script words: {rates.requests:.2f} requests, "
+               f"{rates.prompt_tokens + rates.completion_tokens:.0f} tokens "
+               f"({rates.first_requests:.2f} and {rates.first_tokens:.0f} before reflection retries)")
+    click.echo(f"{len(review)} of {len(state.llm.run.outcomes)} chunks need review"
+               + (f": {', '.join(e.chunk for e in review)} (see {outdir / REVIEW_FILE})" if review else "."))
 
 
 def _register() -> None:

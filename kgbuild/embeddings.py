@@ -17,10 +17,11 @@ from typing import Protocol
 
 import numpy as np
 
+from kgbuild.paths import cache_dir as resolve_cache_dir
+from kgbuild.paths import check_writable_dir
+
 logger = logging.getLogger(__name__)
 
-#: Default cache folder; override with the KGBUILD_CACHE_DIR environment variable.
-DEFAULT_CACHE_DIR = Path(os.environ.get("KGBUILD_CACHE_DIR", Path.home() / ".cache" / "kgbuild"))
 
 
 class Embedder(Protocol):
@@ -82,13 +83,17 @@ class CachedEmbedder:
 
     Args:
         inner: The embedder to call for texts not in the cache.
-        cache_dir: Folder of the SQLite cache file (created if missing).
+        cache_dir: Folder of the SQLite cache file (created if missing); None means
+            $KGBUILD_CACHE_DIR or ~/.cache/kgbuild (`kgbuild.paths.cache_dir`).
+
+    Raises:
+        OutputError: the cache folder cannot be written.
     """
 
-    def __init__(self, inner: Embedder, cache_dir: str | os.PathLike[str] = DEFAULT_CACHE_DIR):
+    def __init__(self, inner: Embedder, cache_dir: str | os.PathLike[str] | None = None):
         self._inner = inner
         self.name = inner.name
-        folder = Path(cache_dir)
+        folder = check_writable_dir(resolve_cache_dir(cache_dir), "cache folder")
         folder.mkdir(parents=True, exist_ok=True)
         self.path = folder / "embeddings.sqlite"
         self._db = sqlite3.connect(self.path)
@@ -129,4 +134,4 @@ class CachedEmbedder:
 
 def default_embedder(cache_dir: str | os.PathLike[str] | None = None) -> CachedEmbedder:
     """The bundled MiniLM model behind the on-disk cache."""
-    return CachedEmbedder(MiniLMEmbedder(), cache_dir or DEFAULT_CACHE_DIR)
+    return CachedEmbedder(MiniLMEmbedder(), cache_dir)

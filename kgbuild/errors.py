@@ -34,3 +34,7 @@ class NotAScreenplayError(InputError):
 
 class OcrNeededError(InputError):
     """A PDF without a text layer: it needs OCR first."""
+
+
+class OutputError(KgbuildError):
+    """An output file or folder, or the cache folder, cannot be written; the message says which."""

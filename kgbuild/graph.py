@@ -237,7 +237,7 @@ class GraphBuilder:
     def to_graph(self, screenplay: Screenplay, *, backend: str, version: str) -> KnowledgeGraph:
         """The collected entities and relations as the graph of `screenplay`."""
         return KnowledgeGraph(
-            movie=MovieInfo(title=screenplay.title, language=screenplay.language,
+            movie=MovieInfo(id=screenplay.id, title=screenplay.title, language=screenplay.language,
                             source_sha256=screenplay.source.sha256, scenes=len(screenplay.scenes)),
             entities=list(self.entities.values()),
             relations=list(self.relations.values()),

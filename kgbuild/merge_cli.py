@@ -51,32 +51,62 @@ def merge(graph: Path, outdir: Path | None, screenplay: Path | None, cache_dir: 
     """Merge the entities of GRAPH (a graph.json or a build folder): normalize, embed, cluster,
     adjudicate, then rewrite entities and relation endpoints.
 
-    Writes graph.json and merge_log.jsonl (what merged into what, and why). The embedded store
-    and exports of the folder are not rewritten: reload them with 'kgbuild load' / 'kgbuild export'.
+    On a build folder (the default when GRAPH is one) this is the build's own merge stage: the
+    same as 'kgbuild build FOLDER --from-stage merge', rewriting every file of the folder (or of
+    -o OUTDIR) together, the new merge_log.jsonl entries after the earlier ones. On a lone
+    graph.json it writes graph.json and appends to merge_log.jsonl beside it.
     """
     from kgbuild.canonicalize.merge import MERGE_LOG_FILE, merge_graph, merge_graph_llm
     from kgbuild.embeddings import default_embedder
     from kgbuild.graph import graph_file, load_graph, save_graph
+    from kgbuild.paths import check_writable_dir
 
     source = graph_file(graph)
-    kg = load_graph(source)
-    sp = _screenplay(screenplay, source)
-    embedder = default_embedder(cache_dir)
+    target = outdir or source.parent
+    check_writable_dir(target)
+    settings = None
     if llm_model:
         from kgbuild.llm.settings import LLMSettings
 
         settings = LLMSettings(model=llm_model, base_url=llm_base_url, cache_dir=llm_cache_dir,
                                concurrency=concurrency, max_requests=max_requests, max_cost=max_cost)
+    if screenplay is None and (source.parent / "screenplay.json").is_file() and source.name == "graph.json":
+        _merge_build_folder(source.parent, target, default_embedder(cache_dir), settings)
+        return
+    kg = load_graph(source)
+    sp = _screenplay(screenplay, source)
+    embedder = default_embedder(cache_dir)
+    if settings is not None:
         merged, log = merge_graph_llm(kg, sp, embedder, settings)
     else:
         merged, log = merge_graph(kg, sp, embedder, None)
-    target = outdir or source.parent
     target.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(target / MERGE_LOG_FILE, "".join(e.model_dump_json() + "\n" for e in log))
+    earlier = (target / MERGE_LOG_FILE).read_text(encoding="utf-8") if (target / MERGE_LOG_FILE).is_file() else ""
+    write_text_atomic(target / MERGE_LOG_FILE, earlier + "".join(e.model_dump_json() + "\n" for e in log))
     save_graph(merged, target / "graph.json")
+    _summary(len(kg.entities), len(merged.entities), len(kg.relations), len(merged.relations), log,
+             f"Wrote {target / 'graph.json'}, {target / MERGE_LOG_FILE}")
+
+
+def _merge_build_folder(folder: Path, target: Path, embedder, settings) -> None:
+    """The build's own merge stage on its folder: the same code path as
+    'kgbuild build FOLDER --from-stage merge', every file of the folder rewritten together."""
+    from kgbuild.graph import load_graph
+    from kgbuild.output import write_build
+    from kgbuild.pipeline import BuildOptions, resume_build
+
+    before = load_graph(folder / "graph.json")
+    state = resume_build(folder, "merge", BuildOptions(embedder=embedder, llm=settings))
+    written = write_build(state, target)
+    new = state.merge_log[state.earlier_merge_log:]
+    _summary(len(before.entities), len(state.graph.entities), len(before.relations), len(state.graph.relations),
+             new, "Wrote " + ", ".join(str(p) for p in written))
+
+
+def _summary(entities_before: int, entities_after: int, relations_before: int, relations_after: int,
+             log, wrote: str) -> None:
     merges = [e for e in log if e.action == "merge"]
     failed = sum(e.action == "error" for e in log)
-    click.echo(f"{len(kg.entities)} -> {len(merged.entities)} entities ({len(merges)} merges"
+    click.echo(f"{entities_before} -> {entities_after} entities ({len(merges)} merges"
                + (f", {failed} failed adjudications kept apart" if failed else "")
-               + f"), {len(kg.relations)} -> {len(merged.relations)} relations. "
-               f"Wrote {target / 'graph.json'}, {target / MERGE_LOG_FILE}")
+               + f"), {relations_before} -> {relations_after} relations. {wrote}")

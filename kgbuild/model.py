@@ -109,6 +109,10 @@ class ParseWarning(_Model):
 class Screenplay(_Model):
     """A parsed screenplay: the input of every later stage."""
 
+    id: str = Field(
+        default="",
+        description="The movie id: the STAGE folder name of a script.json, else the title page's "
+        "title, else the file stem ('' in files written before kgbuild stored it).")
     title: str
     language: str = Field(description="'en' or 'zh'.")
     source: Source
@@ -209,10 +213,16 @@ class Provenance(_Model):
 class MovieInfo(_Model):
     """What the graph is about."""
 
+    id: str = Field(default="", description="The movie id stores key on; the title when empty.")
     title: str
     language: str
     source_sha256: str | None = None
     scenes: int = 0
+
+    @property
+    def key(self) -> str:
+        """The movie id, or the title for graphs written before kgbuild stored ids."""
+        return self.id or self.title
 
 
 #: The on-disk format tag of graph.json; a loader refuses files from a newer kgbuild.

@@ -7,15 +7,19 @@ build that wrote everything else.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import shutil
 import tempfile
 from pathlib import Path
 
 from kgbuild.canonicalize.merge import MERGE_LOG_FILE
+from kgbuild.errors import OutputError
 from kgbuild.graph import save_graph
 from kgbuild.loaders.embedded import DEFAULT_DB_NAME, write_embedded
 from kgbuild.loaders.graphml import export_graphml
+from kgbuild.paths import check_writable_dir
 from kgbuild.pipeline import BuildState
 from kgbuild.report import build_report
 
@@ -24,6 +28,31 @@ from kgbuild.report import build_report
 BUILD_FILES = ("screenplay.json", "report.md", "graph.graphml", DEFAULT_DB_NAME, "graph.json")
 #: Written by LLM builds only: the chunks left below the reflection threshold or failed.
 REVIEW_FILE = "review.jsonl"
+
+
+def check_build_target(outdir: str | os.PathLike[str], script: str | os.PathLike[str], *,
+                       force: bool = False) -> Path:
+    """Check before any work that a build of `script` may be written into `outdir`.
+
+    Raises:
+        OutputError: `outdir` cannot be written, or it holds the build of another script and
+            `force` is not given.
+    """
+    target = check_writable_dir(outdir)
+    existing = target / "graph.json"
+    source = Path(script)
+    if force or not existing.is_file() or not source.is_file():
+        return target
+    try:
+        movie = json.loads(existing.read_text(encoding="utf-8")).get("movie") or {}
+    except (OSError, ValueError, AttributeError):
+        return target
+    old = movie.get("source_sha256")
+    if old and old != hashlib.sha256(source.read_bytes()).hexdigest():
+        raise OutputError(
+            f"{target} holds the build of another script ({movie.get('title') or 'untitled'}); "
+            "choose another folder, or add --force to replace it")
+    return target
 
 
 def write_build(state: BuildState, outdir: str | os.PathLike[str]) -> list[Path]:

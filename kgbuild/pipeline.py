@@ -17,6 +17,7 @@ from kgbuild import __version__
 from kgbuild.canonicalize.repairs import RepairCount, run_repairs
 from kgbuild.chunking import DEFAULT_TOKEN_BUDGET, chunk_screenplay
 from kgbuild.embeddings import Embedder
+from kgbuild.errors import InputError
 from kgbuild.model import Chunk, KnowledgeGraph, Screenplay
 from kgbuild.readers import DEFAULT_MAX_BYTES, read_screenplay
 
@@ -64,6 +65,7 @@ class BuildOptions:
         merge: Run the entity-merging stage (LLM adjudication with `llm`, rules without).
         corrections: The corrections file to apply (see `kgbuild.canonicalize.corrections`);
             None means the one beside the script, when it exists.
+        movie: The movie id; None means the reader's (`kgbuild.readers.movie_id`).
     """
 
     token_budget: int | None = None
@@ -74,6 +76,7 @@ class BuildOptions:
     llm_backend: ChatBackend | None = None
     merge: bool = True
     corrections: Path | None = None
+    movie: str | None = None
 
     def corrections_path(self, script: Path) -> Path | None:
         """The corrections file this build applies, if any."""
@@ -110,6 +113,7 @@ class BuildState:
     merge_log: list[MergeLogEntry] = field(default_factory=list)
     corrections: list[tuple[int, Correction]] = field(default_factory=list)
     corrected: list[CorrectionResult] = field(default_factory=list)
+    earlier_merge_log: int = 0  # entries of merge_log carried over from the build folder resumed
 
 
 def _parse(state: BuildState, progress: Progress) -> BuildState:
@@ -119,6 +123,8 @@ def _parse(state: BuildState, progress: Progress) -> BuildState:
     path = state.options.corrections_path(state.script)
     corrections = load_corrections(path) if path is not None else []
     screenplay = read_screenplay(state.script, max_bytes=state.options.max_bytes)
+    if state.options.movie:
+        screenplay = screenplay.model_copy(update={"id": state.options.movie})
     progress.advance()
     return replace(state, screenplay=screenplay, corrections=corrections)
 
@@ -205,7 +211,7 @@ def _merge(state: BuildState, progress: Progress) -> BuildState:
         graph, log = merge_graph_llm(state.graph, state.screenplay, embedder, _remaining_budget(state),
                                      backend=state.options.llm_backend, options=options)
     progress.advance()
-    return replace(state, graph=graph, merge_log=log)
+    return replace(state, graph=graph, merge_log=[*state.merge_log, *log])
 
 
 def _correct(state: BuildState, progress: Progress) -> BuildState:
@@ -233,6 +239,22 @@ STAGES: list[tuple[str, Stage]] = [
 ]
 
 
+#: The stages a build can be resumed from on an existing build folder.
+RESUMABLE = ("merge",)
+
+
+def _run(state: BuildState, stages: list[tuple[str, Stage]], progress: Progress) -> BuildState:
+    timings: dict[str, float] = {}
+    for name, stage in stages:
+        start = time.perf_counter()
+        state = stage(state, progress)
+        timings[name] = round(time.perf_counter() - start, 3)
+    assert state.graph is not None
+    provenance = state.graph.provenance.model_copy(update={"timings": timings}) if state.graph.provenance else None
+    graph = state.graph.model_copy(update={"provenance": provenance})
+    return replace(state, graph=graph, timings=timings)
+
+
 def run_build(
     script: str | os.PathLike[str],
     options: BuildOptions | None = None,
@@ -256,13 +278,53 @@ def run_build(
         LLMRequestError: the LLM server refused the requests.
     """
     state = BuildState(script=Path(script), options=options or BuildOptions())
-    progress = progress or _Silent()
-    timings: dict[str, float] = {}
-    for name, stage in STAGES:
-        start = time.perf_counter()
-        state = stage(state, progress)
-        timings[name] = round(time.perf_counter() - start, 3)
-    assert state.graph is not None
-    provenance = state.graph.provenance.model_copy(update={"timings": timings}) if state.graph.provenance else None
-    graph = state.graph.model_copy(update={"provenance": provenance})
-    return replace(state, graph=graph, timings=timings)
+    return _run(state, STAGES, progress or _Silent())
+
+
+def resume_build(
+    build_dir: str | os.PathLike[str],
+    from_stage: str,
+    options: BuildOptions | None = None,
+    *,
+    progress: Progress | None = None,
+) -> BuildState:
+    """Rerun a build folder's stages from `from_stage` on (nothing is written).
+
+    The folder's screenplay.json and graph.json are the input; its merge_log.jsonl is kept and
+    the new entries follow it; the corrections file beside the original script (or
+    `options.corrections`) is applied again.
+
+    Args:
+        build_dir: A folder written by `kgbuild build`.
+        from_stage: One of `RESUMABLE`.
+        options: Build options; defaults when None.
+        progress: Where progress goes; silent when None.
+
+    Raises:
+        InputError: not a build folder, or a stage that cannot be resumed.
+    """
+    from kgbuild.canonicalize.corrections import load_corrections
+    from kgbuild.canonicalize.merge import MERGE_LOG_FILE, MergeLogEntry
+    from kgbuild.graph import load_graph
+
+    if from_stage not in RESUMABLE:
+        raise InputError(f"a build can be resumed from {', '.join(RESUMABLE)}, not from '{from_stage}'")
+    folder = Path(build_dir)
+    if not (folder / "graph.json").is_file() or not (folder / "screenplay.json").is_file():
+        raise InputError("not a build folder (graph.json and screenplay.json are needed); run 'kgbuild build' "
+                         "first", path=str(folder))
+    options = options or BuildOptions()
+    try:
+        screenplay = Screenplay.model_validate_json((folder / "screenplay.json").read_text(encoding="utf-8"))
+    except ValueError as e:
+        raise InputError(f"screenplay.json is not valid ({e}); rebuild the folder", path=str(folder)) from e
+    log_file = folder / MERGE_LOG_FILE
+    log = [MergeLogEntry.model_validate_json(line) for line in log_file.read_text(encoding="utf-8").splitlines()
+           if line.strip()] if log_file.is_file() else []
+    script = Path(screenplay.source.path)
+    path = options.corrections_path(script)
+    state = BuildState(script=script, options=options, screenplay=screenplay, graph=load_graph(folder / "graph.json"),
+                       merge_log=log, earlier_merge_log=len(log),
+                       corrections=load_corrections(path) if path is not None else [])
+    start = [name for name, _ in STAGES].index(from_stage)
+    return _run(state, STAGES[start:], progress or _Silent())

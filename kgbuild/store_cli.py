@@ -139,7 +139,7 @@ def query(cypher: str | None, db: Path | None, params: tuple[str, ...], fmt: str
               show_default=True, help="Rows per statement (per transaction on Neo4j).")
 @click.option("--replace", is_flag=True,
               help="Delete this movie's nodes and relationships first; other movies stay.")
-@click.option("--movie", help="The movie name stored on every node [default: the graph's title].")
+@click.option("--movie", help="The movie name stored on every node [default: the graph's movie id].")
 @click.option("--strict", is_flag=True, help="Load nothing if anything breaks the schema.")
 def load(graph_path: Path, db: Path | None, neo4j_uri: str | None, database: str | None,
          batch_size: int, replace: bool, movie: str | None, strict: bool) -> None:
@@ -175,7 +175,7 @@ def load(graph_path: Path, db: Path | None, neo4j_uri: str | None, database: str
               help="graphml, csv (for neo4j-admin import) or cypher (a replayable script); repeatable.")
 @click.option("-o", "--output", "outdir", type=click.Path(file_okay=False, path_type=Path),
               required=True, help="The folder to write into.")
-@click.option("--movie", help="The movie name stored on every node [default: the graph's title].")
+@click.option("--movie", help="The movie name stored on every node [default: the graph's movie id].")
 @click.option("--database", default="neo4j", show_default=True,
               help="The database the neo4j-admin command imports into (csv).")
 def export(graph_path: Path, formats: tuple[str, ...], outdir: Path, movie: str | None,

@@ -201,7 +201,7 @@ def prepare_rows(graph: KnowledgeGraph, *, movie: str | None = None,
 
     Args:
         graph: The graph to store.
-        movie: The movie name the rows carry; the graph's title when None.
+        movie: The movie name the rows carry; the graph's movie id when None.
         schema: The schema; the default STAGE-KG schema when None.
 
     Returns:
@@ -211,7 +211,7 @@ def prepare_rows(graph: KnowledgeGraph, *, movie: str | None = None,
         StoreError: a schema name is not a plain identifier.
     """
     schema = schema or load_schema()
-    movie = graph.movie.title if movie is None else movie
+    movie = graph.movie.key if movie is None else movie
     entity_types = [safe_identifier(t) for t in schema.entity_type_names()]
     for name in schema.relation_type_names():
         safe_identifier(name)

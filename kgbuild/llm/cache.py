@@ -26,6 +26,8 @@ from typing import Self
 
 from pydantic import BaseModel, ConfigDict
 
+from kgbuild.paths import cache_dir as resolve_cache_dir
+
 from kgbuild.errors import KgbuildError
 from kgbuild.llm.types import ChatRequest, ChatResult, Usage
 
@@ -91,9 +93,7 @@ def cache_key(request: ChatRequest) -> str:
 
 def default_cache_path(cache_dir: str | os.PathLike[str] | None = None) -> Path:
     """The cache file in `cache_dir`, or in $KGBUILD_CACHE_DIR / ~/.cache/kgbuild by default."""
-    if cache_dir is None:
-        cache_dir = os.environ.get("KGBUILD_CACHE_DIR") or Path.home() / ".cache" / "kgbuild"
-    return Path(cache_dir) / CACHE_FILE
+    return resolve_cache_dir(cache_dir) / CACHE_FILE
 
 
 class ResponseCache:

@@ -66,6 +66,10 @@ class Budget(BaseModel):
     max_requests: int | None = Field(default=None, ge=0, description="Limit on HTTP requests sent.")
 
 
+#: Refused connections before any answer after which a run stops instead of retrying every chunk.
+REFUSALS_BEFORE_STOP = 5
+
+
 def repair_message(error: str, *, truncated: bool) -> str:
     """The user message that asks the model to fix a reply that did not validate."""
     text = error if len(error) <= _QUOTE_LIMIT else error[:_QUOTE_LIMIT] + " ..."
@@ -146,6 +150,8 @@ class LLMClient:
         self._reserved = 0.0
         self._completions = 0
         self._completion_tokens = 0
+        self._answered = 0
+        self._refusals = 0
         self._price = self.prices.price(model)
         if self._price is None and self.budget.max_cost is not None:
             logger.warning("no price known for model %r: --max-cost cannot be enforced; add its price "
@@ -282,18 +288,37 @@ class LLMClient:
                 except LLMTransientError as e:
                     self._reserved -= estimate
                     last = e
+                    self._check_refusals(e)
                     logger.info("stage %s: transient failure (attempt %d of %d): %s", stage, attempt + 1,
                                 self.max_retries + 1, e)
                     continue
+                except LLMRequestError:
+                    self._reserved -= estimate
+                    raise
                 except BaseException:
                     self._reserved -= estimate
                     raise
+            self._answered += 1
             self._account(stage, request, result, estimate)
             return result
         raise LLMUnavailableError(
             f"stage {stage}: the LLM server failed {self.max_retries + 1} times in a row; last error: {last}. "
             "Check that the server is up and the rate limits; completed requests are cached, so "
             "rerunning continues where this run stopped.") from last
+
+    def _check_refusals(self, error: LLMTransientError) -> None:
+        """Stop when the first requests all find nothing listening: a wrong address, not a blip.
+
+        Raises:
+            LLMRequestError: `REFUSALS_BEFORE_STOP` requests were refused before any answer.
+        """
+        if not error.refused or self._answered:
+            return
+        self._refusals += 1
+        if self._refusals >= REFUSALS_BEFORE_STOP:
+            raise LLMRequestError(
+                f"the first {self._refusals} requests found no LLM server ({error}); check that the server "
+                "is up and the base URL (--llm-base-url or OPENAI_BASE_URL, usually ending in /v1)") from error
 
     async def _call(self, request: ChatRequest) -> ChatResult:
         try:

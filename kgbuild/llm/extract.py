@@ -330,7 +330,7 @@ def assemble(screenplay: Screenplay, outcomes: list[ChunkOutcome], *, version: s
         screenplay, list(entities.values()), list(relations.values()), quotes,
         producer=extraction_producer(model))
     graph = KnowledgeGraph(
-        movie=MovieInfo(title=screenplay.title, language=screenplay.language,
+        movie=MovieInfo(id=screenplay.id, title=screenplay.title, language=screenplay.language,
                         source_sha256=screenplay.source.sha256, scenes=len(screenplay.scenes)),
         entities=kept_entities, relations=kept_relations,
         provenance=Provenance(kgbuild_version=version, backend="llm", model=model,

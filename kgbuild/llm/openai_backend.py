@@ -209,7 +209,9 @@ class OpenAIBackend:
             except openai.APITimeoutError as e:
                 raise LLMTransientError(f"request to {self.base_url} timed out") from e
             except openai.APIConnectionError as e:
-                raise LLMTransientError(f"connection to {self.base_url} failed: {e}") from e
+                refused = _refused(e)
+                raise LLMTransientError(f"connection to {self.base_url} "
+                                        + ("refused" if refused else f"failed: {e}"), refused=refused) from e
             return _to_result(completion, self.base_url)
 
     def _fall_back(self, request: ChatRequest, mode: str, body: dict[str, Any],
@@ -237,6 +239,19 @@ class OpenAIBackend:
             logger.warning("%s rejected response_format %r (%s); falling back to %r with the schema in the "
                            "prompt", self.base_url, mode, error.message, self._mode)
         return True
+
+
+def _refused(error: BaseException) -> bool:
+    """True when the chain of causes says the connection was refused or never established
+    (nothing listens at the address), as opposed to a connection that dropped."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, ConnectionRefusedError) or type(current).__name__ == "ConnectError":
+            return True
+        current = current.__cause__ or current.__context__
+    return False
 
 
 def _map_status_error(error: openai.APIStatusError, base_url: str) -> Exception:

@@ -111,11 +111,14 @@ class LLMTransientError(LLMError):
     Args:
         message: What happened.
         retry_after: Seconds the server asked us to wait, if it said so.
+        refused: The connection was refused (nothing listens there): worth retrying once the
+            server answered before, a sign of a wrong address when it never has.
     """
 
-    def __init__(self, message: str, *, retry_after: float | None = None):
+    def __init__(self, message: str, *, retry_after: float | None = None, refused: bool = False):
         super().__init__(message)
         self.retry_after = retry_after
+        self.refused = refused
 
 
 class LLMRequestError(LLMError):

@@ -26,7 +26,7 @@ _AND_NAME = re.compile(r"^\s+and\s+")
 #: Verbs of handling: a character who does this to a thing interacts with it.
 HANDLING = word_set("""
     picks grabs takes holds opens closes reads writes throws drops puts pulls lifts carries hands
-    gives fires loads aims lights pours drinks eats raises tosses catches uses hides wears removes
+    gives fires loads aims lights pours drinks eats raises tosses catches uses hides removes
     examines inspects signs tears rips burns cuts fills empties unlocks locks plays pockets
     unwraps wraps unfolds folds clutches grips squeezes cocks draws sips smokes
     shuffles deals flips pushes drags hangs sets places lays offers shows snatches seizes collects

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from kgbuild.model import ElementKind, Screenplay
 from kgbuild.offline.phrases import VERB_FORMS
-from kgbuild.offline.stoplists import NOT_IN_NAMES
+from kgbuild.offline.stoplists import GENERIC_PEOPLE, NOT_IN_NAMES
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 # An introduction: 1-4 capitalised words, then a comma/parenthesis and an age or description.
@@ -230,7 +230,7 @@ def mention_patterns(cast: Cast, common: frozenset[str] = frozenset()) -> dict[s
 
     A name part is distinctive when one character's name holds it and the script never writes
     it in lower case (`common`): 'Angier' alone finds Robert Angier, 'Second' does not find
-    Second Angier.
+    Second Angier. Descriptor names ('Asian Woman', 'Bearded Man') are found only whole.
     """
     forms: dict[str, set[str]] = defaultdict(set)
     token_owners: Counter[str] = Counter()
@@ -245,7 +245,8 @@ def mention_patterns(cast: Cast, common: frozenset[str] = frozenset()) -> dict[s
     patterns = {}
     for canonical, names in forms.items():
         parts = set(names)
-        if not _CJK.search(canonical):
+        descriptor = canonical.split()[-1].lower() in GENERIC_PEOPLE  # 'Asian Woman', 'Bearded Man'
+        if not _CJK.search(canonical) and not descriptor:
             for token in canonical.split():
                 if len(token) >= 3 and token_owners[token.lower()] == 1 and token[0].isupper() \
                         and token.lower() not in common:

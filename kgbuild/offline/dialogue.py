@@ -5,9 +5,9 @@ A speech is addressed to someone only when the text settles who: the speaker cal
 character by name ('Neil, sit down.'), the scene has exactly two speakers, the speech sits
 between two speeches of the same other character (an exchange), or it answers the question
 the speech right before it asked. Voice-over speeches address
-no one in the scene. Attitude cues are read only from a speech with a known listener: thanks
-(favorable), 'I love you' and endearments (affinity), insults (unfavorable), threats to kill
-or hurt (hostility). Trading lines alone is `speaks_to`, nothing more.
+no one in the scene. Attitude cues are read only from a speech with a known listener: warm
+thanks and 'I love you' (favorable: one side's attitude), endearments (affinity), insults
+(unfavorable), threats to kill or hurt (hostility). Trading lines alone is `speaks_to`, nothing more.
 """
 
 from __future__ import annotations
@@ -126,8 +126,12 @@ class Cue:
 
 _I = re.IGNORECASE
 ATTITUDE_CUES = (
-    Cue("thanks", "favorable_toward", re.compile(r"\b(?:thank you|thanks)\b", _I)),
-    Cue("love", "affinity_with", re.compile(r"\bI love you\b", _I)),
+    # A bare 'thank you' is as often manners or a dismissal as a warm attitude.
+    Cue("thanks", "favorable_toward", re.compile(
+        r"\b(?:thank you|thanks) (?:so|very) much\b|\bthank you for everything\b|"
+        r"\bcan(?:'t|not) thank you enough\b|\bI(?:'m| am) (?:so |very |truly )?grateful\b", _I)),
+    # Love declared by one side is an attitude; a tie needs both (affinity).
+    Cue("love", "favorable_toward", re.compile(r"\bI love you\b", _I)),
     Cue("endearment", "affinity_with", re.compile(
         r"^\W*(?:darling|sweetheart|my love|my dear)\b\s*[,!.]|,\s*(?:darling|sweetheart|my love|"
         r"my dear)\s*[.!?]", _I)),

@@ -46,6 +46,7 @@ from kgbuild.offline.phrases import ING_NOUNS
 from kgbuild.offline.stoplists import (
     AMBIENCE,
     BODY_PARTS,
+    CLOTHES,
     COLORS,
     FIXTURES,
     GENERIC_PEOPLE,
@@ -60,7 +61,7 @@ from kgbuild.offline.typer import PhraseTyper
 # A sentence that opens with a pronoun has a subject the sentence does not name.
 _PRONOUN_OPENING = re.compile(r"^(?:He|She|They|It|His|Her|Their)\b")
 _PLACE_PARTICLES = frozenset({"into", "to", "onto", "inside", "through", "across", "toward", "towards"})
-_NOT_OBJECTS = BODY_PARTS | SPATIAL_PARTS | AMBIENCE | FIXTURES | TIME_WORDS | NOT_THINGS
+_NOT_OBJECTS = BODY_PARTS | SPATIAL_PARTS | AMBIENCE | FIXTURES | TIME_WORDS | NOT_THINGS | CLOTHES
 
 
 def _ev(scene: Scene, element: Element, text: str, rule: str) -> Evidence:

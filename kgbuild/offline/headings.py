@@ -43,10 +43,12 @@ _BUILDING_WORDS = word_set("""
 
 
 def _size(part: str) -> int:
-    words = [w.lower().removesuffix("'s").removesuffix("’s") for w in part.split()]
-    if any(w in _ROOM_WORDS for w in words):
+    """1 for a room, 2 for a building or vehicle, 3 for anything larger, by the head noun
+    (the last word: 'STAGE THEATRE' is a theatre, 'HOTEL ROOM' a room)."""
+    head = part.split()[-1].lower().removesuffix("'s").removesuffix("’s") if part.split() else ""
+    if head in _ROOM_WORDS:
         return 1
-    if any(w in _BUILDING_WORDS for w in words):
+    if head in _BUILDING_WORDS:
         return 2
     return 3
 
@@ -81,10 +83,12 @@ def heading_places(scene: Scene) -> list[str]:
     """The scene's places as written in its heading, outermost first.
 
     Example: 'INT. APARTMENT, CHICAGO - NIGHT' -> ['CHICAGO', 'APARTMENT'];
-    'EXT. CEMETERY / GRAVESIDE' -> ['CEMETERY', 'GRAVESIDE'].
+    'EXT. CEMETERY / GRAVESIDE' -> ['CEMETERY'].
     """
     heading = scene.heading or ""
-    parts = [_clean(q) for p in _joined_adjectives(heading, scene.location) for q in p.split(" / ")]
+    # 'CEMETERY / GRAVESIDE', '747 / FLYING', 'CLEARING / THE ROAD': what follows a slash is a
+    # detail, a manner or a second place, never reliably a part of the first.
+    parts = [_clean(p.split(" / ")[0]) for p in _joined_adjectives(heading, scene.location)]
     parts = [p for p in parts if (_CJK.search(p) or len(p) >= 3) and not _NOT_PLACES.match(p.upper())
              and not _NOT_PLACE_WORDS.search(p.upper()) and p.split()[-1].lower() not in FIXTURES]
     if len(parts) >= 2 and _comma_reversed(heading, parts):

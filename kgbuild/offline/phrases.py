@@ -95,6 +95,8 @@ def words(sentence: str) -> list[str]:
     return _WORD.findall(sentence)
 
 
+# Words that end a thing's name when they follow it: 'holds the newspaper open'.
+_NEVER_IN_NOUNS = word_set("open shut apart together aside tight loose alone")
 #: Nouns whose complement belongs to the name of the thing or place ('bottle of vodka').
 PARTITIVES = word_set("""
     stack pile bottle glass cup can box pack packet bag bunch pair piece sheet set row handful pot
@@ -132,10 +134,15 @@ def learn_verbs(sentences: list[str], names: frozenset[str] = frozenset()) -> fr
     return frozenset(found)
 
 
-def _stops(word: str, position: int, verbs: frozenset[str], names: frozenset[str]) -> bool:
+def _stops(word: str, position: int, verbs: frozenset[str], names: frozenset[str],
+           previous: str = "") -> bool:
     lower = word.lower()
+    # A bare verb stem after a singular noun makes a compound ('pocket watch'); after a plural
+    # it is the verb ('his eyes move').
+    compound = lower in _VERB_STEMS and not previous.endswith("s")
     if position > 0 and (
-        (lower in verbs or lower in VERB_FORMS) and lower not in _VERB_STEMS  # 'pocket watch'
+        (lower in verbs or lower in VERB_FORMS) and not compound
+        or lower in _NEVER_IN_NOUNS
         or lower.endswith("ing") and len(lower) > 5 and lower not in ING_NOUNS
         or lower.endswith("ed") and len(lower) > 4 and not lower.endswith("eed")
     ):
@@ -144,7 +151,8 @@ def _stops(word: str, position: int, verbs: frozenset[str], names: frozenset[str
         not (word.islower() or word.isupper())  # Title Case is a name, not part of a thing
         or word in names
         or lower in _FUNCTION_WORDS
-        or lower in VERB_FORMS and (lower.endswith(("ed", "ing")) or lower in _IRREGULAR_VERBS)
+        or lower in VERB_FORMS and (lower.endswith("ed") or lower.endswith("ing") and len(lower) > 5
+                                    or lower in _IRREGULAR_VERBS)
         or not _NOUN_WORD.match(lower)
         or lower.endswith("ly") and len(lower) > 4
     )
@@ -154,7 +162,7 @@ def _run(tokens: list[str], start: int, max_words: int, verbs: frozenset[str],
          names: frozenset[str]) -> list[str]:
     run: list[str] = []
     for word in tokens[start: start + max_words]:
-        if _stops(word, len(run), verbs, names):
+        if _stops(word, len(run), verbs, names, run[-1] if run else ""):
             break
         run.append(word.lower())
     return run

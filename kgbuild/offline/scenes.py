@@ -12,6 +12,9 @@ from kgbuild.offline.characters import Cast
 from kgbuild.offline.phrases import Phrase, learn_verbs, noun_phrases
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
+# Action that shows a picture, not the scene's place: 'INSERT CUT: ANGIER SCREAMING'.
+_NOT_HERE = re.compile(r"^\s*(?:INSERT|FLASH|FLASHBACK|CUT TO|INTERCUT|MONTAGE|SERIES OF SHOTS|IMAGE|PHOTO|"
+                       r"ON (?:THE )?(?:TV|SCREEN|MONITOR|NEWSREEL)|NEWSREEL|DREAM)\b")
 # A name right after these words is talked about, not shown: 'a photo of Sarah'.
 _NOT_SHOWN_BEFORE = re.compile(r"\b(?:of|about|for|like|than|to)\s+$", re.IGNORECASE)
 
@@ -29,8 +32,10 @@ class ActionSentence:
 
     def shown(self) -> list[str]:
         """Characters the sentence shows: named, but not only as an owner ('Neil's desk') nor
-        after 'of', 'about', 'for' ('a photo of Sarah')."""
+        after 'of', 'about', 'for' ('a photo of Sarah'), and not in an insert or flash cut."""
         out: dict[str, None] = {}
+        if _NOT_HERE.match(self.element.text) or _NOT_HERE.match(self.text):
+            return []
         for s, e, name in self.spans:
             if self.text[e:e + 2] in ("'s", "’s") or _NOT_SHOWN_BEFORE.search(self.text[:s]):
                 continue

@@ -13,7 +13,7 @@ BODY_PARTS = word_set("""
     face eyes eye arm arms hand hands head feet foot leg legs mouth lips body shoulder shoulders
     fingers finger neck back hair chest knees knee cheek cheeks forehead nose ears ear teeth chin
     jaw throat lap palm palms wrist wrists fist fists skin tears breath voice heart stomach brow
-    thumb thumbs toes hips waist ankles ankle eyebrows eyebrow lashes
+    thumb thumbs toes hips waist ankles ankle eyebrows eyebrow lashes brain mind
 """)
 # Words for a part of a space or a direction, not a place of their own.
 SPATIAL_PARTS = word_set("""
@@ -56,7 +56,7 @@ NOT_THINGS = word_set("""
     number dot shot frame scene beat pause moment silence sound noise glance look way line lines
     something anything nothing everything thing things yawn sigh breath words word tone voice
     showmanship gulps gulp tight close closer still reflection shadow image meal dog dogs cat cats
-    horse horses bird birds puppy
+    horse horses bird birds puppy bow
 """)
 # Head nouns of places a character can go into or be at, for places named in action lines.
 PLACE_HEADS = word_set("""
@@ -70,4 +70,9 @@ PLACE_HEADS = word_set("""
     camp square plaza market mall club casino bank factory mill lab laboratory workshop studio
     clearing meadow hill mountain mountains valley desert island shore dock harbor harbour pier
     highway freeway tunnel subway platform courtyard quad campus gate gates driveway sidewalk
+""")
+# Clothes worn, not props: 'sits in his pajamas', 'the harness over his shirt'.
+CLOTHES = word_set("""
+    shirt shirts pants trousers pajamas pyjamas socks sock underwear sleeve sleeves collar pocket
+    pockets cuff cuffs
 """)

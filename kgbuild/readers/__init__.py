@@ -61,6 +61,19 @@ def _check_looks_like_screenplay(result: ReadResult, path: str) -> None:
         )
 
 
+def movie_id(path: Path, fmt: SourceFormat, title: str | None) -> str:
+    """The one rule for a movie's id: a STAGE script.json is named by its folder, anything else
+    by its title page's title, else by its file stem (`kgbuild build --movie` overrides it).
+
+    Example:
+        >>> movie_id(Path("stage/en0499/script.json"), SourceFormat.STAGE_JSON, None)
+        'en0499'
+    """
+    if fmt is SourceFormat.STAGE_JSON and path.name == "script.json" and path.parent.name:
+        return path.resolve().parent.name
+    return title or path.stem
+
+
 def read_screenplay(
     path: str | os.PathLike[str],
     *,
@@ -112,12 +125,14 @@ def read_screenplay(
     result: ReadResult = reader(data if takes_bytes else text, path=name)
     _check_looks_like_screenplay(result, name)
     body = "\n".join(e.text for s in result.scenes for e in s.elements)
-    title = next(
-        (v for k, v in result.title_page.items() if k.strip().lower() == "title" and v.strip()),
-        file.stem,
+    given = next(
+        (" ".join(v.split()) for k, v in result.title_page.items() if k.strip().lower() == "title" and v.strip()),
+        None,
     )
+    movie = movie_id(file, fmt, given)
     return Screenplay(
-        title=" ".join(title.split()),
+        id=movie,
+        title=given or movie,
         language=detect_language(body),
         source=Source(
             path=name,

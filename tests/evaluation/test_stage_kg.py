@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 
 import pytest
+from click.testing import CliRunner
 
 from kgbuild.embeddings import default_embedder
-from kgbuild.evaluation.reference import check_prediction, load_any
-from kgbuild.evaluation.stage_kg import ScoreOptions, score_movie
-from kgbuild.graph import entity_id, relation_id
+from kgbuild.errors import InputError
+from kgbuild.evaluation.reference import check_prediction, load_any, stage_title
+from kgbuild.evaluation.stage_kg import CrossTypeMatch, ScoreOptions, score_movie
+from kgbuild.graph import entity_id, relation_id, save_graph
 from kgbuild.model import Entity, KnowledgeGraph, MovieInfo, Relation
+from kgbuild.score_cli import score as score_command
 
 LOCATIONS = ["Kitchen", "Harbour", "Lighthouse", "Train Station", "Police Department",
              "Cathedral", "Hospital Ward", "Football Stadium", "Bakery"]
@@ -157,3 +160,118 @@ def test_stage_movie_loader_applies_rename_map_and_majority_type(tmp_path):
     assert len(graph.relations) == 1 and graph.relations[0].scenes == [1, 3]
     assert report.failed_scenes == 1 and report.dangling_relations == 1
     assert renames == {"Jo": "Josephine March"}
+
+
+def counts(prf):
+    return prf.tp, prf.fp, prf.fn
+
+
+def test_equal_names_match_only_within_a_type(embedder):
+    ref = reference_graph()
+    anna = ref.entities[0]
+    kitchen = ent("Object", "Kitchen")  # the reference's Kitchen is a Location
+    pred = KnowledgeGraph(movie=MovieInfo(title="pred", language="en"), entities=[anna, kitchen],
+                          relations=[rel(anna, "possesses", kitchen)])
+    s = score_movie(pred, ref, embedder=embedder)
+    assert counts(s.entity_types["Object"]) == (0, 1, 0)
+    assert "Kitchen" in s.unmatched_reference["Location"]
+    assert s.entity_types["Location"].tp == 0 and s.cross_type_matches == []
+
+
+def test_a_cross_type_rename_match_counts_under_the_predicted_type(embedder):
+    ref = reference_graph()
+    anna = ref.entities[0]
+    galley = ent("Object", "Galley")
+    pred = KnowledgeGraph(movie=MovieInfo(title="pred", language="en"), entities=[anna, galley],
+                          relations=[rel(anna, "located_at", galley)])
+    s = score_movie(pred, ref, renames={"Galley": "Kitchen"}, embedder=embedder)
+    assert counts(s.entity_types["Object"]) == (1, 0, 0)
+    assert counts(s.entity_types["Location"]) == (0, 0, len(LOCATIONS) - 1)
+    assert s.cross_type_matches == [CrossTypeMatch(
+        predicted="Galley", predicted_type="Object", reference="Kitchen", reference_type="Location",
+        counted=True)]
+    assert s.relations.tp == 1  # relations follow the entity matches
+
+
+def test_totals_are_the_sums_of_the_type_rows(embedder):
+    ref = reference_graph()
+    pred = predicted_graph()
+    galley = ent("Object", "Galley")
+    pred = pred.model_copy(update={"entities": [*pred.entities, galley],
+                                   "relations": [*pred.relations, rel(pred.entities[0], "possesses", galley)]})
+    s = score_movie(pred, ref, renames={"Galley": "Cathedral"}, embedder=embedder)
+    for total, rows in ((s.entities, s.entity_types), (s.relations, s.relation_types)):
+        assert counts(total) == tuple(sum(c) for c in zip(*(counts(r) for r in rows.values())))
+
+
+# --- the command line: explanations, titles, corpora with movies missing ---
+
+def write_stage_movie(folder, graph, renames=None):
+    """A STAGE release folder holding `graph` as one scene."""
+    names = {e.id: e.name for e in graph.entities}
+    folder.mkdir(parents=True)
+    scene = {"ok": True,
+             "entities": [{"type": e.type, "name": e.name} for e in graph.entities],
+             "relations": [{"subject": names[r.source], "object": names[r.target],
+                            "relation_type": r.type} for r in graph.relations]}
+    (folder / "extraction_results.json").write_text(json.dumps({"scene_1_part_1": scene}))
+    (folder / "rename_map.json").write_text(json.dumps(renames or {}))
+    return folder
+
+
+def run_score(*args):
+    return CliRunner().invoke(score_command, [str(a) for a in args])
+
+
+def test_explain_lists_a_cross_type_rename_match(tmp_path):
+    ref = write_stage_movie(tmp_path / "en_one", reference_graph(), {"Galley": "Kitchen"})
+    anna, galley = ent("Character", "Anna Berg"), ent("Object", "Galley")
+    pred = KnowledgeGraph(movie=MovieInfo(title="pred", language="en"), entities=[anna, galley],
+                          relations=[rel(anna, "located_at", galley)])
+    save_graph(pred, tmp_path / "pred" / "graph.json")
+    result = run_score(tmp_path / "pred", ref, "--explain", "--cache-dir", tmp_path / "cache")
+    assert result.exit_code == 0, result.output
+    assert "Object 'Galley' -> Location 'Kitchen'" in result.stdout
+    assert "1 predictions grounded by the rename map" in result.stdout
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    """Two English movies with titles in english_movie_info.csv, a prediction for one only."""
+    root = tmp_path / "stage"
+    write_stage_movie(root / "English" / "en_aaa", reference_graph())
+    write_stage_movie(root / "English" / "en_bbb", reference_graph())
+    (root / "english_movie_info.csv").write_text(
+        "movie_id,title,word_count\nen_aaa,Harbour Lights,100\nen_bbb,The Lighthouse Keeper,200\n")
+    save_graph(predicted_graph(), tmp_path / "pred" / "en_aaa" / "graph.json")
+    return tmp_path
+
+
+def test_titles_come_from_the_movie_info_file(corpus):
+    assert stage_title(corpus / "stage" / "English" / "en_bbb") == "The Lighthouse Keeper"
+    assert stage_title(corpus / "pred" / "en_aaa") == ""
+
+
+def test_corpus_names_the_movies_without_a_prediction(corpus):
+    out = corpus / "scores.json"
+    result = run_score("--corpus", corpus / "pred", corpus / "stage", "--json", out,
+                       "--cache-dir", corpus / "cache")
+    assert result.exit_code == 0, result.output
+    assert "no prediction for 1 of 2 movies" in result.stderr
+    assert "The Lighthouse Keeper (en_bbb)" in result.stderr
+    row = next(line for line in result.stdout.splitlines() if "The Lighthouse Keeper" in line)
+    assert "0.000" not in row and "-" in row
+    assert "Harbour Lights" in result.stdout
+    data = json.loads(out.read_text())
+    assert data["missing_predictions"] == ["en_bbb"]
+    assert [(m["movie"], m["title"]) for m in data["movies"]] == [
+        ("en_aaa", "Harbour Lights"), ("en_bbb", "The Lighthouse Keeper")]
+
+
+def test_corpus_without_any_matching_prediction_is_refused(corpus):
+    (corpus / "pred" / "en_aaa").rename(corpus / "pred" / "Harbour Lights")
+    result = run_score("--corpus", corpus / "pred", corpus / "stage", "--cache-dir", corpus / "cache")
+    assert isinstance(result.exception, InputError)
+    message = str(result.exception)
+    assert "no prediction for any of the 2 reference movies" in message
+    assert "Harbour Lights" in message and str(corpus / "pred" / "en_aaa" / "graph.json") in message

@@ -304,3 +304,45 @@ def test_llm_benchmark_returns_its_numbers(brick, tmp_path):
     assert result.first_requests_per_kword == pytest.approx(1000 * 2 * result.chunks / result.words, abs=1e-3)
     lines = format_llm_bench(result)
     assert "speed-up" in lines[-4] and "per 1,000 words before retries" in lines[-3]
+
+
+# -- a failure never looks like success ---------------------------------------------------------
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_no_server_at_the_address_stops_the_build_after_five_refusals(brick, tmp_path):
+    env = {**os.environ, "KGBUILD_CACHE_DIR": str(tmp_path / "c"), "OPENAI_API_KEY": "x"}
+    url = f"http://127.0.0.1:{_closed_port()}/v1"
+    result = subprocess.run([sys.executable, "-m", "kgbuild", "build", str(brick), "-o", str(tmp_path / "out"), "-q",
+                             "--llm-model", "m", "--llm-base-url", url, "--budget", "150"],
+                            check=False, capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert [line for line in result.stderr.splitlines() if line.strip()] == [
+        f"kgbuild: error: the first 5 requests found no LLM server (connection to {url}/ refused); check "
+        "that the server is up and the base URL (--llm-base-url or OPENAI_BASE_URL, usually ending in /v1)"]
+    assert not (tmp_path / "out").exists()
+
+
+def test_failed_chunks_exit_4_and_an_existing_build_is_kept_unless_partial_is_allowed(brick, tmp_path):
+    out = tmp_path / "out"
+    runner = CliRunner()
+    assert runner.invoke(cli, ["build", str(brick), "-o", str(out), "-q", "--cache-dir", str(tmp_path / "e")]).exit_code == 0
+    good = (out / "graph.json").read_bytes()
+    always_429 = FaultPlan(rates={Fault.RATE_LIMIT: 1.0}, retry_after=0)
+    args = ["build", str(brick), "-o", str(out), "-q", "--budget", "150", "--llm-model", "m",
+            "--llm-cache-dir", str(tmp_path / "c"), "--cache-dir", str(tmp_path / "e")]
+    with FakeOpenAIServer(responder=server_responder(), faults=always_429) as server:
+        kept = runner.invoke(cli, [*args, "--llm-base-url", server.base_url])
+        assert kept.exit_code == 4
+        assert "6 of 6 chunks failed; the build in" in kept.output and "--allow-partial" in kept.output
+        assert (out / "graph.json").read_bytes() == good
+        replaced = runner.invoke(cli, [*args, "--llm-base-url", server.base_url, "--allow-partial"])
+    assert replaced.exit_code == 4 and "6 of 6 chunks failed (no valid answer after the retries" in replaced.output
+    assert load_graph(out / "graph.json").provenance.backend == "llm"
+    assert {entry["status"] for entry in read_review(out)} == {"failed"}

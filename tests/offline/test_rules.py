@@ -61,6 +61,8 @@ def test_heading_places_clean_and_order():
         "ALBERT HALL", "AUDITORIUM"]
     assert heading_places(_scene("INT. SCALA THEATRE, ONSTAGE", ["SCALA THEATRE", "ONSTAGE"])) == [
         "SCALA THEATRE", "ONSTAGE"]
+    assert heading_places(_scene("INT. STAGE THEATRE, BACKSTAGE", ["STAGE THEATRE", "BACKSTAGE"])) == [
+        "STAGE THEATRE", "BACKSTAGE"]
     assert heading_places(_scene("INT. HOTEL ROOM, NEW YORK CITY", ["HOTEL ROOM", "NEW YORK CITY"])) == [
         "NEW YORK CITY", "HOTEL ROOM"]
     assert heading_places(_scene("EXT. STREET - SAME - INTERCUT", ["STREET", "SAME", "INTERCUT"])) == ["STREET"]
@@ -76,8 +78,10 @@ def test_heading_places_clean_and_order():
         "ROUGH PATH"]
     assert heading_places(_scene("INT. TINY, GRUBBY THEATRE -- NIGHT", ["TINY", "GRUBBY THEATRE"])) == [
         "TINY, GRUBBY THEATRE"]
-    assert heading_places(_scene("EXT. CEMETERY / GRAVESIDE - DAY", ["CEMETERY / GRAVESIDE"])) == [
-        "CEMETERY", "GRAVESIDE"]
+    assert heading_places(_scene("EXT. CEMETERY / GRAVESIDE - DAY", ["CEMETERY / GRAVESIDE"])) == ["CEMETERY"]
+    assert heading_places(_scene("INT. 747 / FLYING - NIGHT", ["747 / FLYING"])) == ["747"]
+    assert heading_places(_scene("INT. WILL'S CAR - DAY / DRIVING", ["WILL'S CAR", "DAY / DRIVING"])) == [
+        "WILL'S CAR"]
     assert heading_places(_scene("街道日外", ["街道"])) == ["街道"]
 
 
@@ -143,10 +147,12 @@ def test_listeners_are_settled_by_the_text_only():
 
 
 def test_attitude_cues():
-    assert [c.relation for c, _ in attitude_cues("Thank you, Neil.")] == ["favorable_toward"]
+    assert [c.relation for c, _ in attitude_cues("Thank you so much, Neil.")] == ["favorable_toward"]
+    # Manners and dismissals are not warmth.
+    assert attitude_cues("Thank you for playing, Mr. Dalton.") == [] and attitude_cues("Thanks.") == []
     assert [c.relation for c, _ in attitude_cues("I'll kill you.")] == ["hostility_with"]
     assert [c.relation for c, _ in attitude_cues("You're a liar.")] == ["unfavorable_toward"]
-    assert [c.relation for c, _ in attitude_cues("I love you, darling.")] == ["affinity_with", "affinity_with"]
+    assert [c.relation for c, _ in attitude_cues("I love you, darling.")] == ["favorable_toward", "affinity_with"]
     assert attitude_cues("You can't kill time.") == [] and attitude_cues("See you tomorrow.") == []
 
 
@@ -189,3 +195,16 @@ def test_voices_out_of_frame_or_away_are_not_shown_in_the_scene():
     speeches = scene_speeches(scene, cast)
     assert [(s.speaker, s.away, s.offscreen) for s in speeches] == [
         ("Anna", False, True), ("Ben", True, False), ("Cleo", False, False)]
+
+
+def test_a_name_in_an_insert_or_after_of_is_not_someone_shown():
+    from kgbuild.offline.scenes import ActionSentence
+
+    def shown(text: str, spans: list[tuple[int, int, str]]) -> list[str]:
+        el = Element(kind=ElementKind.ACTION, text=text, line_start=1, line_end=1)
+        return ActionSentence(el, text, spans, []).shown()
+
+    assert shown("Cutter waits by the tank.", [(0, 6, "Cutter")]) == ["Cutter"]
+    assert shown("INSERT CUT: ANGIER SCREAMING BUBBLES", [(12, 18, "Angier")]) == []
+    assert shown("She holds a photo of Sarah.", [(21, 26, "Sarah")]) == []
+    assert shown("Borden's hat lies there.", [(0, 6, "Borden")]) == []

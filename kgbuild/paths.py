@@ -1,0 +1,68 @@
+"""Where kgbuild writes: the cache folder, and checks that an output place can be written.
+
+Commands check their output and cache places before any work, so a typo in `-o` or an
+unwritable `KGBUILD_CACHE_DIR` ends with one line and exit status 2 instead of a traceback
+after minutes of work.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from kgbuild.errors import OutputError
+
+#: The environment variable naming the cache folder.
+CACHE_ENV = "KGBUILD_CACHE_DIR"
+
+
+def cache_dir(given: str | os.PathLike[str] | None = None) -> Path:
+    """The cache folder: `given`, else $KGBUILD_CACHE_DIR, else ~/.cache/kgbuild (read now).
+
+    Example:
+        >>> cache_dir("/tmp/kg")
+        PosixPath('/tmp/kg')
+    """
+    if given is not None:
+        return Path(given)
+    return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "kgbuild")
+
+
+def _first_existing(path: Path) -> Path:
+    probe = path
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    return probe
+
+
+def check_writable_dir(path: str | os.PathLike[str], what: str = "output folder") -> Path:
+    """Make sure a folder exists or can be created, and can be written (nothing is created).
+
+    Raises:
+        OutputError: the path or one of its parents is a file, or the place is not writable.
+    """
+    target = Path(path)
+    if target.exists() and not target.is_dir():
+        raise OutputError(f"cannot write the {what} {target}: it is a file, not a folder; choose another path")
+    probe = _first_existing(target.absolute())
+    if not probe.is_dir():
+        raise OutputError(f"cannot write the {what} {target}: {probe} is a file, not a folder; "
+                          "choose another path")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise OutputError(f"cannot write the {what} {target}: {probe} is not writable; choose another path")
+    return target
+
+
+def check_writable_file(path: str | os.PathLike[str], what: str = "output file") -> Path:
+    """Make sure a file can be written at `path` (its folder exists or can be created).
+
+    Raises:
+        OutputError: `path` is a folder, or its folder cannot be written.
+    """
+    target = Path(path)
+    if target.is_dir():
+        raise OutputError(f"cannot write the {what} {target}: it is a folder; give a file name")
+    if target.exists() and not os.access(target, os.W_OK):
+        raise OutputError(f"cannot write the {what} {target}: the file is not writable")
+    check_writable_dir(target.parent if str(target.parent) else Path("."), what=f"folder of the {what}")
+    return target
