@@ -399,10 +399,11 @@ def canonical_choice(members: list[Candidate]) -> Candidate:
 
 
 def _links(cluster: list[Candidate]) -> list[Link]:
+    """Life-stage pairs of characters ('Old Town' is no life stage of 'Town')."""
     out = []
     for i, a in enumerate(cluster):
         for b in cluster[i + 1:]:
-            if life_stage_link(a, b):
+            if a.type in PERSON_TYPES and life_stage_link(a, b):
                 younger, base = (a, b) if a.norm.versions else (b, a)
                 out.append(Link(source=younger.id, target=base.id,
                                 reason=f"'{younger.name}' is '{base.name}' at another life stage"))
@@ -411,7 +412,10 @@ def _links(cluster: list[Candidate]) -> list[Link]:
 
 def _finish(adjudicator: str, groups: list[tuple[list[Candidate], str | None, list[str]]],
             cluster: list[Candidate], reasons: dict[str, str]) -> Verdict:
-    """Apply the hard constraints to proposed groups and build the verdict."""
+    """Apply the hard constraints to proposed groups and build the verdict.
+
+    A kept-apart mention's reason never cites its life-stage partner: their link says why.
+    """
     accepted: list[AcceptedGroup] = []
     grouped: set[str] = set()
     kept_apart = dict(reasons)
@@ -427,12 +431,17 @@ def _finish(adjudicator: str, groups: list[tuple[list[Candidate], str | None, li
                                       canonical_name=canonical or canonical_choice(kept).name,
                                       evidence=evidence))
         grouped.update(c.id for c in kept)
+    links = _links(cluster)
+    linked = {pair for link in links for pair in ((link.source, link.target), (link.target, link.source))}
+    stages = {link.source: link.reason for link in links}
     for cand in cluster:
         if cand.id not in grouped and cand.id not in kept_apart:
-            blocked = next((why for other in cluster if other is not cand and (why := cannot_link(cand, other))),
-                           None)
-            kept_apart[cand.id] = f"hard constraint: {blocked}" if blocked else "no merge evidence"
-    return Verdict(adjudicator=adjudicator, groups=accepted, kept_apart=kept_apart, links=_links(cluster))
+            blocked = next((why for other in cluster if other is not cand and (cand.id, other.id) not in linked
+                            and (why := cannot_link(cand, other))), None)
+            kept_apart[cand.id] = (f"hard constraint: {blocked}" if blocked
+                                   else f"life stage: {stages[cand.id]}" if cand.id in stages
+                                   else "no merge evidence")
+    return Verdict(adjudicator=adjudicator, groups=accepted, kept_apart=kept_apart, links=links)
 
 
 def adjudicate_offline(cluster: list[Candidate], context: NameContext) -> Verdict:

@@ -4,8 +4,9 @@
 when an LLM is configured, groups of equal normalized names, then per entity type: clusters of
 the groups and their adjudication) and `apply_merges`
 rewrites the graph: entity ids, names, aliases and every relation endpoint, then relations are
-deduplicated again. `merge_graph` does both and returns the merge log, one entry per merge,
-kept-apart cluster, life-stage link and failed adjudication.
+deduplicated again. Life-stage pairs (`YOUNG X` / `X`) are not merged but linked: a
+`life_stage_of` relation between the surviving entities. `merge_graph` does both and returns the
+merge log, one entry per merge, kept-apart cluster, life-stage link and failed adjudication.
 
 Example:
     >>> graph, log = merge_graph(graph, screenplay, default_embedder(), None, MergeOptions())
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from kgbuild.canonicalize.adjudicate import (
+    Link,
     NameContext,
     Verdict,
     adjudicate_llm,
@@ -44,7 +46,7 @@ from kgbuild.canonicalize.repairs import RepairCount, dedupe_relations
 from kgbuild.embeddings import Embedder
 from kgbuild.graph import canonical_key, entity_id, merge_evidence, relation_id
 from kgbuild.llm.types import StructuredLLM
-from kgbuild.model import Entity, KnowledgeGraph, Relation, Scope, Screenplay
+from kgbuild.model import Entity, KnowledgeGraph, Persistence, Relation, Scope, Screenplay
 from kgbuild.schema import load_schema
 
 if TYPE_CHECKING:
@@ -57,6 +59,9 @@ logger = logging.getLogger(__name__)
 MERGE_LOG_FILE = "merge_log.jsonl"
 #: When mentions of one name disagree on their type as often, the earlier type in this list wins.
 TYPE_PRIORITY = ("Character", "Location", "Object", "Concept", "TimePoint", "Occasion", "Event")
+#: The relation type of a life-stage link (`YOUNG X` -> `X`), and the producer of its evidence.
+LIFE_STAGE_RELATION = "life_stage_of"
+LIFE_STAGE_PRODUCER = "rule:life_stage"
 
 
 class MergeOptions(BaseModel):
@@ -78,7 +83,13 @@ class MergeOptions(BaseModel):
 
 
 class MergeLogEntry(BaseModel):
-    """One line of merge_log.jsonl."""
+    """One line of merge_log.jsonl.
+
+    A life-stage pair is logged once, as a `link` between surviving ids: the link wins over
+    keeping apart, so the life-stage mention leaves its cluster's `keep_apart` line (and so does
+    its base when nothing else of the cluster stays apart from it). `error` lines keep every
+    mention the failed adjudication was about.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
@@ -102,13 +113,23 @@ class PlannedMerge(BaseModel):
     into: str = Field(description="The id of the merged entity.")
 
 
+class PlannedLink(BaseModel):
+    """A life-stage mention and the entity it is a version of (linked, never merged)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: str = Field(description="The life-stage entity id (YOUNG X), after the plan's merges.")
+    target: str = Field(description="The base entity id (X), after the plan's merges.")
+    reason: str
+
+
 class MergePlan(BaseModel):
     """The decisions of one merge run, before they are applied."""
 
     model_config = ConfigDict(extra="forbid")
 
     groups: list[PlannedMerge] = Field(default_factory=list)
-    links: list[tuple[str, str]] = Field(default_factory=list, description="(life-stage id, base id).")
+    links: list[PlannedLink] = Field(default_factory=list)
     log: list[MergeLogEntry] = Field(default_factory=list)
 
 
@@ -179,6 +200,9 @@ class _Planner:
         self._taken = {e.id for e in entities}
         self._names = {e.id: e.name for e in entities}
         self._apart = [s for s in keep_apart if len(s) > 1]
+        self._canonical: dict[str, str] = {}
+        self._links: list[tuple[Link, str, str]] = []
+        self._schema = load_schema()
 
     def _split(self, members: list[str], etype: str) -> list[str]:
         """The members the corrections file lets merge (the first of each kept-apart set stays)."""
@@ -205,33 +229,60 @@ class _Planner:
             fresh = entity_id(etype, canonical)
             into = fresh if fresh not in self._taken else members[0]
         self._taken.add(into)
+        self._canonical[into] = canonical
         self.plan.groups.append(PlannedMerge(members=members, canonical_name=canonical, into=into))
         self.plan.log.append(MergeLogEntry(action="merge", type=etype, into=into, canonical_name=canonical,
                                            members=members, names=[self._names[m] for m in members],
                                            adjudicator=adjudicator, evidence=evidence))
 
     def verdict(self, verdict: Verdict, cluster: list[Candidate], expand: dict[str, list[str]]) -> set[str]:
-        """Record one cluster's verdict; returns the representative ids it merged."""
+        """Record one cluster's verdict; returns the representative ids it merged.
+
+        Life-stage links are kept for `finish_links` (the schema must admit them for the
+        cluster's type); the mentions they explain leave the `keep_apart` line.
+        """
         etype = cluster[0].type
         merged: set[str] = set()
         for group in verdict.groups:
             members = [m for rep in group.members for m in expand[rep]]
             self.merge(members, group.canonical_name, etype, verdict.adjudicator, group.evidence)
             merged.update(group.members)
-        if verdict.kept_apart:
+        links = verdict.links if self._schema.is_admissible(LIFE_STAGE_RELATION, etype, etype) else []
+        self._links += [(link, etype, verdict.adjudicator) for link in links]
+        if verdict.error:
             ids = list(verdict.kept_apart)
             self.plan.log.append(MergeLogEntry(
-                action="error" if verdict.error else "keep_apart", type=etype, members=ids,
-                names=[self._names[i] for i in ids], adjudicator=verdict.adjudicator,
-                evidence=[verdict.error] if verdict.error else [f"{self._names[i]}: {r}" for i, r in
-                                                                 verdict.kept_apart.items()]))
-        for link in verdict.links:
-            self.plan.links.append((link.source, link.target))
+                action="error", type=etype, members=ids, names=[self._names[i] for i in ids],
+                adjudicator=verdict.adjudicator, evidence=[verdict.error]))
+            return merged
+        staged = {link.source for link in links}
+        others = [c.id for c in cluster if c.id not in staged]
+        ids = [i for i in verdict.kept_apart if i not in staged and any(o != i for o in others)]
+        if ids:
             self.plan.log.append(MergeLogEntry(
-                action="link", type=etype, into=link.target, members=[link.source, link.target],
-                names=[self._names[link.source], self._names[link.target]],
-                adjudicator=verdict.adjudicator, evidence=[link.reason]))
+                action="keep_apart", type=etype, members=ids, names=[self._names[i] for i in ids],
+                adjudicator=verdict.adjudicator,
+                evidence=[f"{self._names[i]}: {verdict.kept_apart[i]}" for i in ids]))
         return merged
+
+    def _name(self, entity: str) -> str:
+        return self._canonical.get(entity) or self._names[entity]
+
+    def finish_links(self) -> None:
+        """Add the life-stage links, their ends moved to the entities they merged into, to the plan
+        and the log (one per pair; a pair merged into one entity is no link)."""
+        into = {m: group.into for group in self.plan.groups for m in group.members}
+        seen: set[tuple[str, str]] = set()
+        for link, etype, adjudicator in self._links:
+            source, target = into.get(link.source, link.source), into.get(link.target, link.target)
+            if source == target or (source, target) in seen:
+                continue
+            seen.add((source, target))
+            self.plan.links.append(PlannedLink(source=source, target=target, reason=link.reason))
+            self.plan.log.append(MergeLogEntry(
+                action="link", type=etype, into=target, members=[source, target],
+                names=[self._name(source), self._name(target)], adjudicator=adjudicator,
+                evidence=[link.reason]))
 
 
 async def _adjudicate_all(clusters: list[list[Candidate]], contexts: dict[str, NameContext],
@@ -296,6 +347,7 @@ async def plan_merges_async(entities: list[Entity], *, speakers: SpeakerIndex | 
         if rep_id not in merged and len(group) > 1:
             planner.merge([c.id for c in group], canonical_choice(group).name, group[0].type, "normalize",
                           [f"same normalized name '{group[0].norm.key}'"])
+    planner.finish_links()
     logger.info("merge: %d candidates, %d clusters, %d merges", len(candidates), len(clusters),
                 len(planner.plan.groups))
     return planner.plan
@@ -313,7 +365,8 @@ def plan_merges(entities: list[Entity], *, speakers: SpeakerIndex | None, embedd
         options: Merge settings; defaults when None.
 
     Returns:
-        The groups to merge, their canonical names, life-stage links and the merge log.
+        The groups to merge, their canonical names, life-stage links (between the ids that
+        survive the merges) and the merge log.
     """
     return asyncio.run(plan_merges_async(entities, speakers=speakers, embedder=embedder, client=client,
                                          options=options))
@@ -334,13 +387,63 @@ def _merged_entity(members: list[Entity], canonical: str, new_id: str) -> Entity
     )
 
 
+def life_stage_relation(younger: Entity, base: Entity, reason: str) -> Relation | None:
+    """The `life_stage_of` relation from a life-stage mention to the entity it is a version of.
+
+    Its evidence is the first evidence item of each entity, produced by `LIFE_STAGE_PRODUCER`.
+
+    Args:
+        younger: The life-stage entity (YOUNG EDWARD).
+        base: The entity it is a version of (EDWARD).
+        reason: Why they are linked; the relation's description.
+
+    Returns:
+        The relation, or None when neither entity has evidence (a fact without it is not written).
+
+    Example:
+        >>> life_stage_relation(young_edward, edward, "'Young Edward' is 'Edward' at another life stage").type
+        'life_stage_of'
+    """
+    evidence = merge_evidence([ev.model_copy(update={"producer": LIFE_STAGE_PRODUCER})
+                               for ev in (*younger.evidence[:1], *base.evidence[:1])])
+    if not evidence:
+        return None
+    return Relation(id=relation_id(younger.id, LIFE_STAGE_RELATION, base.id), source=younger.id,
+                    target=base.id, type=LIFE_STAGE_RELATION, description=reason,
+                    scenes=sorted({ev.scene for ev in evidence}), persistence=Persistence.STABLE,
+                    evidence=evidence)
+
+
+def _link_relations(entities: list[Entity], links: list[PlannedLink], mapping: dict[str, str]) -> list[Relation]:
+    """The `life_stage_of` relations of the plan's links, between the entities that survive."""
+    schema = load_schema()
+    by_id = {e.id: e for e in entities}
+    out = []
+    for link in links:
+        younger = by_id.get(mapping.get(link.source, link.source))
+        base = by_id.get(mapping.get(link.target, link.target))
+        if younger is None or base is None or younger.id == base.id:
+            logger.warning("life-stage link %s -> %s skipped: no such entity after the merges", link.source,
+                           link.target)
+        elif not schema.is_admissible(LIFE_STAGE_RELATION, younger.type, base.type):
+            logger.warning("life-stage link %s -> %s skipped: the schema does not admit %s -> %s", younger.id,
+                           base.id, younger.type, base.type)
+        elif (rel := life_stage_relation(younger, base, link.reason)) is None:
+            logger.warning("life-stage link %s -> %s not written: neither entity has evidence", younger.id,
+                           base.id)
+        else:
+            out.append(rel)
+    return out
+
+
 def apply_merges(graph: KnowledgeGraph, plan: MergePlan) -> tuple[KnowledgeGraph, RepairCount]:
     """Rewrite entities and relation endpoints by the plan, then deduplicate relations.
 
     A merged entity keeps the evidence of all its members, and relations that become one keep
     the evidence of both (`kgbuild.graph.merge_evidence`). Relations between two merged members
-    (now self-relations) are dropped. Life-stage links
-    become the attribute `life_stage_of` on the younger/older mention.
+    (now self-relations) are dropped. Each life-stage link becomes a `life_stage_of` relation
+    between the surviving entities (`life_stage_relation`); the entity attribute of that name,
+    which older kgbuild versions wrote instead, is dropped.
 
     Returns:
         The new graph (the input is not changed) and the relation dedupe count.
@@ -360,9 +463,9 @@ def apply_merges(graph: KnowledgeGraph, plan: MergePlan) -> tuple[KnowledgeGraph
             continue
         emitted.add(target)
         entities.append(replaced.get(target, ent))
-    links = {src: mapping.get(dst, dst) for src, dst in plan.links if src not in mapping}
-    entities = [e.model_copy(update={"attributes": {**e.attributes, "life_stage_of": links[e.id]}})
-                if e.id in links and links[e.id] != e.id else e for e in entities]
+    entities = [e.model_copy(update={"attributes": {k: v for k, v in e.attributes.items()
+                                                    if k != LIFE_STAGE_RELATION}})
+                if LIFE_STAGE_RELATION in e.attributes else e for e in entities]
     relations: list[Relation] = []
     for rel in graph.relations:
         source, target = mapping.get(rel.source, rel.source), mapping.get(rel.target, rel.target)
@@ -372,6 +475,7 @@ def apply_merges(graph: KnowledgeGraph, plan: MergePlan) -> tuple[KnowledgeGraph
             rel = rel.model_copy(update={"source": source, "target": target,
                                          "id": relation_id(source, rel.type, target)})
         relations.append(rel)
+    relations += _link_relations(entities, plan.links, mapping)
     merged = graph.model_copy(update={"entities": entities, "relations": relations})
     return dedupe_relations(merged)
 

@@ -17,8 +17,8 @@ What it leaves open, and our documented defaults (`ScoreOptions`):
   the predicted type, a false negative in the row of the reference type, so the totals are the
   sums of the rows. A rename-map match across types is a true positive of the predicted type
   and is listed in `MovieScore.cross_type_matches`.
-- A scored reference relation is one whose two ends are scored entities and whose type is not
-  event-centric. Symmetric types (kinship_with, affinity_with, hostility_with, allied_with) match
+- A scored reference relation is one whose two ends are scored entities and whose type is
+  neither event-centric nor derived (`life_stage_of`, written by kgbuild's merge stage). Symmetric types (kinship_with, affinity_with, hostility_with, allied_with) match
   in either direction.
 - A prediction matched to a reference entity outside the scored set is neither right nor wrong;
   so is a predicted relation touching such an entity, or equal to an unscored reference relation.
@@ -268,7 +268,8 @@ def score_movie(
         unmatched_ref[e.type].append(e.name)
 
     symmetric = {r.name for r in schema.relation_types if r.symmetric}
-    event_rel = {r.name for r in schema.relation_types if r.event_centric}
+    # Derived types (life_stage_of) come from later stages, never from the text or a reference.
+    event_rel = {r.name for r in schema.relation_types if r.event_centric or r.derived}
     all_ref = {_relation_key(r.source, r.type, r.target, symmetric) for r in reference.relations}
     scored_rel = {
         k for k in all_ref if k[0] in scored and k[2] in scored and k[1] not in event_rel

@@ -43,6 +43,12 @@ class RelationTypeSpec(BaseModel):
     pairs: list[tuple[str, str]]
     event_centric: bool
     symmetric: bool = Field(default=False, description="A-r-B says the same as B-r-A.")
+    derived: bool = Field(
+        default=False,
+        description="Written by a later kgbuild stage from other facts (the merge's life_stage_of), "
+        "never read from the text; the STAGE references never hold it, so it is not for "
+        "STAGE-KG scoring.",
+    )
 
 
 class Schema(BaseModel):
@@ -115,6 +121,15 @@ class Schema(BaseModel):
             if {winner, loser} == {first, second}:
                 return winner
         return None
+
+    def derived_relation_names(self) -> list[str]:
+        """Relation types later stages derive (never extracted, never in the STAGE references).
+
+        Example:
+            >>> load_schema().derived_relation_names()
+            ['life_stage_of']
+        """
+        return [r.name for r in self.relation_types if r.derived]
 
     def is_event_centric_entity(self, type_name: str) -> bool:
         """True for entity types STAGE-KG leaves out of scoring."""

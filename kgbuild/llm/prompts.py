@@ -128,6 +128,8 @@ def render_relation_types(schema: Schema, *, event_type: str, event_links: bool)
     """One line per relation type with its admissible pairs and the gist of its description, e.g.
     '- performs (Character|Object|Concept -> Event): An entity actively carries out ...'.
 
+    Derived types (`life_stage_of`) are written by later stages and left out.
+
     Args:
         schema: The graph schema.
         event_type: The schema's event entity type.
@@ -137,7 +139,7 @@ def render_relation_types(schema: Schema, *, event_type: str, event_links: bool)
     lines = []
     for r in schema.relation_types:
         pairs = [p for p in r.pairs if is_event_link(p, event_type) == event_links]
-        if pairs:
+        if pairs and not r.derived:  # written by later stages (life_stage_of), never extracted
             symmetric = ", symmetric" if r.symmetric else ""
             lines.append(f"- {r.name} ({_pairs(pairs)}{symmetric}): {short_description(r.description)}")
     return "\n".join(lines)

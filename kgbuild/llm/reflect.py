@@ -159,7 +159,8 @@ def _relation_issues(answer: ExtractionResponse, context: ChunkContext, schema: 
             continue
         s_type, t_type = inventory.items[source].type, inventory.items[target].type
         if not schema.is_admissible(rtype, s_type, t_type):
-            allowed = schema.relation_types_for(s_type, t_type)
+            derived = set(schema.derived_relation_names())
+            allowed = [t for t in schema.relation_types_for(s_type, t_type) if t not in derived]
             hint = f"; {s_type} -> {t_type} allows {', '.join(allowed)}" if allowed else \
                 f"; nothing links {s_type} -> {t_type}"
             issues.append(Issue(hard=True, message=f"relation {label}: {rtype} does not allow "

@@ -136,7 +136,7 @@ def _name_at(text: str, start: int, spans: list[tuple[int, int, str]]) -> tuple[
     """The character named right at `start` (after spaces), and where the name ends."""
     offset = len(text[start:]) - len(text[start:].lstrip())
     for s, e, name in spans:
-        if s == start + offset and text[e:e + 2] not in ("'s", "’s"):
+        if s == start + offset and text[e:e + 2].lower() not in ("'s", "’s"):
             return name, e
     return None
 
@@ -165,7 +165,7 @@ def clauses(sentence: str, spans: list[tuple[int, int, str]], phrases: list[Phra
     found: list[Clause] = []
     heads: list[tuple[tuple[str, ...], int, int]] = []  # subjects, clause start, subject end
     for s, e, name in spans:
-        if sentence[e:e + 2] in ("'s", "’s") or not _CLAUSE_START.search(sentence[:s]):
+        if sentence[e:e + 2].lower() in ("'s", "’s") or not _CLAUSE_START.search(sentence[:s]):
             continue
         subjects, end = (name,), e
         joined = _AND_NAME.match(sentence[e:])

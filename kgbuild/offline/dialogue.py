@@ -28,6 +28,11 @@ _OFFSCREEN = re.compile(r"^(?:O\.?\s?S\.?|O\.?\s?C\.?|OS|OC|OFF|OFF-?SCREEN|OFF 
                         re.IGNORECASE)
 
 
+# 'This is our youngest, Todd.': a name after an introduction presents someone, it calls no one.
+_INTRODUCES = re.compile(r"\b(?:this is|these are|meet|here is|here's|introduce|i'd like you to meet)\b",
+                         re.IGNORECASE)
+
+
 @dataclass(frozen=True)
 class Speech:
     """One speech: its speaker, its words and the elements they were read from."""
@@ -99,7 +104,7 @@ def listener(speeches: list[Speech], i: int, present: set[str],
     if speech.away:
         return None
     called = [n for n in present if n != speech.speaker and n in vocatives
-              and vocatives[n].search(speech.text)]
+              and vocatives[n].search(speech.text) and not _INTRODUCES.search(speech.text)]
     if len(called) == 1:
         return called[0], "vocative"
     in_scene = {s.speaker for s in speeches if not s.away}

@@ -253,7 +253,7 @@ def _action(facts: Facts, scene: Scene, script: _Script, sents: list[ActionSente
                 continue
             if phrase.determiner == "'s":
                 rule = "possessive"
-                owner = next((n for s, e, n in sent.spans if sent.text[e:e + 2] in ("'s", "’s")
+                owner = next((n for s, e, n in sent.spans if sent.text[e:e + 2].lower() in ("'s", "’s")
                               and sent.text[s:e].upper().endswith(phrase.owner.upper())), None)
             else:
                 # 'Angier pulls out his watch': the only character the sentence names, when the

@@ -204,7 +204,7 @@ def noun_phrases(sentence: str, *, max_words: int = 4, verbs: frozenset[str] = f
         if lower in DETERMINERS:
             determiner = lower
             owner = POSSESSIVE_PRONOUNS.get(lower)
-        elif token.endswith(("'s", "’s")) and token[:1].isupper() and len(token) > 3:
+        elif token.lower().endswith(("'s", "’s")) and token[:1].isupper() and len(token) > 3:
             determiner, owner = "'s", token[:-2]
         else:
             continue

@@ -37,7 +37,7 @@ class ActionSentence:
         if _NOT_HERE.match(self.element.text) or _NOT_HERE.match(self.text):
             return []
         for s, e, name in self.spans:
-            if self.text[e:e + 2] in ("'s", "’s") or _NOT_SHOWN_BEFORE.search(self.text[:s]):
+            if self.text[e:e + 2].lower() in ("'s", "’s") or _NOT_SHOWN_BEFORE.search(self.text[:s]):
                 continue
             out[name] = None
         return list(out)

@@ -49,8 +49,10 @@ def story() -> KnowledgeGraph:
     short = b.entity("Character", "Moseley", 2, description="The detective on the case.", scope=Scope.GLOBAL,
                      evidence=[ev(2, "Moseley sits.")])
     caps = b.entity("Character", "Detective Moseley", 3, aliases=["Bob"], scope=Scope.GLOBAL)
-    ann = b.entity("Character", "Ann", 2, description="A witness.", scope=Scope.GLOBAL)
-    young = b.entity("Character", "Young Ann", 5, description="Ann as a girl.", scope=Scope.GLOBAL)
+    ann = b.entity("Character", "Ann", 2, description="A witness.", scope=Scope.GLOBAL,
+                   evidence=[ev(2, "ANN, 30s, waits.")])
+    young = b.entity("Character", "Young Ann", 5, description="Ann as a girl.", scope=Scope.GLOBAL,
+                     evidence=[ev(5, "YOUNG ANN, 8, skips rope.")])
     station = b.entity("Location", "Police Station", 1, scope=Scope.GLOBAL)
     b.relation(full, "located_at", station, 1, evidence=[ev(1, "Moseley walks into the station.")])
     b.relation(short, "located_at", station, 2, evidence=[ev(2, "Moseley sits at the station.")])
@@ -102,7 +104,9 @@ def test_merge_graph_offline_end_to_end(embedder):
     merges = [e for e in log if e.action == "merge"]
     assert len(merges) == 1 and merges[0].into == moseley.id and merges[0].evidence
     young = next(e for e in merged.entities if e.name == "Young Ann")
-    assert young.attributes["life_stage_of"] == "character:ann"
+    assert "life_stage_of" not in young.attributes
+    stages = [(r.source, r.target) for r in merged.relations if r.type == "life_stage_of"]
+    assert stages == [(young.id, "character:ann")]
     assert any(e.action == "link" for e in log)
     assert all(json.loads(e.model_dump_json())["action"] for e in log)
 
@@ -162,6 +166,9 @@ def test_merge_graph_with_a_scripted_llm_adjudicator(embedder):
     assert merges and all(e.adjudicator in {"llm", "normalize"} for e in merges)
     assert not [e for e in log if e.action == "error"]
     assert "Moseley" not in {e.name for e in merged.entities}
+    stage = next(r for r in merged.relations if r.type == "life_stage_of")
+    assert (stage.source, stage.target) == ("character:young_ann", "character:ann")
+    assert {e.producer for e in stage.evidence} == {"rule:life_stage"}
 
 
 def test_merge_command_writes_graph_and_log(tmp_path):

@@ -136,6 +136,9 @@ def test_listeners_are_settled_by_the_text_only():
     assert listener(three, 0, {"Anna", "Ben", "Cleo"}, {}) is None
     assert listener([_speech("Anna", "Sit down, Ben."), *three[1:]], 0, {"Anna", "Ben", "Cleo"},
                     vocatives) == ("Ben", "vocative")
+    # Presenting Ben to someone else calls no one.
+    assert listener([_speech("Anna", "This is our youngest, Ben."), *three[1:]], 0, {"Anna", "Ben", "Cleo"},
+                    vocatives) is None
     exchange = [_speech("Ben", "Well?"), _speech("Anna", "Sit down."), _speech("Ben", "No."),
                 _speech("Cleo", "Quiet.")]
     assert listener(exchange, 1, {"Anna", "Ben", "Cleo"}, {}) == ("Ben", "exchange")
@@ -208,3 +211,4 @@ def test_a_name_in_an_insert_or_after_of_is_not_someone_shown():
     assert shown("INSERT CUT: ANGIER SCREAMING BUBBLES", [(12, 18, "Angier")]) == []
     assert shown("She holds a photo of Sarah.", [(21, 26, "Sarah")]) == []
     assert shown("Borden's hat lies there.", [(0, 6, "Borden")]) == []
+    assert shown("It reveals TESLA'S MACHINE.", [(11, 16, "Tesla")]) == []

@@ -46,3 +46,13 @@ def test_same_name_merges_must_name_known_types():
     with pytest.raises(ValidationError, match="unknown entity types: Spaceship"):
         Schema.model_validate({**data, "same_name_merges": [["Spaceship", "Object"]]})
     assert Schema.model_validate({**data, "same_name_merges": []}).same_name_winner("Object", "Concept") is None
+
+
+def test_life_stage_of_is_a_derived_character_relation():
+    schema = load_schema()
+    spec = schema.relation("life_stage_of")
+    assert spec is not None and spec.pairs == [("Character", "Character")]
+    assert not spec.event_centric and not spec.symmetric and spec.derived
+    assert "YOUNG EDWARD -> EDWARD" in spec.description
+    assert schema.derived_relation_names() == ["life_stage_of"]
+    assert not schema.relation("kinship_with").derived
