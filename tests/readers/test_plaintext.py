@@ -221,9 +221,13 @@ def test_plain_elements_join_lines_and_number_them() -> None:
 
 
 def test_warnings_flag_unsure_lines_only() -> None:
-    lines = ["INT. ROOM - DAY", "", C + "JOHN", D + "Hi.", "", D + "Orphan speech line?"]
-    _, warnings = plain_elements(lines)
-    assert len(warnings) <= 1
+    clean = ["INT. ROOM - DAY", "", C + "JOHN", D + "Hi.", "", C + "MARY", D + "Hello.", "", C + "JOHN", D + "Bye."]
+    assert plain_elements(clean)[1] == []
+    # A known speaker's cue at the dialogue's indentation is taken as a cue, with a warning.
+    unsure = [*clean, "", D + "JOHN", D + "Wait."]
+    _, warnings = plain_elements(unsure)
+    assert [(w.line, w.message) for w in warnings] == [
+        (12, "cue without indentation step, taken as a known speaker")]
 
 
 def test_read_plain_builds_scenes_and_title_page() -> None:
