@@ -1,3 +1,382 @@
-"""kgbuild: movie screenplays to knowledge graphs."""
+"""kgbuild: movie screenplays to knowledge graphs.
+
+The library face: build a story graph from a script, load and save graph.json, query the
+embedded Cypher store, score a graph with STAGE-KG, merge entities, and the model types. Every
+name is imported on first use, so `import kgbuild` loads neither pydantic nor torch; the
+embedding model loads only when some text was never embedded before (a cache on disk,
+`$KGBUILD_CACHE_DIR`).
+
+Example:
+    >>> import kgbuild
+    >>> graph = kgbuild.build("examples/lizard-people.fountain")  # doctest: +SKIP
+    >>> sum(e.type == "Character" for e in graph.entities)  # doctest: +SKIP
+    28
+
+Errors are `kgbuild.errors.KgbuildError` and its subclasses: `InputError` for a file or graph
+that cannot be used, `OutputError` for a place that cannot be written, and
+`kgbuild.loaders.errors.StoreError` / `QueryError` for the graph store.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from kgbuild.evaluation.stage_kg import MovieScore, ScoreOptions
+    from kgbuild.model import Entity, Evidence, KnowledgeGraph, Relation, Screenplay
 
 __version__ = "0.1.0"
+
+__all__ = [
+    "Entity",
+    "Evidence",
+    "KnowledgeGraph",
+    "MovieScore",
+    "Relation",
+    "ScoreOptions",
+    "Screenplay",
+    "__version__",
+    "build",
+    "load_graph",
+    "merge",
+    "query",
+    "read_screenplay",
+    "save_graph",
+    "score",
+]
+
+#: Names served lazily from other modules (PEP 562), so importing the package stays cheap.
+_LAZY = {
+    "Entity": "kgbuild.model",
+    "Evidence": "kgbuild.model",
+    "KnowledgeGraph": "kgbuild.model",
+    "Relation": "kgbuild.model",
+    "Screenplay": "kgbuild.model",
+    "MovieScore": "kgbuild.evaluation.stage_kg",
+    "ScoreOptions": "kgbuild.evaluation.stage_kg",
+}
+
+PathLike = str | os.PathLike[str]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'kgbuild' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
+
+def build(
+    script: PathLike,
+    *,
+    outdir: PathLike | None = None,
+    force: bool = False,
+    merge: bool = True,
+    lenient: bool = False,
+    movie: str | None = None,
+    corrections: PathLike | None = None,
+    cache_dir: PathLike | None = None,
+    llm_model: str | None = None,
+    llm_base_url: str | None = None,
+    max_cost: float | None = None,
+) -> KnowledgeGraph:
+    """Build the story graph of a screenplay, as `kgbuild build` does.
+
+    Offline (rules and the bundled MiniLM model) unless `llm_model` is given. The corrections
+    file beside the script (`SCRIPT_STEM.corrections.jsonl`) is applied when it exists.
+
+    Args:
+        script: The screenplay file, in any supported format.
+        outdir: Also write the build folder here (graph.json, graph.lbdb, screenplay.json,
+            report.md, graph.graphml, merge_log.jsonl; see the README). Checked before any
+            work; None writes nothing.
+        force: Replace `outdir` even when it holds the build of another script.
+        merge: Run the entity-merging stage.
+        lenient: Keep relations that break the schema (flagged) instead of dropping them.
+        movie: The movie id stores key on; None: the reader's (title page title, else file stem).
+        corrections: The corrections file to apply instead of the one beside the script.
+        cache_dir: The embedding cache folder; None: `$KGBUILD_CACHE_DIR`, else ~/.cache/kgbuild.
+        llm_model: Extract with this LLM (OpenAI-compatible; key from `$OPENAI_API_KEY`).
+        llm_base_url: Its base URL ending in /v1; None: `$OPENAI_BASE_URL`, else OpenAI.
+        max_cost: Stop cleanly before the estimated LLM cost (USD) exceeds this.
+
+    Returns:
+        The repaired, merged and corrected graph. An LLM build in which some chunks got no
+        valid answer is returned all the same, with a warning logged; it is written to an
+        `outdir` without a build (the failed chunks listed in review.jsonl) and never replaces
+        an existing one, as `kgbuild build` without --allow-partial.
+
+    Raises:
+        InputError: the script or the corrections file cannot be read; `llm_base_url` or
+            `max_cost` without `llm_model`.
+        OutputError: `outdir` or a cache folder cannot be written, or `outdir` holds the build
+            of another script and `force` is not given.
+        kgbuild.llm.types.BudgetExceededError: `max_cost` reached (answers so far are cached).
+        kgbuild.llm.types.LLMRequestError: the LLM server refused the requests.
+
+    Example:
+        >>> graph = build("examples/lizard-people.fountain", outdir="out/lizard-people")  # doctest: +SKIP
+        >>> graph.movie.title  # doctest: +SKIP
+        'LIZARD PEOPLE'
+    """
+    import logging
+    from pathlib import Path
+
+    from kgbuild.embeddings import default_embedder
+    from kgbuild.errors import InputError
+    from kgbuild.paths import cache_dir as cache_root
+    from kgbuild.paths import check_writable_dir
+    from kgbuild.pipeline import BuildOptions, run_build
+
+    if outdir is not None:
+        from kgbuild.output import check_build_target
+
+        check_build_target(outdir, script, force=force)
+    llm = None
+    if llm_model is not None:
+        from kgbuild.llm.settings import LLMSettings
+
+        llm = LLMSettings(model=llm_model, base_url=llm_base_url, max_cost=max_cost)
+        check_writable_dir(cache_root(llm.cache_dir), "LLM cache folder")
+    elif llm_base_url is not None or max_cost is not None:
+        raise InputError("llm_base_url and max_cost need an LLM: give llm_model too")
+    with default_embedder(cache_dir) as embedder:
+        options = BuildOptions(strict_repairs=not lenient, embedder=embedder, llm=llm, merge=merge,
+                               corrections=Path(corrections) if corrections is not None else None,
+                               movie=movie)
+        state = run_build(script, options)
+    failed = 0
+    if state.llm is not None:
+        from kgbuild.llm.extract import ChunkStatus
+
+        failed = state.llm.run.count(ChunkStatus.FAILED)
+        if failed:
+            logging.getLogger(__name__).warning(
+                "%d of %d chunks of %s got no valid answer after the retries; build again to retry them",
+                failed, len(state.llm.run.outcomes), script)
+    if outdir is not None:
+        from kgbuild.output import write_build
+
+        if failed and (Path(outdir) / "graph.json").exists():
+            logging.getLogger(__name__).warning("the build in %s was kept: this one is partial", outdir)
+        else:
+            write_build(state, outdir)
+    assert state.graph is not None
+    return state.graph
+
+
+def load_graph(path: PathLike) -> KnowledgeGraph:
+    """Read a graph.json, or the graph.json of a build folder.
+
+    Args:
+        path: A graph.json file or a folder written by `build` / `kgbuild build`.
+
+    Returns:
+        The graph (files of an older format are migrated on reading).
+
+    Raises:
+        InputError: missing file, invalid JSON, unknown or newer format, invalid content.
+
+    Example:
+        >>> graph = load_graph("out/lizard-people")  # doctest: +SKIP
+        >>> len(graph.entities) > 0  # doctest: +SKIP
+        True
+    """
+    from kgbuild.graph import graph_file
+    from kgbuild.graph import load_graph as _load
+
+    return _load(graph_file(path))
+
+
+def save_graph(graph: KnowledgeGraph, path: PathLike) -> Path:
+    """Write a graph as graph.json, atomically (a reader never sees half a file).
+
+    Args:
+        graph: The graph.
+        path: The file to write; its folder is created when missing.
+
+    Returns:
+        The path written.
+
+    Raises:
+        OSError: the file cannot be written.
+
+    Example:
+        >>> save_graph(graph, "copy/graph.json")  # doctest: +SKIP
+        PosixPath('copy/graph.json')
+    """
+    from kgbuild.graph import save_graph as _save
+
+    return _save(graph, path)
+
+
+def read_screenplay(path: PathLike) -> Screenplay:
+    """Read a screenplay: a script of any supported format, or the screenplay.json of a build.
+
+    Args:
+        path: Fountain, Final Draft .fdx, PDF with a text layer, plain text, a STAGE
+            script.json, or a screenplay.json written by `build` / `kgbuild parse -o`.
+
+    Returns:
+        The scene model: scenes with their headings and elements, title page, source facts.
+
+    Raises:
+        InputError: missing, empty, binary, too large, undecodable or malformed input, or a
+            file that is not a screenplay (`NotAScreenplayError`, `OcrNeededError`).
+
+    Example:
+        >>> screenplay = read_screenplay("examples/lizard-people.fountain")  # doctest: +SKIP
+        >>> screenplay.scenes[0].heading  # doctest: +SKIP
+        'EXT. COUNTRY HIGHWAY (2020) -- DAY'
+    """
+    import json
+    from pathlib import Path
+
+    from kgbuild.errors import InputError
+    from kgbuild.model import Screenplay
+    from kgbuild.readers import read_screenplay as _read
+
+    file = Path(path)
+    if file.suffix.lower() == ".json" and file.is_file():
+        try:
+            data = json.loads(file.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            data = None
+        if isinstance(data, dict) and isinstance(data.get("source"), dict) and "scenes" in data:
+            try:
+                return Screenplay.model_validate(data)
+            except ValueError as e:
+                raise InputError(f"not a valid kgbuild screenplay.json ({e.__class__.__name__}); rerun "
+                                 "'kgbuild parse -o' or read the script file itself", path=str(path)) from e
+    return _read(file)
+
+
+def query(cypher: str, *, db: PathLike | None = None,
+          params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Run a read-only Cypher query on the embedded store of a build.
+
+    Args:
+        cypher: One Cypher statement; node labels are entity types (`Character`, ...),
+            relationship types are relation types (`speaks_to`, ...).
+        db: The store: a `.lbdb` file or a build folder holding graph.lbdb; None: ./graph.lbdb.
+        params: Values of the query's `$name` parameters (each one used, no others).
+
+    Returns:
+        One dict per row, keyed by column (the alias, else the item as written); nodes and
+        relationships come back as dicts of their properties.
+
+    Raises:
+        kgbuild.loaders.errors.QueryError: wrong parameters, or the store refused the query
+            (the message gives the position and what to write instead).
+        kgbuild.loaders.errors.StoreError: no store there, or it cannot be opened.
+
+    Example:
+        >>> query("MATCH (c:Character) RETURN count(c) AS n", db="out/lizard-people")  # doctest: +SKIP
+        [{'n': 28}]
+    """
+    from kgbuild.loaders.embedded import resolve_db_path, run_query
+
+    return run_query(resolve_db_path(db), cypher, params).as_dicts()
+
+
+def _graph_for_scoring(given: KnowledgeGraph | PathLike) -> tuple[KnowledgeGraph, Any, dict[str, str], str, str]:
+    """A graph to score, its load report, its rename map, its movie id and its title."""
+    from pathlib import Path
+
+    from kgbuild.evaluation.reference import check_prediction, load_any, stage_title
+    from kgbuild.model import KnowledgeGraph
+
+    if isinstance(given, KnowledgeGraph):
+        graph, report = check_prediction(given, given.movie.key)
+        return graph, report, {}, given.movie.key, given.movie.title
+    graph, report, renames = load_any(given)
+    path = Path(given)
+    if path.is_dir() and (path / "extraction_results.json").is_file():
+        return graph, report, renames, path.resolve().name, stage_title(path)
+    return graph, report, renames, graph.movie.key, graph.movie.title
+
+
+def score(pred: KnowledgeGraph | PathLike, ref: KnowledgeGraph | PathLike, *,
+          options: ScoreOptions | None = None, cache_dir: PathLike | None = None) -> MovieScore:
+    """Score a predicted graph against a reference with the STAGE-KG protocol (`kgbuild score`).
+
+    Entities of unknown types and relations of unknown types or with missing endpoints are left
+    out of either graph and counted in the score's `prediction_report` / `reference_report`.
+
+    Args:
+        pred: The prediction: a graph, a graph.json, or a build folder.
+        ref: The reference: a STAGE movie folder (extraction_results.json, rename_map.json), a
+            graph, a graph.json or a build folder.
+        options: The choices the paper leaves open (threshold 0.80, ...); None: the defaults.
+        cache_dir: The embedding cache folder; None: `$KGBUILD_CACHE_DIR`, else ~/.cache/kgbuild.
+
+    Returns:
+        Entity and relation precision, recall and F1 (`result.entities.f1`), per type, and what
+        `kgbuild score --explain` shows (misses, false positives, near misses).
+
+    Raises:
+        InputError: a path that is neither a graph.json nor a STAGE folder, or a broken file.
+        OutputError: the cache folder cannot be written.
+
+    Example:
+        >>> result = score("out/lizard-people", "out/lizard-people")  # doctest: +SKIP
+        >>> result.entities.f1, result.relations.f1  # doctest: +SKIP
+        (1.0, 1.0)
+    """
+    from kgbuild.embeddings import default_embedder
+    from kgbuild.evaluation.stage_kg import score_movie
+
+    predicted, pred_report, _, _, _ = _graph_for_scoring(pred)
+    reference, ref_report, renames, movie, title = _graph_for_scoring(ref)
+    with default_embedder(cache_dir) as embedder:
+        result = score_movie(predicted, reference, renames=renames, embedder=embedder, options=options,
+                             movie=movie, title=title)
+    return result.model_copy(update={"prediction_report": pred_report, "reference_report": ref_report})
+
+
+def merge(graph: KnowledgeGraph | PathLike, screenplay: Screenplay | PathLike | None = None, *,
+          cache_dir: PathLike | None = None) -> KnowledgeGraph:
+    """Merge a graph's entities with the offline rules, as the build's merge stage does.
+
+    Names are normalized, embedded with the bundled MiniLM model, clustered and adjudicated;
+    entity ids, names, aliases and relation endpoints are rewritten. The merge log (what merged
+    into what, and why) is `kgbuild.canonicalize.merge.merge_graph`'s second result.
+
+    Args:
+        graph: The graph, a graph.json or a build folder (not changed).
+        screenplay: Its screenplay (a Screenplay, the script file or a build's screenplay.json),
+            for the hard constraints: two characters who speak in one scene stay apart. None
+            merges without them.
+        cache_dir: The embedding cache folder; None: `$KGBUILD_CACHE_DIR`, else ~/.cache/kgbuild.
+
+    Returns:
+        A new graph with the merged entities.
+
+    Raises:
+        InputError: the graph or the screenplay cannot be read.
+        OutputError: the cache folder cannot be written.
+
+    Example:
+        >>> merged = merge(raw, "examples/lizard-people.fountain")  # doctest: +SKIP
+        >>> len(merged.entities) <= len(raw.entities)  # doctest: +SKIP
+        True
+    """
+    from kgbuild.canonicalize.merge import merge_graph
+    from kgbuild.embeddings import default_embedder
+    from kgbuild.model import KnowledgeGraph, Screenplay
+
+    kg = graph if isinstance(graph, KnowledgeGraph) else load_graph(graph)
+    sp = screenplay if screenplay is None or isinstance(screenplay, Screenplay) else read_screenplay(screenplay)
+    with default_embedder(cache_dir) as embedder:
+        merged, _ = merge_graph(kg, sp, embedder, None)
+    return merged

@@ -7,8 +7,12 @@ fields so a typo in a producer fails loudly instead of silently dropping data.
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 
 class _Model(BaseModel):
@@ -237,3 +241,45 @@ class KnowledgeGraph(_Model):
     entities: list[Entity] = Field(default_factory=list)
     relations: list[Relation] = Field(default_factory=list)
     provenance: Provenance | None = None
+
+    def to_networkx(self) -> nx.MultiDiGraph:
+        """This graph as a networkx MultiDiGraph: a node per entity, an edge per relation.
+
+        Node keys are entity ids, edge keys relation ids; the other fields are the attributes
+        (see `kgbuild.netx`). `KnowledgeGraph.from_networkx` gives this graph back exactly.
+
+        Returns:
+            A new MultiDiGraph; this graph is not changed.
+
+        Raises:
+            InputError: two entities or two relations share an id.
+
+        Example:
+            >>> g = graph.to_networkx()  # doctest: +SKIP
+            >>> networkx.degree_centrality(g)  # doctest: +SKIP
+        """
+        from kgbuild.netx import to_networkx
+
+        return to_networkx(self)
+
+    @classmethod
+    def from_networkx(cls, g: nx.MultiDiGraph) -> KnowledgeGraph:
+        """The graph of a networkx MultiDiGraph made by `to_networkx` (and possibly edited).
+
+        Args:
+            g: Node and edge attributes are the fields of Entity and Relation; the graph
+                attribute `movie` is required (see `kgbuild.netx.from_networkx`).
+
+        Returns:
+            A new KnowledgeGraph.
+
+        Raises:
+            InputError: `g` is not a directed multigraph, or its attributes are not a valid graph.
+
+        Example:
+            >>> KnowledgeGraph.from_networkx(graph.to_networkx()) == graph  # doctest: +SKIP
+            True
+        """
+        from kgbuild.netx import from_networkx
+
+        return from_networkx(g)
