@@ -26,8 +26,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from kgbuild.canonicalize.repairs import dedupe_relations
 from kgbuild.errors import InputError
-from kgbuild.graph import entity_id, merge_evidence, relation_id
+from kgbuild.graph import entity_id, merge_entity_records, rewire_relations
 from kgbuild.model import Entity, KnowledgeGraph, Relation
 from kgbuild.schema import Schema, load_schema
 
@@ -128,21 +129,11 @@ def keep_apart(corrections: list[tuple[int, Correction]]) -> list[frozenset[str]
     return [frozenset(c.entities or ()) for _, c in corrections if c.action == "split"]
 
 
-def _rewire(relations: list[Relation], mapping: dict[str, str]) -> list[Relation]:
-    out: dict[str, Relation] = {}
-    for rel in relations:
-        source, target = mapping.get(rel.source, rel.source), mapping.get(rel.target, rel.target)
-        if source == target:
-            continue
-        rid = relation_id(source, rel.type, target)
-        if rid in out:
-            old = out[rid]
-            rel = old.model_copy(update={"scenes": sorted({*old.scenes, *rel.scenes}),
-                                         "evidence": merge_evidence(old.evidence, rel.evidence)})
-        else:
-            rel = rel.model_copy(update={"source": source, "target": target, "id": rid})
-        out[rid] = rel
-    return list(out.values())
+def _rewire(graph: KnowledgeGraph, mapping: dict[str, str]) -> list[Relation]:
+    """The graph's relations with their ends moved through `mapping`: those that become
+    self-relations dropped, those that become one merged (`kgbuild.graph.merge_relation_records`)."""
+    moved = [r for r in rewire_relations(graph.relations, mapping) if r.source != r.target]
+    return dedupe_relations(graph.model_copy(update={"relations": moved}))[0].relations
 
 
 def _reject(graph: KnowledgeGraph, c: Correction) -> tuple[KnowledgeGraph, str | None]:
@@ -165,7 +156,7 @@ def _reject(graph: KnowledgeGraph, c: Correction) -> tuple[KnowledgeGraph, str |
         f"removed {len(gone)} entities and {dropped} relations")
 
 
-def _merge(graph: KnowledgeGraph, c: Correction) -> tuple[KnowledgeGraph, str | None]:
+def _apply_merge(graph: KnowledgeGraph, c: Correction) -> tuple[KnowledgeGraph, str | None]:
     ids = [i for i in c.entities or () if any(e.id == i for e in graph.entities)]
     members = [e for e in graph.entities if e.id in ids]
     if len(members) < 2:
@@ -175,16 +166,11 @@ def _merge(graph: KnowledgeGraph, c: Correction) -> tuple[KnowledgeGraph, str | 
     keep = members[0]
     name = c.name or keep.name
     new_id = entity_id(keep.type, name)
-    aliases = [a for a in dict.fromkeys(n for e in members for n in [e.name, *e.aliases]) if a != name]
-    merged = keep.model_copy(update={
-        "id": new_id, "name": name, "aliases": aliases,
-        "scenes": sorted({s for e in members for s in e.scenes}),
-        "description": next((e.description for e in members if e.description), ""),
-        "evidence": merge_evidence(*(e.evidence for e in members))})
+    merged = merge_entity_records(Entity(id=new_id, name=name, type=keep.type), *members)
     others = [e for e in graph.entities if e.id not in ids and e.id != new_id]
     mapping = {e.id: new_id for e in members}
     return graph.model_copy(update={"entities": [*others, merged],
-                                    "relations": _rewire(graph.relations, mapping)}), (
+                                    "relations": _rewire(graph, mapping)}), (
         f"merged {len(members)} entities into '{name}'")
 
 
@@ -203,7 +189,7 @@ def _rename_or_retype(graph: KnowledgeGraph, c: Correction, schema: Schema) -> t
         return graph, f"not applied: an entity '{new_id}' exists already (merge them instead)"
     changed = changed.model_copy(update={"id": new_id})
     entities = [changed if e.id == entity.id else e for e in graph.entities]
-    relations = _rewire(graph.relations, {entity.id: new_id})
+    relations = _rewire(graph, {entity.id: new_id})
     types = {e.id: e.type for e in entities}
     admitted = [r for r in relations if schema.is_admissible(r.type, types[r.source], types[r.target])]
     note = f"{entity.id} -> {new_id}"
@@ -234,7 +220,7 @@ def apply_corrections(graph: KnowledgeGraph, corrections: list[tuple[int, Correc
         if c.action == "reject":
             graph, note = _reject(graph, c)
         elif c.action == "merge":
-            graph, note = _merge(graph, c)
+            graph, note = _apply_merge(graph, c)
         else:
             graph, note = _rename_or_retype(graph, c, schema)
         applied = note is not None and not note.startswith("not applied")

@@ -44,7 +44,14 @@ from kgbuild.canonicalize.llm_normalize import NormalizationFailure, normalize_w
 from kgbuild.canonicalize.normalize import PERSON_TYPES, fold, normalize_entities
 from kgbuild.canonicalize.repairs import RepairCount, dedupe_relations
 from kgbuild.embeddings import Embedder
-from kgbuild.graph import canonical_key, entity_id, merge_evidence, relation_id
+from kgbuild.graph import (
+    canonical_key,
+    entity_id,
+    merge_entity_records,
+    merge_evidence,
+    relation_id,
+    rewire_relations,
+)
 from kgbuild.llm.types import StructuredLLM
 from kgbuild.model import Entity, KnowledgeGraph, Persistence, Relation, Scope, Screenplay
 from kgbuild.schema import load_schema
@@ -373,18 +380,11 @@ def plan_merges(entities: list[Entity], *, speakers: SpeakerIndex | None, embedd
 
 
 def _merged_entity(members: list[Entity], canonical: str, new_id: str) -> Entity:
+    """The members as one entity: the canonical name and id, the members' majority type, the rest
+    merged by `kgbuild.graph.merge_entity_records` (every member's name becomes an alias)."""
     types = Counter(e.type for e in members)
     etype = max(types, key=lambda t: (types[t], -TYPE_PRIORITY.index(t) if t in TYPE_PRIORITY else -99))
-    names = [n for e in members for n in (e.name, *e.aliases)]
-    return Entity(
-        id=new_id, name=canonical, type=etype,
-        description=max((e.description for e in members), key=len),
-        aliases=sorted({n for n in names if n != canonical}),
-        scenes=sorted({s for e in members for s in e.scenes}),
-        scope=Scope.GLOBAL if any(e.scope == Scope.GLOBAL for e in members) else Scope.LOCAL,
-        attributes={k: v for e in reversed(members) for k, v in e.attributes.items()},
-        evidence=merge_evidence(*(e.evidence for e in members)),
-    )
+    return merge_entity_records(Entity(id=new_id, name=canonical, type=etype), *members)
 
 
 def life_stage_relation(younger: Entity, base: Entity, reason: str) -> Relation | None:
@@ -440,7 +440,8 @@ def apply_merges(graph: KnowledgeGraph, plan: MergePlan) -> tuple[KnowledgeGraph
     """Rewrite entities and relation endpoints by the plan, then deduplicate relations.
 
     A merged entity keeps the evidence of all its members, and relations that become one keep
-    the evidence of both (`kgbuild.graph.merge_evidence`). Relations between two merged members
+    the evidence of both (the one merge policy: `kgbuild.graph.merge_entity_records`,
+    `merge_relation_records`). Relations between two merged members
     (now self-relations) are dropped. Each life-stage link becomes a `life_stage_of` relation
     between the surviving entities (`life_stage_relation`); the entity attribute of that name,
     which older kgbuild versions wrote instead, is dropped.
@@ -466,15 +467,7 @@ def apply_merges(graph: KnowledgeGraph, plan: MergePlan) -> tuple[KnowledgeGraph
     entities = [e.model_copy(update={"attributes": {k: v for k, v in e.attributes.items()
                                                     if k != LIFE_STAGE_RELATION}})
                 if LIFE_STAGE_RELATION in e.attributes else e for e in entities]
-    relations: list[Relation] = []
-    for rel in graph.relations:
-        source, target = mapping.get(rel.source, rel.source), mapping.get(rel.target, rel.target)
-        if source == target:
-            continue
-        if (source, target) != (rel.source, rel.target):
-            rel = rel.model_copy(update={"source": source, "target": target,
-                                         "id": relation_id(source, rel.type, target)})
-        relations.append(rel)
+    relations = [r for r in rewire_relations(graph.relations, mapping) if r.source != r.target]
     relations += _link_relations(entities, plan.links, mapping)
     merged = graph.model_copy(update={"entities": entities, "relations": relations})
     return dedupe_relations(merged)

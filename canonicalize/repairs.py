@@ -2,7 +2,8 @@
 
 Every repair takes a graph and returns a new graph plus a `RepairCount` saying what it changed,
 so the build report can tell the user exactly what was rewritten, swapped, merged or dropped.
-Merged facts keep the evidence of both (`kgbuild.graph.merge_evidence`); the last repair drops
+Merged facts follow the one merge policy (`kgbuild.graph.merge_entity_records`,
+`merge_relation_records`: the evidence of both is kept); the last repair drops
 the facts that have none (`require_evidence`).
 """
 
@@ -13,7 +14,13 @@ from collections.abc import Callable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kgbuild.graph import canonical_key, merge_evidence, relation_id
+from kgbuild.graph import (
+    canonical_key,
+    merge_entity_records,
+    merge_relation_records,
+    relation_id,
+    rewire_relations,
+)
 from kgbuild.model import Entity, KnowledgeGraph, Relation
 from kgbuild.schema import Schema, load_schema
 
@@ -100,49 +107,19 @@ def repair_relation_types(
     return _with(graph, relations=kept), count
 
 
-def _merge_relations(a: Relation, b: Relation) -> Relation:
-    richer = a if len(a.description) >= len(b.description) else b
-    return richer.model_copy(update={
-        "scenes": sorted({*a.scenes, *b.scenes}),
-        "evidence": merge_evidence(a.evidence, b.evidence),
-        "flags": sorted({*a.flags, *b.flags}),
-        "name": richer.name or a.name or b.name,
-    })
-
-
 def dedupe_relations(graph: KnowledgeGraph) -> tuple[KnowledgeGraph, RepairCount]:
-    """Keep one relation per (subject, object, type): the richer description, all scenes."""
+    """Keep one relation per (subject, object, type): the first of them, merged with the
+    others by `kgbuild.graph.merge_relation_records` (longest description, all scenes and evidence)."""
     count = RepairCount(rule="dedupe")
     merged: dict[tuple[str, str, str], Relation] = {}
     for rel in graph.relations:
         key = (rel.source, rel.target, rel.type)
         if key in merged:
             count.add("merged", f"{rel.source} -{rel.type}-> {rel.target}")
-            merged[key] = _merge_relations(merged[key], rel)
+            merged[key] = merge_relation_records(merged[key], rel)
         else:
             merged[key] = rel.model_copy(update={"id": relation_id(rel.source, rel.type, rel.target)})
     return _with(graph, relations=list(merged.values())), count
-
-
-def _merge_entities(keep: Entity, other: Entity) -> Entity:
-    aliases = [a for a in dict.fromkeys([*keep.aliases, *other.aliases]) if a != keep.name]
-    return keep.model_copy(update={
-        "scenes": sorted({*keep.scenes, *other.scenes}),
-        "aliases": aliases,
-        "description": keep.description or other.description,
-        "evidence": merge_evidence(keep.evidence, other.evidence),
-    })
-
-
-def _rewire(relations: list[Relation], mapping: dict[str, str]) -> list[Relation]:
-    out = []
-    for rel in relations:
-        source, target = mapping.get(rel.source, rel.source), mapping.get(rel.target, rel.target)
-        if (source, target) != (rel.source, rel.target):
-            rel = rel.model_copy(update={
-                "source": source, "target": target, "id": relation_id(source, rel.type, target)})
-        out.append(rel)
-    return out
 
 
 def _target_type(type_name: str, present: set[str], schema: Schema) -> str:
@@ -175,7 +152,8 @@ def resolve_same_name(graph: KnowledgeGraph, *, schema: Schema | None = None) ->
     lists the pair in `same_name_merges` (`schema/stage_kg.json`: a Concept folds into a
     Character or an Object, an Event into an Occasion), under the winner's type; every other
     pair stays two entities (a TimePoint and a Location 'night', a Character and a Location
-    'Alley'). Merged entities keep the scenes, aliases and evidence of both; relations are rewired.
+    'Alley'). Merged entities keep the scenes, aliases and evidence of both
+    (`kgbuild.graph.merge_entity_records`); relations are rewired (`kgbuild.graph.rewire_relations`).
 
     Args:
         graph: The graph (not changed).
@@ -200,8 +178,8 @@ def resolve_same_name(graph: KnowledgeGraph, *, schema: Schema | None = None) ->
         if ent.id != keeper.id:
             count.add("merged", f"{ent.type} '{ent.name}' into {keeper.type}")
             mapping[ent.id] = keeper.id
-        merged[keeper.id] = _merge_entities(merged[keeper.id], ent)
-    return _with(graph, entities=list(merged.values()), relations=_rewire(graph.relations, mapping)), count
+        merged[keeper.id] = merge_entity_records(merged[keeper.id], ent)
+    return _with(graph, entities=list(merged.values()), relations=rewire_relations(graph.relations, mapping)), count
 
 
 def require_evidence(graph: KnowledgeGraph) -> tuple[KnowledgeGraph, RepairCount]:

@@ -2,7 +2,8 @@
 
 A STAGE movie folder holds `extraction_results.json` (per-scene entities and relations) and
 `rename_map.json` (alias -> canonical name). Its reference graph is the union over scenes, every
-name mapped through the rename map, each entity typed by the majority of its mentions. Both
+name mapped through the rename map, each entity named and typed by the majority of its mentions
+and merged from them by the one merge policy (`kgbuild.graph.merge_entity_records`). Both
 sources become the same `KnowledgeGraph`, plus a `LoadReport` of what could not be used.
 """
 
@@ -18,7 +19,14 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from kgbuild.errors import InputError
-from kgbuild.graph import canonical_key, entity_id, load_graph, relation_id
+from kgbuild.graph import (
+    canonical_key,
+    entity_id,
+    load_graph,
+    merge_entity_records,
+    merge_relation_records,
+    relation_id,
+)
 from kgbuild.model import Entity, KnowledgeGraph, MovieInfo, Relation, Scope
 from kgbuild.schema import Schema, load_schema
 
@@ -57,6 +65,24 @@ def _majority_type(types: Counter[str], schema: Schema) -> str:
     return max(types, key=lambda t: (types[t], -order.index(t) if t in order else -99))
 
 
+def _mention(ent: dict, scene: int, renames: dict[str, str], known_types: set[str],
+             report: LoadReport) -> Entity | None:
+    """One entity mention of a scene as a record (its name through the rename map), or None for a
+    mention without a name or of a type the schema does not know (counted in `report`)."""
+    etype, raw = ent.get("type"), ent.get("name")
+    if not raw or not isinstance(raw, str):
+        return None
+    if etype not in known_types:
+        report.unknown_entity_types[str(etype)] = report.unknown_entity_types.get(str(etype), 0) + 1
+        return None
+    name = _resolve(raw, renames)
+    description = ent.get("description")
+    return Entity(id=entity_id(etype, name), name=name, type=etype,
+                  description=description if isinstance(description, str) else "",
+                  aliases=[raw, *(a for a in ent.get("aliases") or [] if isinstance(a, str))], scenes=[scene],
+                  scope=Scope.GLOBAL if ent.get("scope") == Scope.GLOBAL else Scope.LOCAL)
+
+
 def load_stage_movie(movie_dir: str | Path, *, schema: Schema | None = None) -> tuple[KnowledgeGraph, LoadReport, dict[str, str]]:
     """Build the reference graph of one STAGE movie folder.
 
@@ -89,12 +115,7 @@ def load_stage_movie(movie_dir: str | Path, *, schema: Schema | None = None) -> 
     report = LoadReport(source=str(folder))
     known_types = set(schema.entity_type_names())
     # Keyed by the canonical form, so names differing only in case or punctuation are one entity.
-    surface: dict[str, Counter[str]] = defaultdict(Counter)
-    types: dict[str, Counter[str]] = defaultdict(Counter)
-    scenes: dict[str, set[int]] = defaultdict(set)
-    descriptions: dict[str, str] = {}
-    aliases: dict[str, set[str]] = defaultdict(set)
-    scopes: dict[str, set[str]] = defaultdict(set)
+    mentions: dict[str, list[Entity]] = defaultdict(list)
     raw_relations: list[tuple[str, str, str, int, dict]] = []
     for key, scene in results.items():
         if not isinstance(scene, dict) or scene.get("ok") is False:
@@ -103,22 +124,9 @@ def load_stage_movie(movie_dir: str | Path, *, schema: Schema | None = None) -> 
         m = _SCENE_KEY.search(key)
         index = int(m.group(1)) if m else 0
         for ent in scene.get("entities") or []:
-            etype, raw = ent.get("type"), ent.get("name")
-            if not raw or not isinstance(raw, str):
-                continue
-            if etype not in known_types:
-                report.unknown_entity_types[str(etype)] = report.unknown_entity_types.get(str(etype), 0) + 1
-                continue
-            resolved = _resolve(raw, renames)
-            name = canonical_key(resolved)
-            surface[name][resolved] += 1
-            types[name][etype] += 1
-            scenes[name].add(index)
-            scopes[name].add(ent.get("scope") or "local")
-            aliases[name].update({raw, *(a for a in ent.get("aliases") or [] if isinstance(a, str))})
-            desc = ent.get("description") or ""
-            if len(desc) > len(descriptions.get(name, "")):
-                descriptions[name] = desc
+            mention = _mention(ent, index, renames, known_types, report)
+            if mention is not None:
+                mentions[canonical_key(mention.name)].append(mention)
         for rel in scene.get("relations") or []:
             subject, obj, rtype = rel.get("subject"), rel.get("object"), rel.get("relation_type")
             if not (isinstance(subject, str) and isinstance(obj, str) and isinstance(rtype, str)):
@@ -129,15 +137,10 @@ def load_stage_movie(movie_dir: str | Path, *, schema: Schema | None = None) -> 
                 canonical_key(_resolve(obj, renames)), index, rel,
             ))
     entities: dict[str, Entity] = {}
-    for key, counter in types.items():
-        etype = _majority_type(counter, schema)
-        name = surface[key].most_common(1)[0][0]
-        entities[key] = Entity(
-            id=entity_id(etype, name), name=name, type=etype,
-            description=descriptions.get(key, ""), aliases=sorted(aliases[key] - {name}),
-            scenes=sorted(scenes[key]),
-            scope=Scope.GLOBAL if "global" in scopes[key] else Scope.LOCAL,
-        )
+    for key, records in mentions.items():
+        etype = _majority_type(Counter(r.type for r in records), schema)
+        name = Counter(r.name for r in records).most_common(1)[0][0]
+        entities[key] = merge_entity_records(Entity(id=entity_id(etype, name), name=name, type=etype), *records)
     relations: dict[tuple[str, str, str], Relation] = {}
     for subject, rtype, obj, index, raw in raw_relations:
         canonical = schema.canonical_relation(rtype)
@@ -149,15 +152,12 @@ def load_stage_movie(movie_dir: str | Path, *, schema: Schema | None = None) -> 
             continue
         s_id, o_id = entities[subject].id, entities[obj].id
         key = (s_id, canonical, o_id)
-        if key in relations:
-            old = relations[key]
-            relations[key] = old.model_copy(update={"scenes": sorted({*old.scenes, index})})
-        else:
-            relations[key] = Relation(
-                id=relation_id(s_id, canonical, o_id), source=s_id, target=o_id, type=canonical,
-                name=str(raw.get("relation_name") or ""), description=str(raw.get("description") or ""),
-                scenes=[index],
-            )
+        record = Relation(
+            id=relation_id(s_id, canonical, o_id), source=s_id, target=o_id, type=canonical,
+            name=str(raw.get("relation_name") or ""), description=str(raw.get("description") or ""),
+            scenes=[index],
+        )
+        relations[key] = merge_relation_records(relations[key], record) if key in relations else record
     graph = KnowledgeGraph(
         movie=MovieInfo(id=folder.name, title=folder.name, language="zh" if folder.name.startswith("ch") else "en",
                         scenes=len(results)),

@@ -1,4 +1,5 @@
-"""Graph identities and the graph.json file: stable ids, saving, and a strict loader."""
+"""Graph identities and the graph.json file: stable ids, saving, a strict loader, and the one
+policy by which records of the same fact merge (`merge_entity_records`, `merge_relation_records`)."""
 
 from __future__ import annotations
 
@@ -182,8 +183,111 @@ def merge_evidence(*lists: list[Evidence], limit: int = MAX_EVIDENCE) -> list[Ev
     return [chosen[i] for i in sorted(chosen)][:limit]
 
 
+def _aliases(kept_name: str, forms: list[str]) -> list[str]:
+    """`forms` in order of first appearance, without repeats and without the kept name (up to
+    case and punctuation)."""
+    kept = canonical_key(kept_name)
+    return [f for f in dict.fromkeys(forms) if f and canonical_key(f) != kept]
+
+
+def merge_entity_records(first: Entity, *others: Entity) -> Entity:
+    """One entity from several records of the same thing: the merge policy of every stage.
+
+    The graph builder, the LLM assembly, the repairs, the merge stage, the corrections and the
+    STAGE reference loader all merge entities here, by one policy:
+
+    - id, name and type: the first record's (the caller decides which survives, and may pass
+      a fresh record with the surviving identity first);
+    - aliases: the first's aliases, then each other record's name and aliases, in order of
+      first appearance, without repeats; a form equal to the kept name up to case and
+      punctuation (`canonical_key`) is not an alias;
+    - description: the longest (the earliest of equally long ones);
+    - scenes: the union, ascending;
+    - scope: global if any record is global;
+    - attributes: the union; for a key several records set, the earliest record's value;
+    - evidence: all of it with its producers, deduplicated, in scene order (`merge_evidence`).
+
+    With no others the record comes back with that policy applied to itself (aliases and
+    scenes deduplicated, evidence merged). No record is changed.
+
+    Example:
+        >>> a = Entity(id="character:anna", name="Anna", type="Character", scenes=[3])
+        >>> b = Entity(id="character:anna_k", name="Anna K.", type="Character", scenes=[1],
+        ...            description="A countess.")
+        >>> m = merge_entity_records(a, b)
+        >>> m.id, m.aliases, m.scenes, m.description
+        ('character:anna', ['Anna K.'], [1, 3], 'A countess.')
+    """
+    records = (first, *others)
+    attributes: dict[str, str] = {}
+    for record in reversed(records):
+        attributes.update(record.attributes)
+    return first.model_copy(update={
+        "aliases": _aliases(first.name, [*first.aliases, *(f for o in others for f in (o.name, *o.aliases))]),
+        "description": max((r.description for r in records), key=len),
+        "scenes": sorted({s for r in records for s in r.scenes}),
+        "scope": Scope.GLOBAL if any(r.scope == Scope.GLOBAL for r in records) else Scope.LOCAL,
+        "attributes": attributes,
+        "evidence": merge_evidence(*(r.evidence for r in records)),
+    })
+
+
+def merge_relation_records(first: Relation, *others: Relation) -> Relation:
+    """One relation from several records of the same fact: the merge policy of every stage.
+
+    - id, source, target, type and persistence: the first record's (the caller decides);
+    - name (the free verb): the first non-empty one;
+    - description: the longest (the earliest of equally long ones);
+    - scenes: the union, ascending;
+    - flags: the union, sorted;
+    - evidence: all of it with its producers, deduplicated, in scene order (`merge_evidence`).
+
+    No record is changed.
+
+    Example:
+        >>> a = Relation(id="r", source="character:anna", target="object:knife", type="possesses",
+        ...              scenes=[3], description="has it")
+        >>> b = a.model_copy(update={"scenes": [1], "name": "keeps", "description": "keeps it in her boot"})
+        >>> m = merge_relation_records(a, b)
+        >>> m.scenes, m.name, m.description
+        ([1, 3], 'keeps', 'keeps it in her boot')
+    """
+    records = (first, *others)
+    return first.model_copy(update={
+        "name": next((r.name for r in records if r.name), ""),
+        "description": max((r.description for r in records), key=len),
+        "scenes": sorted({s for r in records for s in r.scenes}),
+        "flags": sorted({f for r in records for f in r.flags}),
+        "evidence": merge_evidence(*(r.evidence for r in records)),
+    })
+
+
+def rewire_relations(relations: list[Relation], mapping: dict[str, str]) -> list[Relation]:
+    """Relations with their ends moved through an entity id mapping (old id -> new id).
+
+    A relation with a moved end gets the id of its new ends (`relation_id`); the others are
+    returned as they are. Relations the move turns into self-relations or into repeats of one
+    another are kept, in order: the caller drops or merges them (`validate_endpoints` and
+    `dedupe_relations` of `kgbuild.canonicalize.repairs`, which count what they do).
+
+    Example:
+        >>> r = Relation(id="r", source="character:ann", target="location:pier", type="located_at")
+        >>> rewire_relations([r], {"character:ann": "character:anna"})[0].source
+        'character:anna'
+    """
+    out = []
+    for rel in relations:
+        source, target = mapping.get(rel.source, rel.source), mapping.get(rel.target, rel.target)
+        if (source, target) != (rel.source, rel.target):
+            rel = rel.model_copy(update={"source": source, "target": target,
+                                         "id": relation_id(source, rel.type, target)})
+        out.append(rel)
+    return out
+
+
 class GraphBuilder:
-    """Accumulates entities and relations, merging repeats: scenes unioned, first name kept.
+    """Accumulates entities and relations, merging repeats by id (`merge_entity_records`,
+    `merge_relation_records`: the first name kept, scenes unioned, evidence merged).
 
     Example:
         >>> b = GraphBuilder()
@@ -199,40 +303,32 @@ class GraphBuilder:
     def entity(self, type_name: str, name: str, scene: int | None = None, *,
                description: str = "", aliases: list[str] | tuple[str, ...] = (),
                scope: Scope | None = None, evidence: list[Evidence] | tuple[Evidence, ...] = ()) -> str:
-        """Add or extend an entity; returns its id."""
+        """Add or extend an entity; returns its id.
+
+        A repeat of an id merges into the entity by `merge_entity_records` (a scope of None
+        counts as local: an entity is global once any call says so).
+        """
         eid = entity_id(type_name, name)
+        new = Entity(id=eid, name=name, type=type_name, description=description, aliases=list(aliases),
+                     scenes=[] if scene is None else [scene], scope=scope or Scope.LOCAL,
+                     evidence=list(evidence))
         old = self.entities.get(eid)
-        scenes = set(old.scenes) if old else set()
-        if scene is not None:
-            scenes.add(scene)
-        base = old.name if old else name
-        merged_aliases = sorted({*(old.aliases if old else []), *aliases} - {base})
-        self.entities[eid] = Entity(
-            id=eid, name=base, type=type_name,
-            description=(old.description if old and old.description else description),
-            aliases=merged_aliases, scenes=sorted(scenes),
-            scope=scope or (old.scope if old else Scope.LOCAL),
-            evidence=merge_evidence(old.evidence if old else [], list(evidence)),
-        )
+        self.entities[eid] = merge_entity_records(old, new) if old else merge_entity_records(new)
         return eid
 
     def relation(self, source: str, type_name: str, target: str, scene: int | None = None, *,
                  name: str = "", evidence: list[Evidence] | tuple[Evidence, ...] = (),
                  persistence: Persistence = Persistence.MOMENTARY) -> None:
-        """Add or extend a relation; self-relations are ignored."""
+        """Add or extend a relation (a repeat merges by `merge_relation_records`); self-relations
+        are ignored."""
         if source == target:
             return
         rid = relation_id(source, type_name, target)
+        new = Relation(id=rid, source=source, target=target, type=type_name, name=name,
+                       scenes=[] if scene is None else [scene], evidence=list(evidence),
+                       persistence=persistence)
         old = self.relations.get(rid)
-        scenes = set(old.scenes) if old else set()
-        if scene is not None:
-            scenes.add(scene)
-        self.relations[rid] = Relation(
-            id=rid, source=source, target=target, type=type_name,
-            name=(old.name if old and old.name else name), scenes=sorted(scenes),
-            evidence=merge_evidence(old.evidence if old else [], list(evidence)),
-            persistence=old.persistence if old else persistence,
-        )
+        self.relations[rid] = merge_relation_records(old, new) if old else merge_relation_records(new)
 
     def to_graph(self, screenplay: Screenplay, *, backend: str, version: str) -> KnowledgeGraph:
         """The collected entities and relations as the graph of `screenplay`."""

@@ -23,7 +23,13 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kgbuild.graph import canonical_key, entity_id, relation_id
+from kgbuild.graph import (
+    canonical_key,
+    entity_id,
+    merge_entity_records,
+    merge_relation_records,
+    relation_id,
+)
 from kgbuild.llm.context import ChunkContext
 from kgbuild.llm.responses import EventLink, ExtractedRelation, ExtractionResponse
 from kgbuild.model import Entity, Persistence, Relation
@@ -74,13 +80,10 @@ class Inventory:
     by_alias: dict[str, list[str]] = field(default_factory=dict)
 
     def add(self, entity: Entity) -> None:
-        """Add an item, merging it with an earlier one of the same id."""
+        """Add an item, merging it with an earlier one of the same id (`merge_entity_records`)."""
         old = self.items.get(entity.id)
         if old is not None:
-            aliases = [a for a in dict.fromkeys([*old.aliases, *entity.aliases]) if a != old.name]
-            entity = old.model_copy(update={"scenes": sorted({*old.scenes, *entity.scenes}),
-                                            "aliases": aliases,
-                                            "description": old.description or entity.description})
+            entity = merge_entity_records(old, entity)
         self.items[entity.id] = entity
         _index(self.by_name, entity.name, entity.id)
         for alias in entity.aliases:
@@ -183,7 +186,7 @@ def _relation_scenes(ends: tuple[Entity, Entity], context: ChunkContext) -> list
 
 
 class _Relations:
-    """Relations of one chunk by id; a repeat adds its scenes and its quote."""
+    """Relations of one chunk by id; a repeat merges by `merge_relation_records` and adds its quote."""
 
     def __init__(self, inventory: Inventory, context: ChunkContext):
         self.inventory, self.context = inventory, context
@@ -197,13 +200,10 @@ class _Relations:
         scenes = _relation_scenes(ends, self.context)
         if quote and quote not in self.quotes.get(rid, []):
             self.quotes.setdefault(rid, []).append(quote)
+        new = Relation(id=rid, source=source, target=target, type=rtype, name=name, scenes=scenes,
+                       persistence=persistence)
         old = self.by_id.get(rid)
-        if old is not None:
-            self.by_id[rid] = old.model_copy(update={
-                "scenes": sorted({*old.scenes, *scenes}), "name": old.name or name})
-            return
-        self.by_id[rid] = Relation(id=rid, source=source, target=target, type=rtype, name=name,
-                                   scenes=scenes, persistence=persistence)
+        self.by_id[rid] = merge_relation_records(old, new) if old is not None else new
 
 
 def build_chunk_graph(answer: ExtractionResponse, context: ChunkContext, schema: Schema) -> ChunkGraph:

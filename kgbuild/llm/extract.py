@@ -36,7 +36,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kgbuild.graph import merge_evidence
+from kgbuild.graph import merge_entity_records, merge_relation_records
 from kgbuild.llm.chunk_graph import EVENT_TYPE, ChunkGraph, build_chunk_graph
 from kgbuild.llm.context import ChunkContext
 from kgbuild.llm.grounding import UngroundedFacts, extraction_producer, ground_facts
@@ -276,19 +276,6 @@ async def extract_chunks(llm: StructuredLLM, contexts: list[ChunkContext], schem
     return ExtractionRun(outcomes=list(outcomes))
 
 
-def _merge_entity(old: Entity, new: Entity) -> Entity:
-    aliases = [a for a in dict.fromkeys([*old.aliases, *new.aliases]) if a != old.name]
-    return old.model_copy(update={"scenes": sorted({*old.scenes, *new.scenes}), "aliases": aliases,
-                                  "description": old.description or new.description,
-                                  "evidence": merge_evidence(old.evidence, new.evidence)})
-
-
-def _merge_relation(old: Relation, new: Relation) -> Relation:
-    return old.model_copy(update={"scenes": sorted({*old.scenes, *new.scenes}),
-                                  "evidence": merge_evidence(old.evidence, new.evidence),
-                                  "name": old.name or new.name})
-
-
 class Assembly(_Model):
     """The graph of an LLM extraction and what grounding left out of it."""
 
@@ -311,8 +298,9 @@ def assemble(screenplay: Screenplay, outcomes: list[ChunkOutcome], *, version: s
         token_usage: Token counts for the provenance.
 
     Returns:
-        The graph with provenance backend 'llm' (scenes unioned, first name and description
-        kept, evidence on every fact), and the count of the facts left out for want of evidence.
+        The graph with provenance backend 'llm' (repeats merged by `merge_entity_records` and
+        `merge_relation_records`: first name, longest description, scenes unioned; evidence on
+        every fact), and the count of the facts left out for want of evidence.
     """
     entities: dict[str, Entity] = {}
     relations: dict[str, Relation] = {}
@@ -321,9 +309,11 @@ def assemble(screenplay: Screenplay, outcomes: list[ChunkOutcome], *, version: s
         if outcome.graph is None:
             continue
         for entity in outcome.graph.entities:
-            entities[entity.id] = _merge_entity(entities[entity.id], entity) if entity.id in entities else entity
+            old = entities.get(entity.id)
+            entities[entity.id] = merge_entity_records(old, entity) if old else entity
         for rel in outcome.graph.relations:
-            relations[rel.id] = _merge_relation(relations[rel.id], rel) if rel.id in relations else rel
+            old_rel = relations.get(rel.id)
+            relations[rel.id] = merge_relation_records(old_rel, rel) if old_rel else rel
         for rid, given in outcome.graph.quotes.items():
             quotes[rid] = list(dict.fromkeys([*quotes.get(rid, []), *given]))
     kept_entities, kept_relations, ungrounded = ground_facts(

@@ -88,6 +88,25 @@ def test_each_action(tmp_path):
     assert graph == _graph()  # the input is not changed
 
 
+
+def test_a_merge_follows_the_merge_policy_and_merges_the_relations_it_joins():
+    graph = _graph()
+    ben, benny = graph.entities[1], graph.entities[2]
+    entities = [graph.entities[0], ben.model_copy(update={"description": "A boy.", "scope": Scope.LOCAL}),
+                benny.model_copy(update={"description": "A boy with a dog.", "aliases": ["B"]}), graph.entities[3]]
+    anna = graph.entities[0].id
+    extra = Relation(id=relation_id(ben.id, "speaks_to", anna), source=ben.id, target=anna, type="speaks_to",
+                     scenes=[2], name="asks", evidence=_ev(2))
+    graph = graph.model_copy(update={"entities": entities, "relations": [*graph.relations, extra]})
+    fixed, results = apply_corrections(graph, [(1, Correction(action="merge", entities=[ben.id, benny.id]))])
+    merged = next(e for e in fixed.entities if e.id == ben.id)
+    assert merged.description == "A boy with a dog."  # the longest, no longer the first non-empty
+    assert merged.scope is Scope.GLOBAL and merged.aliases == ["Benny", "B"]
+    [speaks] = [r for r in fixed.relations if r.type == "speaks_to"]
+    assert speaks.source == ben.id and speaks.scenes == [1, 2] and speaks.name == "asks"
+    assert [e.scene for e in speaks.evidence] == [1, 2]
+    assert results[0].applied
+
 def test_split_keeps_entities_apart_in_the_merge_stage(embedder):
     entities = [_entity("Character", "Scott"), _entity("Character", "Scotty")]
     merged = plan_merges(entities, speakers=None, embedder=embedder)

@@ -93,6 +93,18 @@ def test_dedupe_keeps_richer_description_all_scenes_and_all_evidence():
     assert count.changed == {"merged": 1}
 
 
+
+def test_dedupe_keeps_the_first_relation_persistence_and_name():
+    """The first of repeated relations survives (its persistence, its verb if it has one); before
+    the one merge policy the one with the longer description did."""
+    first = rel(ANNA, "possesses", KNIFE, (3,), "has it").model_copy(update={"persistence": "stable"})
+    richer = rel(ANNA, "possesses", KNIFE, (1,), "keeps the knife in her boot").model_copy(
+        update={"persistence": "momentary", "name": "keeps", "flags": ["schema_violation"]})
+    out, _ = dedupe_relations(graph([ANNA, KNIFE], [first, richer]))
+    [merged] = out.relations
+    assert merged.persistence == "stable" and merged.name == "keeps"
+    assert merged.description == "keeps the knife in her boot" and merged.flags == ["schema_violation"]
+
 def names_types(g):
     return sorted((e.name, e.type) for e in g.entities)
 
@@ -124,6 +136,15 @@ def test_same_name_folds_a_concept_into_the_character_with_its_evidence():
     assert [(r.source, r.target) for r in out.relations] == [(ANNA.id, police.id)]
     assert count.changed == {"merged": 1}
     assert count.examples == ["merged: Concept 'police' into Character"]
+
+
+def test_same_name_fold_takes_the_longest_description_and_a_global_scope():
+    police = ent("Character", "Police", description="Cops.")
+    concept = ent("Concept", "police", scenes=(5,), description="The law in town.", scope="global")
+    out, _ = resolve_same_name(graph([police, concept], []))
+    [merged] = out.entities
+    assert (merged.id, merged.type, merged.scope) == (police.id, "Character", "global")
+    assert merged.description == "The law in town." and merged.aliases == []
 
 
 def test_same_name_folds_an_event_into_the_occasion_but_not_into_an_object():

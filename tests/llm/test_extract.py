@@ -184,6 +184,17 @@ def test_chunk_graph_resolves_names_orients_links_and_grounds_scenes():
     assert all(e.id == entity_id(e.type, e.name) for e in graph.entities)
 
 
+
+def test_a_repeated_item_of_one_answer_merges_by_the_merge_policy():
+    answer = {**CLEAN, "entities": [
+        {"name": "Margo", "type": "Character", "description": "a thief", "aliases": ["Mags"], "scenes": [3]},
+        {"name": "MARGO", "type": "Character", "description": "a thief who cracks safes", "aliases": ["M"],
+         "scenes": [4]}]}
+    graph = build_chunk_graph(ExtractionResponse.model_validate(answer), CONTEXT, SCHEMA)
+    margo = next(e for e in graph.entities if e.id == "character:margo")
+    assert margo.description == "a thief who cracks safes"  # the longest, no longer the first
+    assert margo.aliases == ["Mags", "M"] and margo.scenes == [3, 4]
+
 # -- attempts -----------------------------------------------------------------------------------
 
 REVIEW_OK = {"accuracy": 8, "consistency": 8, "redundancy": 8, "score": 8, "feedback": []}
