@@ -7,6 +7,7 @@ import io
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,10 +32,15 @@ def _console(stderr: bool = False) -> Console:
 
 
 def neo4j_credentials() -> tuple[str, str]:
-    """Neo4j user and password from NEO4J_USERNAME (default neo4j) and NEO4J_PASSWORD."""
+    """The Bolt user and password from NEO4J_USERNAME (default neo4j) and NEO4J_PASSWORD.
+
+    An empty NEO4J_PASSWORD means a server without authentication (FalkorDB, or Neo4j with
+    auth disabled); an unset one is refused, so a forgotten password is not taken for that.
+    """
     password = os.environ.get("NEO4J_PASSWORD")
-    if not password:
-        raise click.UsageError("set NEO4J_PASSWORD (and NEO4J_USERNAME, default 'neo4j') to use --neo4j")
+    if password is None:
+        raise click.UsageError("set NEO4J_PASSWORD (and NEO4J_USERNAME, default 'neo4j') to use --neo4j; "
+                               "NEO4J_PASSWORD='' for a server without authentication")
     return os.environ.get("NEO4J_USERNAME", "neo4j"), password
 
 
@@ -76,6 +82,19 @@ def _show_refused(refused: list[Refusal]) -> None:
                    + refusal_summary(refused), err=True)
 
 
+def _show_notes(counts: LoadCounts) -> None:
+    for note in counts.notes:
+        click.echo(f"note: {counts.store}: {note}", err=True)
+
+
+def _list_examples() -> None:
+    from kgbuild.loaders.examples import EXAMPLES
+
+    for q in EXAMPLES:
+        usage = "; ".join(p.usage() for p in q.parameters)
+        click.echo(f"{q.name}: {q.description}" + (f"  [{usage}]" if usage else ""))
+
+
 @click.command()
 @click.argument("cypher", required=False)
 @click.option("--db", type=click.Path(path_type=Path),
@@ -89,40 +108,47 @@ def _show_refused(refused: list[Refusal]) -> None:
               help="Run a shipped example query (see --list-examples) instead of CYPHER.")
 @click.option("--list-examples", is_flag=True, help="List the shipped example queries and exit.")
 @click.option("--neo4j", "neo4j_uri", metavar="URI",
-              help="Query Neo4j at bolt://HOST:7687 instead (NEO4J_USERNAME / NEO4J_PASSWORD).")
+              help="Query a Bolt server (Neo4j, FalkorDB) at bolt://HOST:7687 instead "
+              "(NEO4J_USERNAME / NEO4J_PASSWORD, empty for no authentication).")
 @click.option("--database", help="The Neo4j database [default: the server's default].")
 def query(cypher: str | None, db: Path | None, params: tuple[str, ...], fmt: str, write: bool,
           example_name: str | None, list_examples: bool, neo4j_uri: str | None,
           database: str | None) -> None:
-    """Run a Cypher query on the graph store (embedded by default, read-only unless --write)."""
+    """Run a Cypher query on the graph store (embedded by default, read-only unless --write).
+
+    An example's required parameters must be given; a character is found by its name or any
+    alias, in any case, and a name no character has is an error listing the close ones.
+    """
     from kgbuild.loaders.dialect import neo4j_only_constructs, parse_param
-    from kgbuild.loaders.examples import EXAMPLES, example
+    from kgbuild.loaders.examples import example, run_example
 
     if list_examples:
-        for q in EXAMPLES:
-            sample = " ".join(f"-p {k}={json.dumps(v)}" for k, v in q.params.items())
-            click.echo(f"{q.name}: {q.description}" + (f"  [{sample}]" if sample else ""))
+        _list_examples()
         return
-    values: dict[str, Any] = {}
-    if example_name:
-        if cypher:
-            raise click.UsageError("give CYPHER or --example, not both")
-        chosen = example(example_name)
-        cypher, values = chosen.cypher, dict(chosen.params)
-    if not cypher:
+    if example_name and cypher:
+        raise click.UsageError("give CYPHER or --example, not both")
+    chosen = example(example_name) if example_name else None
+    if chosen is None and not cypher:
         raise click.UsageError("give a CYPHER query, or --example NAME (see --list-examples)")
-    values.update(parse_param(p) for p in params)
+    values: dict[str, Any] = dict(parse_param(p) for p in params)
+    if chosen is not None:
+        values = chosen.values(values)  # refuses a missing required parameter before connecting
+
+    def answer(run: Callable[[str, dict[str, Any]], QueryResult]) -> QueryResult:
+        return run_example(chosen, values, run) if chosen is not None else run(cypher or "", values)
+
     if neo4j_uri:
-        from kgbuild.loaders.neo4j_store import run_query_neo4j
+        from kgbuild.loaders.neo4j_store import BoltStore
 
         user, password = neo4j_credentials()
-        result = run_query_neo4j(neo4j_uri, cypher, values, user=user, password=password,
-                                 database=database, write=write)
+        with BoltStore(neo4j_uri, user=user, password=password, database=database) as store:
+            result = answer(lambda text, given: store.query(text, given, write=write))
     else:
         from kgbuild.loaders.embedded import resolve_db_path, run_query
 
-        result = run_query(resolve_db_path(db), cypher, values, write=write)
-        for hint in neo4j_only_constructs(cypher):
+        path = resolve_db_path(db)
+        result = answer(lambda text, given: run_query(path, text, given, write=write))
+        for hint in neo4j_only_constructs(chosen.cypher if chosen is not None else cypher or ""):
             if hint.silent:
                 click.echo(f"note: {hint.message()}", err=True)
     _show_result(result, fmt)
@@ -133,7 +159,8 @@ def query(cypher: str | None, db: Path | None, params: tuple[str, ...], fmt: str
 @click.option("--db", type=click.Path(path_type=Path),
               help="The embedded store to load into [default: graph.lbdb beside GRAPH].")
 @click.option("--neo4j", "neo4j_uri", metavar="URI",
-              help="Load into Neo4j at bolt://HOST:7687 instead (NEO4J_USERNAME / NEO4J_PASSWORD).")
+              help="Load into a Bolt server (Neo4j, FalkorDB) at bolt://HOST:7687 instead "
+              "(NEO4J_USERNAME / NEO4J_PASSWORD, empty for no authentication).")
 @click.option("--database", help="The Neo4j database [default: the server's default].")
 @click.option("--batch-size", type=click.IntRange(min=1), default=DEFAULT_BATCH_SIZE,
               show_default=True, help="Rows per statement (per transaction on Neo4j).")
@@ -143,7 +170,7 @@ def query(cypher: str | None, db: Path | None, params: tuple[str, ...], fmt: str
 @click.option("--strict", is_flag=True, help="Load nothing if anything breaks the schema.")
 def load(graph_path: Path, db: Path | None, neo4j_uri: str | None, database: str | None,
          batch_size: int, replace: bool, movie: str | None, strict: bool) -> None:
-    """Load GRAPH (graph.json, or a build folder) into the embedded store or Neo4j."""
+    """Load GRAPH (graph.json, or a build folder) into the embedded store or a Bolt server."""
     graph, file = _read_graph(graph_path)
     counts: LoadCounts
     if neo4j_uri:
@@ -165,6 +192,7 @@ def load(graph_path: Path, db: Path | None, neo4j_uri: str | None, database: str
         counts = write_embedded(graph, target, replace=replace, movie=movie, strict=strict,
                                 batch_size=batch_size)
     _show_refused(counts.refused)
+    _show_notes(counts)
     click.echo(f"Loaded movie {counts.movie!r} into {counts.store}: {counts.nodes} nodes, "
                f"{counts.relations} relationships ({counts.seconds:.2f} s).")
 

@@ -120,6 +120,59 @@ def parse_param(text: str) -> tuple[str, Any]:
         return name, raw
 
 
+_RETURN = re.compile(r"\bRETURN\b", re.IGNORECASE)
+_PROJECTION_END = re.compile(r"\b(?:ORDER\s+BY|SKIP|LIMIT)\b|;", re.IGNORECASE)
+_DISTINCT = re.compile(r"\s*DISTINCT\b", re.IGNORECASE)
+_ALIAS = re.compile(r"\sAS\s+(`[^`]+`|\w+)\s*\Z", re.IGNORECASE)
+
+
+def _depths(masked: str) -> list[int]:
+    """The bracket depth ((), [], {}) at every character of a masked query."""
+    depths, depth = [], 0
+    for ch in masked:
+        if ch in ")]}":
+            depth -= 1
+        depths.append(depth)
+        if ch in "([{":
+            depth += 1
+    return depths
+
+
+def returned_columns(cypher: str) -> list[str] | None:
+    """The column names Neo4j gives a query's final RETURN: the alias, else the item as written.
+
+    Example:
+        >>> returned_columns("MATCH (a)-[r]->(b) RETURN type(r), b.name AS other ORDER BY other")
+        ['type(r)', 'other']
+
+    Returns:
+        One name per returned item; None when there is no top-level RETURN or it returns `*`.
+    """
+    masked = mask_literals(cypher)
+    depths = _depths(masked)
+    starts = [m.end() for m in _RETURN.finditer(masked) if depths[m.start()] == 0]
+    if not starts:
+        return None
+    start = starts[-1]
+    distinct = _DISTINCT.match(masked, start)
+    start = distinct.end() if distinct else start
+    end = next((m.start() for m in _PROJECTION_END.finditer(masked, start) if depths[m.start()] == 0),
+               len(masked))
+    cuts = [start, *(i + 1 for i in range(start, end) if masked[i] == "," and depths[i] == 0), end + 1]
+    names = []
+    for left, right in zip(cuts, cuts[1:], strict=False):
+        item = masked[left:right - 1].strip()
+        if not item or item == "*":
+            return None
+        alias = _ALIAS.search(item)
+        if alias:
+            names.append(alias.group(1).strip("`"))
+        else:  # the item as written, without the comments around it
+            first = left + len(masked[left:right - 1]) - len(masked[left:right - 1].lstrip())
+            names.append(cypher[first:first + len(item)])
+    return names
+
+
 def _position(text: str, offset: int) -> tuple[int, int]:
     line = text.count("\n", 0, offset) + 1
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1

@@ -25,7 +25,7 @@ from typing import Any
 import ladybug
 import numpy as np
 
-from kgbuild.loaders.dialect import check_parameters, explain_error
+from kgbuild.loaders.dialect import check_parameters, explain_error, returned_columns
 from kgbuild.loaders.errors import QueryError, StoreError
 from kgbuild.loaders.plan import (
     COUNT_NODES,
@@ -225,7 +225,8 @@ def run_query(db_path: str | os.PathLike[str], cypher: str, params: dict[str, An
         write: Open the store for writing; read-only otherwise.
 
     Returns:
-        Columns and rows as plain values.
+        Columns and rows as plain values; a column is named by its alias, else by the item as
+        written (`RETURN type(r)` gives the column `type(r)`, as on Neo4j).
 
     Raises:
         QueryError: parameters wrong, or the store refused the query (with the position and,
@@ -242,8 +243,11 @@ def run_query(db_path: str | os.PathLike[str], cypher: str, params: dict[str, An
             raise QueryError(explain_error(cypher, str(e), tables=sorted(tables))) from e
         if isinstance(result, list):
             raise QueryError("one query at a time, please: remove the ';' between statements")
-        return QueryResult(columns=result.get_column_names(),
-                           rows=[[plain_value(v) for v in row] for row in _rows(result)])
+        columns = result.get_column_names()
+        written = returned_columns(cypher)
+        if written is not None and len(written) == len(columns):
+            columns = written  # un-aliased items named as written, as Neo4j does ('type(r)')
+        return QueryResult(columns=columns, rows=[[plain_value(v) for v in row] for row in _rows(result)])
 
 
 def script_statements(text: str) -> list[str]:

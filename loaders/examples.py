@@ -1,35 +1,95 @@
-"""Example queries that run unchanged on the embedded store and on Neo4j.
+"""Example queries that run unchanged on the embedded store and on every Bolt server.
 
-They stay inside the Cypher both dialects share: every returned column is named with AS, node
+They stay inside the Cypher all stores share: every returned column is named with AS, node
 kinds are compared through the stored `type` property rather than `labels(n)`, time is read from
 `first_scene`/`last_scene` rather than list indexes, and `type(r)` works on the embedded store
-because kgbuild defines it there. The README shows the same queries.
+because kgbuild defines it there. A character is found by its name or any alias, in any case
+(`-p character=angier` finds Robert Angier), and a name no character has is an error that lists
+the close ones, never an empty answer. The README shows the same queries.
 
 Example:
-    >>> example("kinship-and-hostility").params
-    {}
+    >>> example("where-and-when").values({"character": "Reggie"})
+    {'character': 'Reggie'}
+    >>> example("characters-by-relations").values({})
+    {'limit': 10}
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
+from rapidfuzz import fuzz, process, utils
 
 from kgbuild.loaders.errors import QueryError
+from kgbuild.loaders.results import QueryResult
 from kgbuild.model import KnowledgeGraph
+
+#: Every character's name and aliases (the same text on every store).
+CHARACTER_NAMES = "MATCH (c:Character) RETURN c.name AS name, c.aliases AS aliases"
+
+#: Matches `$character` to a name or an alias, in any case (the parameter is bound first, as
+#: the embedded store takes no parameter inside a list predicate).
+_CHARACTER_MATCH = ("WITH toLower($character) AS wanted\n"
+                    "MATCH (c:Character)-[r:{types}]->({target})\n"
+                    "WHERE toLower(c.name) = wanted OR any(a IN c.aliases WHERE toLower(a) = wanted)\n")
+
+
+class ExampleParameter(BaseModel):
+    """A parameter of an example query."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    description: str
+    sample: Any = Field(description="A value to show; the default when the parameter is optional.")
+    required: bool = Field(default=True, description="No default: the caller must give it.")
+    character: bool = Field(
+        default=False, description="Names a character, matched to names and aliases in any case.")
+
+    def usage(self) -> str:
+        """'-p character=NAME (required; ...)' for listings and error messages."""
+        shown = f"-p {self.name}={_shown(self.sample)}"
+        if self.required:
+            return f"-p {self.name}=VALUE ({self.description}; required, e.g. {shown})"
+        return f"{shown} ({self.description}; the default)"
+
+
+def _shown(value: Any) -> str:
+    return value if isinstance(value, str) and value.strip() == value and " " not in value else repr(value)
 
 
 class ExampleQuery(BaseModel):
-    """A named query with sample parameter values."""
+    """A named query and its parameters."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str
     description: str
     cypher: str
-    params: dict[str, Any] = Field(default_factory=dict, description="Sample values.")
+    parameters: tuple[ExampleParameter, ...] = ()
+
+    @property
+    def samples(self) -> dict[str, Any]:
+        """A sample value of every parameter."""
+        return {p.name: p.sample for p in self.parameters}
+
+    def values(self, given: dict[str, Any]) -> dict[str, Any]:
+        """The parameter values to run with: the defaults of optional parameters, then `given`.
+
+        Raises:
+            QueryError: a required parameter is not given (the message shows how to give it).
+        """
+        missing = [p for p in self.parameters if p.required and p.name not in given]
+        if missing:
+            raise QueryError(f"example {self.name} needs " + "; ".join(p.usage() for p in missing))
+        return {**{p.name: p.sample for p in self.parameters if not p.required}, **given}
+
+
+def _character(description: str) -> ExampleParameter:
+    return ExampleParameter(name="character", description=description, sample="Reggie", character=True)
 
 
 EXAMPLES: tuple[ExampleQuery, ...] = (
@@ -42,7 +102,8 @@ EXAMPLES: tuple[ExampleQuery, ...] = (
             "ORDER BY relations DESC, character\n"
             "LIMIT $limit"
         ),
-        params={"limit": 10},
+        parameters=(ExampleParameter(name="limit", description="how many characters", sample=10,
+                                     required=False),),
     ),
     ExampleQuery(
         name="kinship-and-hostility",
@@ -58,21 +119,21 @@ EXAMPLES: tuple[ExampleQuery, ...] = (
         name="where-and-when",
         description="Where a character is seen (locations) and when (time points), by scene.",
         cypher=(
-            "MATCH (c:Character {name: $character})-[r:located_at|present_on]->(p)\n"
-            "RETURN p.name AS place_or_time, p.type AS kind, r.scenes AS scenes\n"
+            _CHARACTER_MATCH.format(types="located_at|present_on", target="p")
+            + "RETURN p.name AS place_or_time, p.type AS kind, r.scenes AS scenes\n"
             "ORDER BY r.first_scene, place_or_time"
         ),
-        params={"character": "Reggie"},
+        parameters=(_character("a character's name or alias, any case"),),
     ),
     ExampleQuery(
         name="objects-possessed",
         description="The objects a character possesses, and in which scenes.",
         cypher=(
-            "MATCH (c:Character {name: $character})-[r:possesses]->(o:Object)\n"
-            "RETURN o.name AS object, o.description AS description, r.scenes AS scenes\n"
+            _CHARACTER_MATCH.format(types="possesses", target="o:Object")
+            + "RETURN o.name AS object, o.description AS description, r.scenes AS scenes\n"
             "ORDER BY object"
         ),
-        params={"character": "Reggie"},
+        parameters=(_character("a character's name or alias, any case"),),
     ),
     ExampleQuery(
         name="known-up-to-scene",
@@ -84,7 +145,7 @@ EXAMPLES: tuple[ExampleQuery, ...] = (
             "       r.first_scene AS scene\n"
             "ORDER BY scene, subject, relation, object"
         ),
-        params={"scene": 3},
+        parameters=(ExampleParameter(name="scene", description="a scene number", sample=3),),
     ),
 )
 
@@ -100,6 +161,71 @@ def example(name: str) -> ExampleQuery:
             return query
     raise QueryError(f"no example query {name!r}; choose one of: "
                      + ", ".join(q.name for q in EXAMPLES))
+
+
+def check_character(value: Any, characters: list[tuple[str, list[str]]], *,
+                    parameter: str = "character", limit: int = 5) -> None:
+    """Refuse a value that is no character's name or alias (in any case), naming the close ones.
+
+    Args:
+        value: The parameter's value.
+        characters: (name, aliases) of every character in the store.
+        parameter: The parameter's name, for the message.
+        limit: How many close names to list.
+
+    Raises:
+        QueryError: no character is named or called `value`.
+
+    Example:
+        >>> check_character("angier", [("Robert Angier", ["Angier"])])  # an alias, any case
+        >>> check_character("Angeir", [("Robert Angier", ["Angier"])])  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        kgbuild.loaders.errors.QueryError: no character is named or called 'Angeir'; close: ...
+    """
+    wanted = str(value).casefold()
+    shown: dict[str, str] = {}
+    for name, aliases in characters:
+        shown.setdefault(name, name)
+        for alias in aliases or []:
+            shown.setdefault(alias, f"{alias} ({name})")
+    if any(text.casefold() == wanted for text in shown):
+        return
+    if not shown:
+        raise QueryError(f"-p {parameter}={value}: the store holds no characters; load a graph first")
+    close = process.extract(str(value), list(shown), scorer=fuzz.WRatio, processor=utils.default_process,
+                            limit=limit, score_cutoff=60)
+    if close:
+        hint = "close: " + ", ".join(shown[text] for text, _, _ in close)
+    else:
+        names = sorted({name for name, _ in characters}, key=str.casefold)
+        hint = (f"the store's {len(names)} characters include " + ", ".join(names[:10])
+                + (", ..." if len(names) > 10 else ""))
+    raise QueryError(f"no character is named or called {value!r}; {hint}")
+
+
+def run_example(query: ExampleQuery, given: dict[str, Any],
+                run: Callable[[str, dict[str, Any]], QueryResult]) -> QueryResult:
+    """Run an example on a store: required parameters checked, characters looked up first.
+
+    Args:
+        query: The example.
+        given: The parameter values given by the caller.
+        run: Runs one Cypher query on the store.
+
+    Returns:
+        The example's answer.
+
+    Raises:
+        QueryError: a required parameter is missing, or a character parameter names no character.
+    """
+    values = query.values(given)
+    characters = [p.name for p in query.parameters if p.character and p.name in values]
+    if characters:
+        rows = run(CHARACTER_NAMES, {}).rows
+        for name in characters:
+            check_character(values[name], [(row[0], list(row[1] or [])) for row in rows], parameter=name)
+    return run(query.cypher, values)
 
 
 def params_for_graph(query: ExampleQuery, graph: KnowledgeGraph) -> dict[str, Any]:
@@ -119,7 +245,7 @@ def params_for_graph(query: ExampleQuery, graph: KnowledgeGraph) -> dict[str, An
     names = {e.id: e.name for e in graph.entities}
     top = min(degree, key=lambda eid: (-degree[eid], names[eid])) if degree else None
     values: dict[str, Any] = {}
-    for key, sample in query.params.items():
+    for key, sample in query.samples.items():
         if key == "character" and top is not None:
             values[key] = names[top]
         elif key == "scene":

@@ -139,11 +139,15 @@ class LoadCounts(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    store: str = Field(description="Where the graph went: a database path or a Neo4j URI.")
+    store: str = Field(description="Where the graph went: a database path or a Bolt URI.")
     movie: str
     nodes: int
     relations: int
     refused: list[Refusal] = Field(default_factory=list)
+    notes: list[str] = Field(
+        default_factory=list,
+        description="What the store would not do and how the load adapted (e.g. a Bolt server that "
+        "refuses constraints); empty when it went as planned.")
     seconds: float
 
 

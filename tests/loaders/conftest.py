@@ -1,4 +1,5 @@
-"""Graphs for the store tests: a small story, a hostile one, and a real STAGE reference graph.
+"""Graphs for the store tests (a small story, a hostile one, a real STAGE reference graph) and
+the Bolt servers they run against (a FalkorDB started per test; Neo4j when NEO4J_URI is set).
 
 The small and hostile graphs carry evidence (with and without line numbers, several items on one
 fact, none on others) so every store and export is checked to keep it.
@@ -6,6 +7,7 @@ fact, none on others) so every store and export is checked to keep it.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,6 +24,7 @@ from kgbuild.model import (
     Scope,
 )
 from tests.conftest import SHARED_DATA
+from tests.loaders.bolt_server import BoltTarget, FalkorServer, neo4j_target
 
 #: The smallest English STAGE movie: a real reference graph (~1,000 nodes, ~2,800 relations).
 STAGE_MOVIE = "en13156e4072c04c31ae4b5defda4a7bc5"
@@ -153,3 +156,22 @@ def stage_store(stage_graph: KnowledgeGraph, tmp_path_factory: pytest.TempPathFa
     path = tmp_path_factory.mktemp("stage-store") / "graph.lbdb"
     write_embedded(stage_graph, path)
     return path
+
+
+@pytest.fixture
+def falkordb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FalkorServer]:
+    """A FalkorDB server with Bolt on free loopback ports, stopped after the test (never skipped)."""
+    server = FalkorServer(tmp_path_factory.mktemp("falkordb")).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(params=["falkordb", "neo4j"])
+def bolt(request: pytest.FixtureRequest) -> BoltTarget:
+    """Each Bolt server in turn: a FalkorDB started for the test, then Neo4j when NEO4J_URI is set."""
+    if request.param == "neo4j":
+        return neo4j_target()
+    server = request.getfixturevalue("falkordb")
+    return BoltTarget(kind="falkordb", uri=server.uri, user="neo4j", password="", falkor=server)

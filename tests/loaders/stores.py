@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections import Counter
 from collections.abc import Callable
@@ -12,13 +11,12 @@ from typing import Any
 import pytest
 
 from kgbuild.loaders.embedded import connect, movie_counts, run_query, write_embedded
+from kgbuild.loaders.neo4j_store import BoltStore
 from kgbuild.loaders.records import LoadCounts
 from kgbuild.loaders.results import QueryResult
 from kgbuild.model import KnowledgeGraph
 from kgbuild.schema import load_schema
-
-NEO4J_SKIP = ("NEO4J_URI is not set: no Neo4j server to run the contract against (start one with "
-              "docker/compose.yaml and set NEO4J_URI, NEO4J_USERNAME, NEO4J_PASSWORD)")
+from tests.loaders.bolt_server import BoltTarget, neo4j_target
 
 
 class EmbeddedStore:
@@ -43,51 +41,42 @@ class EmbeddedStore:
         """Nothing to clean: the folder is temporary."""
 
 
-class Neo4jStore:
-    """A live Neo4j from NEO4J_URI; every movie the tests load is deleted afterwards."""
+class BoltServerStore:
+    """A Bolt server (a FalkorDB started for the test, or Neo4j from NEO4J_URI) on one connection;
+    every movie the tests load is deleted afterwards."""
 
-    name = "neo4j"
-
-    def __init__(self) -> None:
-        self.uri = os.environ["NEO4J_URI"]
-        self.auth = {"user": os.environ.get("NEO4J_USERNAME", "neo4j"),
-                     "password": os.environ.get("NEO4J_PASSWORD", "")}
-        self.database = os.environ.get("NEO4J_DATABASE")
+    def __init__(self, target: BoltTarget) -> None:
+        self.name = target.kind
+        self.store = BoltStore(target.uri, database=target.database, **target.auth)
         self.movies: set[str] = set()
 
     def load(self, graph: KnowledgeGraph, *, movie: str, replace: bool) -> LoadCounts:
-        from kgbuild.loaders.neo4j_store import load_neo4j
-
         self.movies.add(movie)
-        return load_neo4j(graph, self.uri, database=self.database, movie=movie, replace=replace,
-                          **self.auth)
+        return self.store.load(graph, movie=movie, replace=replace)
 
     def query(self, cypher: str, params: dict[str, Any]) -> QueryResult:
-        from kgbuild.loaders.neo4j_store import run_query_neo4j
-
-        return run_query_neo4j(self.uri, cypher, params, database=self.database, **self.auth)
+        return self.store.query(cypher, params)
 
     def counts(self, movie: str) -> tuple[int, int]:
-        from kgbuild.loaders.plan import COUNT_NODES, COUNT_RELATIONS
-
-        nodes = self.query(COUNT_NODES, {"movie": movie}).rows[0][0]
-        return nodes, self.query(COUNT_RELATIONS, {"movie": movie}).rows[0][0]
+        return self.store.counts(movie)
 
     def close(self) -> None:
-        from kgbuild.loaders.neo4j_store import run_query_neo4j
+        try:
+            for movie in self.movies:
+                self.store.query("MATCH (n) WHERE n.movie = $movie DETACH DELETE n", {"movie": movie},
+                                 write=True)
+        finally:
+            self.store.close()
 
-        for movie in self.movies:
-            run_query_neo4j(self.uri, "MATCH (n) WHERE n.movie = $movie DETACH DELETE n",
-                            {"movie": movie}, database=self.database, write=True, **self.auth)
 
-
-def open_store(kind: str, tmp_path: Path):
-    """The store called `kind`, or a skip when it is not available here."""
+def open_store(kind: str, tmp_path: Path, request: pytest.FixtureRequest):
+    """The store called `kind`: the embedded store, a FalkorDB started now, or Neo4j (or a skip)."""
     if kind == "embedded":
         return EmbeddedStore(tmp_path)
-    if not os.environ.get("NEO4J_URI"):
-        pytest.skip(NEO4J_SKIP)
-    return Neo4jStore()
+    if kind == "falkordb":
+        server = request.getfixturevalue("falkordb")
+        return BoltServerStore(BoltTarget(kind="falkordb", uri=server.uri, user="neo4j", password=""))
+    return BoltServerStore(neo4j_target())
 
 
 def unique_movie(label: str) -> str:
@@ -131,10 +120,13 @@ def expected_rows(name: str, graph: KnowledgeGraph, params: dict[str, Any]) -> l
                 for r in relations if rtype[r.id] in {"kinship_with", "hostility_with"}
                 and entities[r.source].type == entities[r.target].type == "Character"]
         return sorted(rows, key=lambda x: (x[1], x[0], x[2]))
+    def called(entity_id: str) -> bool:  # the character parameter: a name or alias, any case
+        e = entities[entity_id]
+        return params["character"].lower() in {n.lower() for n in [e.name, *e.aliases]}
+
     if name == "where-and-when":
         chosen = [r for r in relations if rtype[r.id] in {"located_at", "present_on"}
-                  and entities[r.source].type == "Character"
-                  and entities[r.source].name == params["character"]]
+                  and entities[r.source].type == "Character" and called(r.source)]
         chosen.sort(key=lambda r: (_first(r.scenes) is None, _first(r.scenes) or 0,
                                    entities[r.target].name))
         return [[entities[r.target].name, entities[r.target].type, r.scenes] for r in chosen]
@@ -142,7 +134,7 @@ def expected_rows(name: str, graph: KnowledgeGraph, params: dict[str, Any]) -> l
         rows = [[entities[r.target].name, entities[r.target].description, r.scenes]
                 for r in relations if rtype[r.id] == "possesses"
                 and entities[r.source].type == "Character" and entities[r.target].type == "Object"
-                and entities[r.source].name == params["character"]]
+                and called(r.source)]
         return sorted(rows, key=lambda x: x[0])
     if name == "known-up-to-scene":
         rows = [[entities[r.source].name, rtype[r.id], entities[r.target].name, _first(r.scenes)]

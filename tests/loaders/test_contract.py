@@ -1,9 +1,10 @@
 """The contract every graph store passes: same load, same answers to the README's queries.
 
-Parametrized over the stores: the embedded store always runs; Neo4j runs when NEO4J_URI is set
-(and is skipped with the reason otherwise). The example queries do not filter by movie, so point
-NEO4J_URI / NEO4J_DATABASE at an empty database; the tests delete the movies they load. Answers are compared with answers computed from the
-graph in Python, so both stores are held to the same expectation.
+Parametrized over the stores: the embedded store and FalkorDB (a Bolt server each test starts
+on free loopback ports) always run; Neo4j runs when NEO4J_URI is set (and is skipped with the
+reason otherwise). The example queries do not filter by movie, so point NEO4J_URI /
+NEO4J_DATABASE at an empty database; the tests delete the movies they load. Answers are compared
+with answers computed from the graph in Python, so every store is held to the same expectation.
 """
 
 from __future__ import annotations
@@ -15,12 +16,12 @@ from kgbuild.model import KnowledgeGraph
 from tests.loaders.conftest import HOSTILE_NAMES, MARGO_EVIDENCE, THREAT_EVIDENCE, make_small_graph
 from tests.loaders.stores import expected_rows, open_store, same_answer, unique_movie
 
-STORES = ["embedded", "neo4j"]
+STORES = ["embedded", "falkordb", "neo4j"]
 
 
 @pytest.fixture(params=STORES)
 def store(request, tmp_path):
-    opened = open_store(request.param, tmp_path)
+    opened = open_store(request.param, tmp_path, request)
     yield opened
     opened.close()
 

@@ -11,6 +11,7 @@ from kgbuild.loaders.dialect import (
     neo4j_only_constructs,
     parse_param,
     query_parameters,
+    returned_columns,
 )
 from kgbuild.loaders.errors import QueryError
 
@@ -74,3 +75,15 @@ def test_error_points_at_the_position_and_adds_hints():
                         "expected rule oC_SingleQuery")
     assert lines[1:3] == ["  SET n += $m", "        ^"]
     assert lines[3] == "line 2, column 1: SET n += map is Neo4j's; write one SET n.key = value per property"
+
+
+def test_returned_columns_are_named_as_neo4j_names_them():
+    assert returned_columns("MATCH (a)-[r]->(b) RETURN type(r), b.name AS other ORDER BY other") == [
+        "type(r)", "other"]
+    assert returned_columns("MATCH (n) RETURN DISTINCT n.name, count(*) LIMIT 3") == ["n.name", "count(*)"]
+    assert returned_columns("RETURN 'a, b' , [1, 2] AS `my col`;") == ["'a, b'", "my col"]
+    assert returned_columns("MATCH (n) RETURN /* c */ n.name // RETURN x, y") == ["n.name"]
+    assert returned_columns("CALL { MATCH (n) RETURN n } RETURN n.x, {a: 1, b: 2}") == ["n.x", "{a: 1, b: 2}"]
+    assert returned_columns("MATCH (n) RETURN n.x as y") == ["y"]
+    assert returned_columns("MATCH (n) RETURN *") is None
+    assert returned_columns("MATCH (n) SET n.x = 1") is None

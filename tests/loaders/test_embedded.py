@@ -195,7 +195,11 @@ def test_a_second_writer_is_told_to_wait(tmp_path, small_graph):
 
 
 def test_examples_exist_and_take_parameters_from_the_graph(small_graph):
-    assert example("where-and-when").params == {"character": "Reggie"}
+    assert example("where-and-when").samples == {"character": "Reggie"}  # shown, never a default
+    with pytest.raises(QueryError, match=r"example where-and-when needs -p character=VALUE .*e\.g\. "
+                       r"-p character=Reggie"):
+        example("where-and-when").values({})
+    assert example("characters-by-relations").values({}) == {"limit": 10}
     with pytest.raises(QueryError, match="choose one of: characters-by-relations"):
         example("nope")
     params = {q.name: params_for_graph(q, small_graph) for q in EXAMPLES}

@@ -120,9 +120,9 @@ def _closed_port() -> int:
 
 def test_unreachable_neo4j_is_a_clear_error():
     uri = f"bolt://127.0.0.1:{_closed_port()}"
-    with pytest.raises(StoreError, match=r"cannot reach Neo4j .*docker compose"):
+    with pytest.raises(StoreError, match=r"cannot reach the Bolt server at .*docker compose"):
         load_neo4j(TINY, uri, user="neo4j", password="secret-pass")
-    with pytest.raises(StoreError, match="not a Neo4j address"):
+    with pytest.raises(StoreError, match="not a Bolt address"):
         load_neo4j(TINY, "http://localhost:7474", user="neo4j", password="secret-pass")
 
 

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from kgbuild.cli import cli
 from kgbuild.graph import save_graph
-from kgbuild.loaders.errors import QueryError
+from kgbuild.loaders.errors import QueryError, StoreError
 
 
 @pytest.fixture
@@ -65,7 +65,60 @@ def test_list_examples():
     result = invoke("query", "--list-examples")
     assert result.exit_code == 0
     assert result.output.splitlines()[0].startswith("characters-by-relations: Characters by number")
-    assert '-p character="Reggie"' in result.output
+    lines = dict(line.split(": ", 1) for line in result.output.splitlines())
+    assert "-p limit=10 (how many characters; the default)" in lines["characters-by-relations"]
+    assert ("-p character=VALUE (a character's name or alias, any case; required, "
+            "e.g. -p character=Reggie)") in lines["where-and-when"]
+
+
+def test_an_example_needs_its_required_parameters(outdir):
+    invoke("load", str(outdir))
+    for name in ("where-and-when", "objects-possessed", "known-up-to-scene"):
+        result = invoke("query", "--db", str(outdir), "--example", name)
+        assert isinstance(result.exception, QueryError), (name, result.output)
+        assert f"example {name} needs -p " in str(result.exception)
+    limited = invoke("query", "--db", str(outdir), "--example", "characters-by-relations", "-p", "limit=1",
+                     "--format", "json")
+    assert json.loads(limited.output) == [{"character": "Margo Vance", "relations": 10}]
+
+
+def test_a_character_is_found_by_name_or_alias_in_any_case(outdir):
+    invoke("load", str(outdir))
+    answers = []
+    for who in ("Margo Vance", "margo vance", "Margo", "MARGO"):  # 'Margo' is an alias
+        result = invoke("query", "--db", str(outdir), "--example", "objects-possessed", "-p",
+                        f"character={who}", "--format", "json")
+        assert result.exit_code == 0, result.output
+        answers.append(json.loads(result.output))
+    assert answers[0] == [{"object": "Brass Key", "description": "", "scenes": [3]},
+                          {"object": "Radio", "description": "A battered handheld radio.", "scenes": [1, 2]}]
+    assert all(answer == answers[0] for answer in answers)
+
+
+def test_an_unknown_character_is_an_error_naming_the_close_ones(outdir):
+    invoke("load", str(outdir))
+    typo = invoke("query", "--db", str(outdir), "--example", "where-and-when", "-p", "character=Margot Vance")
+    assert isinstance(typo.exception, QueryError)
+    assert str(typo.exception).startswith("no character is named or called 'Margot Vance'; close: Margo Vance")
+    stranger = invoke("query", "--db", str(outdir), "--example", "where-and-when", "-p", "character=Reggie")
+    assert str(stranger.exception) == ("no character is named or called 'Reggie'; the store's 3 characters "
+                                       "include Margo Vance, Rook, Teddy Brake")
+
+
+def test_unaliased_columns_are_named_as_written(outdir):
+    invoke("load", str(outdir))
+    cypher = ("MATCH (a:Character)-[r:kinship_with]->(b) RETURN a.name, type(r), count(*), "
+              "toLower(b.name) ORDER BY a.name")
+    as_csv = invoke("query", cypher, "--db", str(outdir), "--format", "csv")
+    assert as_csv.output.splitlines() == ["a.name,type(r),count(*),toLower(b.name)",
+                                          "Margo Vance,kinship_with,1,teddy brake"]
+    as_json = invoke("query", cypher, "--db", str(outdir), "--format", "json")
+    assert json.loads(as_json.output) == [{"a.name": "Margo Vance", "type(r)": "kinship_with",
+                                           "count(*)": 1, "toLower(b.name)": "teddy brake"}]
+    table = invoke("query", "MATCH ()-[r]->() RETURN DISTINCT type(r) ORDER BY type(r) LIMIT 1",
+                   "--db", str(outdir))
+    assert table.exit_code == 0 and max(map(len, table.output.splitlines())) < 40, table.output
+    assert "type(r)" in table.output
 
 
 def test_export_every_format(outdir, tmp_path):
@@ -78,11 +131,15 @@ def test_export_every_format(outdir, tmp_path):
     assert "neo4j-admin-import.txt" in result.output
 
 
-def test_neo4j_needs_a_password():
-    env = {k: v for k, v in os.environ.items() if k != "NEO4J_PASSWORD"}
-    result = CliRunner().invoke(cli, ["query", "RETURN 1 AS x", "--neo4j", "bolt://localhost:7687"],
-                                env={**env, "NEO4J_PASSWORD": ""})
-    assert result.exit_code == 2 and "set NEO4J_PASSWORD" in result.output
+def test_a_bolt_server_needs_neo4j_password_set_but_empty_is_allowed(monkeypatch):
+    monkeypatch.delenv("NEO4J_PASSWORD", raising=False)
+    unset = CliRunner().invoke(cli, ["query", "RETURN 1 AS x", "--neo4j", "bolt://127.0.0.1:9"])
+    assert unset.exit_code == 2 and "set NEO4J_PASSWORD" in unset.output
+    assert "NEO4J_PASSWORD='' for a server without authentication" in unset.output
+    empty = CliRunner().invoke(cli, ["query", "RETURN 1 AS x", "--neo4j", "bolt://127.0.0.1:9"],
+                               env={"NEO4J_PASSWORD": ""})
+    assert isinstance(empty.exception, StoreError)  # got past the check, to the (absent) server
+    assert "cannot reach the Bolt server at bolt://127.0.0.1:9" in str(empty.exception)
 
 
 def _kgbuild(*args: str, tmp_path) -> subprocess.CompletedProcess[str]:
@@ -94,6 +151,7 @@ def _kgbuild(*args: str, tmp_path) -> subprocess.CompletedProcess[str]:
 def test_errors_exit_2_with_a_message_and_no_traceback(outdir, tmp_path):
     unreachable = _kgbuild("load", str(outdir), "--neo4j", "bolt://127.0.0.1:9", tmp_path=tmp_path)
     assert unreachable.returncode == 2 and "Traceback" not in unreachable.stderr
-    assert "kgbuild: error: cannot reach Neo4j at bolt://127.0.0.1:9" in unreachable.stderr
+    assert "kgbuild: error: cannot reach the Bolt server at bolt://127.0.0.1:9" in unreachable.stderr
+    assert len(unreachable.stderr.strip().splitlines()) == 1
     no_store = _kgbuild("query", "RETURN 1 AS x", tmp_path=tmp_path)  # default ./graph.lbdb
     assert no_store.returncode == 2 and "no embedded store at graph.lbdb" in no_store.stderr
