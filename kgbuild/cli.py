@@ -385,6 +385,8 @@ def build(script: Path, outdir: Path | None, from_stage: str | None, budget: int
                             replace=True)
         click.echo(f"Loaded movie {counts.movie!r} into Neo4j at {neo4j_uri}: {counts.nodes} nodes, "
                    f"{counts.relations} relationships ({len(counts.refused)} refused).")
+        for note in counts.notes:
+            click.echo(f"note: {note}", err=True)
     if state.llm is not None:
         _show_llm_usage(state, outdir)
     if failed:

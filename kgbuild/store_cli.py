@@ -212,7 +212,9 @@ def export(graph_path: Path, formats: tuple[str, ...], outdir: Path, movie: str 
     from kgbuild.loaders.cypher_script import export_cypher
     from kgbuild.loaders.graphml import export_graphml
     from kgbuild.loaders.neo4j_csv import export_neo4j_csv
+    from kgbuild.paths import check_writable_dir
 
+    check_writable_dir(outdir)
     graph, _ = _read_graph(graph_path)
     written: list[Path] = []
     refused: list[Refusal] = []

@@ -54,6 +54,7 @@ def test_unwritable_outputs_fail_before_any_work_with_one_line(tmp_path, blocker
         ("baseline", str(HARBOUR), "-o", str(blocker / "graph.json")),
         ("merge", str(graph_dir), "-o", str(blocker / "merged")),
         ("score", str(graph_dir), str(graph_dir), "--json", str(blocker / "score.json")),
+        ("export", str(graph_dir), "--format", "graphml", "-o", str(blocker / "export")),
     ]
     for args in cases:
         one_line_error(run(*args, cache=cache), "cannot write", "is a file, not a folder")
