@@ -16,8 +16,10 @@ Two adjudicators give the same `Verdict`:
     ('New York' / 'New York City', 'Grosse Pointe' / 'Grosse Pointe, Michigan');
   - (Chinese names) the other with a generic head or a story place ('重庆' / '重庆市').
 - `adjudicate_llm`: asks the configured LLM with the merge rules of STAGE's Figure 9 (our own
-  wording). A reply that never validates, or that names a mention twice, keeps the whole
-  cluster apart and is logged; it never stops the build.
+  wording, in the versioned prompt file `kgbuild/llm/prompts/adjudicate.md`). A reply that
+  never validates, or that names a mention twice, or a server failing through every retry,
+  keeps the whole cluster apart and is logged; a refused request, the budget and batch-export
+  mode are raised and stop the merge stage.
 
 Both obey the screenplay's hard constraints (`kgbuild.canonicalize.constraints`): accepted groups
 are split where two members cannot be one entity, and life-stage pairs are linked, not merged.
@@ -34,7 +36,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kgbuild.canonicalize.constraints import Candidate, cannot_link, life_stage_link, split_by_constraints
 from kgbuild.canonicalize.normalize import PERSON_TYPES, ROLE_WORDS, NormalizedName, fold, normalize_name
-from kgbuild.llm.types import ChatMessage, LLMError, StructuredLLM
+from kgbuild.llm.prompts import load_prompt
+from kgbuild.llm.types import ANSWER_ERRORS, ChatMessage, LLMOutputError, StructuredLLM
 
 logger = logging.getLogger(__name__)
 
@@ -90,6 +93,8 @@ GENDERED_TITLES = frozenset({"mr", "mrs", "ms", "miss", "mister", "madam", "mada
                              "sir", "dame"})
 #: Accounting label of adjudication requests.
 STAGE_MERGE = "merge"
+#: The prompt file of adjudication requests (its version is part of every request and cache key).
+PROMPT = "adjudicate"
 _DESCRIPTION_CHARS = 300
 
 
@@ -487,45 +492,22 @@ def adjudicate_offline(cluster: list[Candidate], context: NameContext) -> Verdic
     return _finish("offline", groups, cluster, reasons)
 
 
-SYSTEM_PROMPT = """You curate the entity list of a story knowledge graph built from one screenplay.
-You receive a few entity mentions of the same type that look alike. Decide which of them name the
-same story entity, and under which name.
-
-Rules:
-- Looking or sounding alike is not enough. Merge only when identity, role in the story and what
-  the entity does in the plot all agree.
-- Keep apart: disguises and assumed identities, substitutes and doubles, alternate or parallel
-  versions, and one character at different ages or life stages (YOUNG X, OLD X and X stay apart).
-- Keep apart mentions carrying different version or instance markers (MAN #1 / MAN #2,
-  THANOS-2014 / THANOS, Agent 1 / Agent 2).
-- Never fold a particular individual into a generic group or role ("the guards", "a doctor");
-  when both are present, the individual is the canonical entity.
-- The FACTS section lists pairs the screenplay proves distinct (for example two characters who
-  speak in the same scene). Never merge them.
-- For a merge, choose the most complete, well-formed name as canonical_name (a full personal
-  name rather than a nickname or a bare surname) and list every other merged name in aliases.
-- Use the names exactly as given. Every given name appears once: in one merge (as canonical_name
-  or alias) or in unmerged.
-
-Reply with one JSON object and nothing else:
-{"merges": [{"canonical_name": "...", "aliases": ["..."], "justification": "..."}],
- "unmerged": [{"name": "...", "justification": "..."}]}"""
-
-
 def build_messages(cluster: list[Candidate]) -> list[ChatMessage]:
-    """The adjudication request for one cluster."""
-    lines = [f"Entity type: {cluster[0].type}", "", "MENTIONS:"]
+    """The adjudication request for one cluster (prompt file `kgbuild/llm/prompts/adjudicate.md`)."""
+    mentions = []
     for i, cand in enumerate(cluster, 1):
         desc = cand.description.strip().replace("\n", " ")[:_DESCRIPTION_CHARS] or "(no description)"
         scenes = ", ".join(map(str, cand.scenes[:12])) or "unknown"
-        lines.append(f"{i}. {json.dumps(cand.name, ensure_ascii=False)}: {desc} [scenes: {scenes}]")
+        mentions.append(f"{i}. {json.dumps(cand.name, ensure_ascii=False)}: {desc} [scenes: {scenes}]")
     facts = [f"- {json.dumps(a.name, ensure_ascii=False)} and {json.dumps(b.name, ensure_ascii=False)}: {why}"
              for i, a in enumerate(cluster) for b in cluster[i + 1:] if (why := cannot_link(a, b))]
-    lines += ["", "FACTS:", *(facts or ["- none"])]
-    return [ChatMessage(role="system", content=SYSTEM_PROMPT), ChatMessage(role="user", content="\n".join(lines))]
+    prompt = load_prompt(PROMPT)
+    return [ChatMessage(role="system", content=prompt.render("system")),
+            ChatMessage(role="user", content=prompt.render("user", type=cluster[0].type, mentions="\n".join(mentions),
+                                                           facts="\n".join(facts or ["- none"])))]
 
 
-class MalformedReply(LLMError):
+class MalformedReply(LLMOutputError):
     """The adjudicator's reply validated but cannot be applied (unknown or repeated names)."""
 
 
@@ -562,14 +544,21 @@ def resolve_reply(cluster: list[Candidate], reply: AdjudicationReply) -> Verdict
 
 
 async def adjudicate_llm(cluster: list[Candidate], client: StructuredLLM) -> Verdict:
-    """Ask the LLM about one cluster; any failure keeps the cluster apart (and says why).
+    """Ask the LLM about one cluster; an answer that cannot be used keeps the cluster apart (and says why).
 
     Args:
         cluster: The candidates of one cluster.
         client: The structured LLM client (`kgbuild.llm.client.LLMClient`).
 
     Returns:
-        The verdict; `error` is set when the answer could not be used.
+        The verdict; `error` is set when no usable answer came (`kgbuild.llm.types.ANSWER_ERRORS`:
+        no valid reply after the repairs, a reply naming a mention twice, the server failing
+        through every retry).
+
+    Raises:
+        LLMRequestError: the server refused the request (key, model, URL).
+        BudgetExceededError: the budget would be exceeded by the request.
+        BatchPendingError: batch-export mode and the request is not cached yet.
     """
     comparable = [c for c in cluster if c.norm.comparable]
     apart = {c.id: f"not comparable: {c.norm.reason}" for c in cluster if not c.norm.comparable}
@@ -579,7 +568,7 @@ async def adjudicate_llm(cluster: list[Candidate], client: StructuredLLM) -> Ver
         reply = await client.structured(stage=STAGE_MERGE, messages=build_messages(comparable),
                                         response_model=AdjudicationReply)
         verdict = resolve_reply(comparable, reply)
-    except LLMError as e:
+    except ANSWER_ERRORS as e:
         logger.warning("merge adjudication of %s failed, kept apart: %s",
                        ", ".join(c.name for c in comparable), e)
         return Verdict(adjudicator="llm", kept_apart={c.id: "adjudication failed" for c in cluster},

@@ -5,12 +5,14 @@ and versions. Some mentions stay questionable: relative references ("his boss"),
 used as names ("the man in the grey coat who ..."), names whose rules cut an apposition or a
 parenthetical, and names typed differently across mentions. With an LLM configured, those are
 sent (in batches, per entity type) to be rewritten as a well-formed name and type, or declared
-not normalizable (kept apart). Anything the LLM answers badly keeps the rule-based form.
+not normalizable (kept apart). The prompt is the versioned file
+`kgbuild/llm/prompts/normalize.md`. A batch whose answer cannot be used (no valid reply after
+the repairs, the server failing through every retry) keeps the rule-based form and is reported;
+a refused request, the budget and batch-export mode are raised and stop the merge stage.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 
@@ -18,7 +20,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kgbuild.canonicalize.constraints import Candidate
 from kgbuild.canonicalize.normalize import PERSON_TYPES, normalize_name
-from kgbuild.llm.types import ChatMessage, LLMError, StructuredLLM
+from kgbuild.llm.gather import gather_requests
+from kgbuild.llm.prompts import load_prompt
+from kgbuild.llm.types import ANSWER_ERRORS, ChatMessage, StructuredLLM
 
 logger = logging.getLogger(__name__)
 
@@ -26,6 +30,8 @@ logger = logging.getLogger(__name__)
 STAGE_NORMALIZE = "merge_normalize"
 #: Mentions per request.
 BATCH = 40
+#: The prompt file of normalization requests (its version is part of every request and cache key).
+PROMPT = "normalize"
 _SETTLED = {"", "pronoun", "empty"}
 
 
@@ -49,19 +55,6 @@ class NormalizationReply(_Model):
     items: list[NormalizedItem] = Field(default_factory=list)
 
 
-SYSTEM_PROMPT = """You clean up entity mentions extracted from one screenplay before they are merged.
-For each numbered mention give:
-- name: the entity's name in a well-formed, comparable form: no leading article unless it is part of
-  a title, no possessive ending, no description or appositive (keep "Byron Hadley", drop ", captain
-  of the guard"), natural capitalization. Keep life-stage words (Young, Old) and numbers (#2, 2014):
-  they tell entities apart.
-- type: one of the allowed types.
-- keep_apart: true when the mention cannot name one stable entity (a pronoun, a relative reference
-  such as "his boss", a vague group, a whole description); it will not be merged.
-Reply with one JSON object: {"items": [{"index": 1, "name": "...", "type": "...", "keep_apart": false,
-"reason": "..."}]}"""
-
-
 def questionable(cand: Candidate, types_seen: dict[str, set[str]]) -> bool:
     """True for mentions the rules could not settle with confidence."""
     norm = cand.norm
@@ -70,11 +63,14 @@ def questionable(cand: Candidate, types_seen: dict[str, set[str]]) -> bool:
 
 
 def _messages(batch: list[Candidate], types: list[str]) -> list[ChatMessage]:
-    lines = [f"Allowed types: {', '.join(types)}", "", "MENTIONS:"]
+    mentions = []
     for i, cand in enumerate(batch, 1):
         desc = cand.description.strip().replace("\n", " ")[:150] or "(no description)"
-        lines.append(f"{i}. {json.dumps(cand.name, ensure_ascii=False)} [{cand.type}]: {desc}")
-    return [ChatMessage(role="system", content=SYSTEM_PROMPT), ChatMessage(role="user", content="\n".join(lines))]
+        mentions.append(f"{i}. {json.dumps(cand.name, ensure_ascii=False)} [{cand.type}]: {desc}")
+    prompt = load_prompt(PROMPT)
+    return [ChatMessage(role="system", content=prompt.render("system")),
+            ChatMessage(role="user", content=prompt.render("user", types=", ".join(types),
+                                                           mentions="\n".join(mentions)))]
 
 
 def _apply(batch: list[Candidate], reply: NormalizationReply, types: list[str]) -> list[Candidate]:
@@ -96,7 +92,7 @@ async def _batch(batch: list[Candidate], types: list[str], client: StructuredLLM
     try:
         reply = await client.structured(stage=STAGE_NORMALIZE, messages=_messages(batch, types),
                                         response_model=NormalizationReply)
-    except LLMError as e:
+    except ANSWER_ERRORS as e:
         logger.warning("LLM normalization of %d mentions failed, rules kept: %s", len(batch), e)
         return batch, str(e)
     return _apply(batch, reply, types), None
@@ -123,6 +119,11 @@ async def normalize_with_llm(candidates: list[Candidate], client: StructuredLLM,
     Returns:
         The candidates in input order (questionable ones renormalized where the LLM answered)
         and the failed batches.
+
+    Raises:
+        LLMRequestError: the server refused the requests (key, model, URL).
+        BudgetExceededError: the budget stopped the requests.
+        BatchPendingError: batch-export mode and some batches are not cached yet (all recorded).
     """
     types_seen: dict[str, set[str]] = {}
     for cand in candidates:
@@ -132,7 +133,7 @@ async def normalize_with_llm(candidates: list[Candidate], client: StructuredLLM,
         if questionable(cand, types_seen):
             by_type.setdefault(cand.type, []).append(i)
     batches = [rows[i:i + BATCH] for rows in by_type.values() for i in range(0, len(rows), BATCH)]
-    results = await asyncio.gather(*(_batch([candidates[i] for i in rows], types, client) for rows in batches))
+    results = await gather_requests(_batch([candidates[i] for i in rows], types, client) for rows in batches)
     out = list(candidates)
     failures = []
     for rows, (renormalized, error) in zip(batches, results):

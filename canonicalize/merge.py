@@ -52,11 +52,13 @@ from kgbuild.graph import (
     relation_id,
     rewire_relations,
 )
+from kgbuild.llm.gather import gather_requests
 from kgbuild.llm.types import StructuredLLM
 from kgbuild.model import Entity, KnowledgeGraph, Persistence, Relation, Scope, Screenplay
 from kgbuild.schema import load_schema
 
 if TYPE_CHECKING:
+    from kgbuild.llm.client import LLMClient
     from kgbuild.llm.settings import LLMSettings
     from kgbuild.llm.types import ChatBackend
 
@@ -296,7 +298,7 @@ async def _adjudicate_all(clusters: list[list[Candidate]], contexts: dict[str, N
                           client: StructuredLLM | None) -> list[Verdict]:
     if client is None:
         return [adjudicate_offline(c, contexts[c[0].type]) for c in clusters]
-    return list(await asyncio.gather(*(adjudicate_llm(c, client) for c in clusters)))
+    return await gather_requests(adjudicate_llm(c, client) for c in clusters)
 
 
 async def plan_merges_async(entities: list[Entity], *, speakers: SpeakerIndex | None, embedder: Embedder,
@@ -373,7 +375,12 @@ def plan_merges(entities: list[Entity], *, speakers: SpeakerIndex | None, embedd
 
     Returns:
         The groups to merge, their canonical names, life-stage links (between the ids that
-        survive the merges) and the merge log.
+        survive the merges) and the merge log (a cluster or batch of mentions whose LLM answer
+        could not be used is an `error` entry).
+
+    Raises:
+        LLMRequestError, BudgetExceededError, BatchPendingError: from the LLM client; they stop
+            the stage (see `merge_graph_llm`).
     """
     return asyncio.run(plan_merges_async(entities, speakers=speakers, embedder=embedder, client=client,
                                          options=options))
@@ -499,10 +506,14 @@ def merge_graph_llm(graph: KnowledgeGraph, screenplay: Screenplay | None, embedd
                     options: MergeOptions | None = None) -> tuple[KnowledgeGraph, list[MergeLogEntry]]:
     """`merge_graph` with the LLM adjudicator of a build's LLM settings.
 
-    The client is made as the extraction makes its own (`kgbuild.llm.run`): same endpoint,
-    model, response cache, concurrency, timeouts, retries and budget limits (the budget counts
-    the merge requests of this run only). A cluster whose adjudication fails is kept apart and
-    logged; the build goes on.
+    The client comes from `kgbuild.llm.factory.open_llm_client`, as extraction's does: same
+    endpoint, model, response cache, concurrency, timeouts, retries, budget limits (counting the
+    merge requests of this run only) and batch-export mode. A cluster whose answer cannot be
+    used is kept apart and logged; a refused request, the budget and batch export stop the stage.
+
+    In batch-export mode the stage runs in up to two rounds, as extraction does: the
+    normalization requests the cache does not hold yet, then (their answers imported) the
+    adjudication requests; each round writes `settings.batch_export` and raises.
 
     Args:
         graph: The graph (not changed).
@@ -514,23 +525,32 @@ def merge_graph_llm(graph: KnowledgeGraph, screenplay: Screenplay | None, embedd
 
     Returns:
         The merged graph and the merge log.
+
+    Raises:
+        BatchPendingError: batch-export mode and requests are pending; they were written to
+            `settings.batch_export`.
+        BudgetExceededError: the budget stopped the stage; completed answers are cached.
+        LLMRequestError: the server refused the requests (key, model, URL).
     """
-    from kgbuild.llm.cache import ResponseCache, default_cache_path
-    from kgbuild.llm.client import Budget, LLMClient
-    from kgbuild.llm.run import chat_backend
+    from kgbuild.llm.factory import open_llm_client, raise_pending
+    from kgbuild.llm.types import BatchPendingError, BudgetExceededError
 
     speakers = SpeakerIndex.from_screenplay(screenplay) if screenplay is not None else None
 
-    async def run() -> MergePlan:
-        with ResponseCache(default_cache_path(settings.cache_dir)) as cache:
-            client = LLMClient(backend or chat_backend(settings), settings.model, cache=cache,
-                               concurrency=settings.concurrency, timeout=settings.timeout,
-                               max_retries=settings.request_retries,
-                               budget=Budget(max_cost=settings.max_cost, max_requests=settings.max_requests))
-            async with client:
-                return await plan_merges_async(graph.entities, speakers=speakers, embedder=embedder,
-                                               client=client, options=options)
+    async def run(client: LLMClient) -> MergePlan:
+        async with client:
+            return await plan_merges_async(graph.entities, speakers=speakers, embedder=embedder,
+                                           client=client, options=options)
 
-    plan = asyncio.run(run())
+    with open_llm_client(settings, backend=backend) as client:
+        try:
+            plan = asyncio.run(run(client))
+        except BatchPendingError:
+            usage = client.usage().total
+            raise_pending(client, settings, f"entity merging needs them ({usage.cache_hits} of its "
+                          f"{usage.calls} requests answered from the cache)")
+            raise
+        except BudgetExceededError as e:
+            raise BudgetExceededError(f"the budget stopped entity merging: {e}") from e
     merged, _ = apply_merges(graph, plan)
     return merged, plan.log

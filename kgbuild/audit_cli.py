@@ -13,6 +13,8 @@ from kgbuild.errors import InputError
 from kgbuild.evaluation.audit.requests import DEFAULT_JUDGE_MODEL
 from kgbuild.evaluation.audit.sample import DEFAULT_ENTITIES, DEFAULT_RELATIONS
 from kgbuild.evaluation.audit.types import AuditReport, AuditSample, TypeShare, Verdict, WeightedShare
+from kgbuild.llm.cli_options import LLMFlags, llm_options
+from kgbuild.llm.settings import LLMSettings
 from kgbuild.model import KnowledgeGraph
 
 _SHOWN_ERRORS = 20
@@ -79,18 +81,10 @@ def _show_report(console: Console, report: AuditReport) -> None:
               help="Tally the output file of a Batch API run of requests.jsonl (written to "
               "DIR/verdicts.jsonl first).")
 @click.option("--judge", is_flag=True,
-              help="Judge live with --llm-model (response cache, retries, budget as in builds), "
-              "write DIR/verdicts.jsonl and tally.")
-@click.option("--llm-model", envvar="KGBUILD_JUDGE_MODEL", default=DEFAULT_JUDGE_MODEL, show_default=True,
-              help="The judge model of requests.jsonl and --judge [env KGBUILD_JUDGE_MODEL].")
-@click.option("--llm-base-url", help="OpenAI-compatible base URL ending in /v1 [default: $OPENAI_BASE_URL].")
-@click.option("--llm-cache-dir", type=click.Path(file_okay=False, path_type=Path),
-              help="LLM response cache folder [default: $KGBUILD_CACHE_DIR or ~/.cache/kgbuild].")
-@click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True,
-              help="LLM requests in flight (--judge).")
-@click.option("--max-requests", type=click.IntRange(min=0), help="Send at most this many LLM requests (--judge).")
-@click.option("--max-cost", type=click.FloatRange(min=0),
-              help="Stop before the estimated LLM cost (USD) exceeds this (--judge).")
+              help="Judge live with --llm-model (response cache, retries, budget as in builds: the LLM "
+              "options below apply), write DIR/verdicts.jsonl and tally.")
+@llm_options(batch_export=False, model_env="KGBUILD_JUDGE_MODEL", model_default=DEFAULT_JUDGE_MODEL,
+             model_help="The judge model of requests.jsonl and --judge [env KGBUILD_JUDGE_MODEL].")
 @click.option("--apply", "apply_verdicts", is_flag=True,
               help="With the verdicts: add a 'reject' line for every fact judged not_supported to the "
               "corrections file, so every later build leaves it out.")
@@ -99,9 +93,7 @@ def _show_report(console: Console, report: AuditReport) -> None:
               "beside the build's script].")
 def audit(graph: Path, outdir: Path | None, relations: int, entities: int, seed: int,
           screenplay: Path | None, verdicts: Path | None, results: Path | None, judge: bool,
-          llm_model: str, llm_base_url: str | None, llm_cache_dir: Path | None, concurrency: int,
-          max_requests: int | None, max_cost: float | None, apply_verdicts: bool,
-          corrections: Path | None) -> None:
+          apply_verdicts: bool, corrections: Path | None, llm: LLMFlags) -> None:
     """Audit whether the scenes GRAPH's facts cite support them (GRAPH: graph.json or a build folder).
 
     Without --verdicts, --results or --judge: sample facts (stratified by type, seeded) and write
@@ -120,6 +112,7 @@ def audit(graph: Path, outdir: Path | None, relations: int, entities: int, seed:
         raise click.UsageError("give at most one of --verdicts, --results and --judge")
     if apply_verdicts and verdicts is None and results is None and not judge:
         raise click.UsageError("--apply needs the verdicts: give --verdicts, --results or --judge")
+    llm_model = llm.model or DEFAULT_JUDGE_MODEL
     source = graph_file(graph)
     kg = load_graph(source)
     target = outdir or source.parent / "audit"
@@ -151,9 +144,9 @@ def audit(graph: Path, outdir: Path | None, relations: int, entities: int, seed:
         judged, where = _from_results(results, target, console), str(results)
         written.append(target / files.VERDICTS_FILE)
     else:
-        judged, where = _judge_live(source, kg, screenplay, sample, target, console, llm_model=llm_model,
-                                    base_url=llm_base_url, cache_dir=llm_cache_dir, concurrency=concurrency,
-                                    max_requests=max_requests, max_cost=max_cost)
+        settings = llm.model_copy(update={"model": llm_model}).settings()
+        assert settings is not None  # the judge model has a default
+        judged, where = _judge_live(source, kg, screenplay, sample, target, console, settings)
         written.append(target / files.VERDICTS_FILE)
     from kgbuild.evaluation.audit.tally import tally
 
@@ -211,21 +204,18 @@ def _from_results(results: Path, target: Path, console: Console) -> list[Verdict
 
 
 def _judge_live(source: Path, kg: KnowledgeGraph, screenplay: Path | None, sample: AuditSample, target: Path,
-                console: Console, *, llm_model: str, base_url: str | None, cache_dir: Path | None,
-                concurrency: int, max_requests: int | None, max_cost: float | None) -> tuple[list[Verdict], str]:
+                console: Console, settings: LLMSettings) -> tuple[list[Verdict], str]:
     from kgbuild.evaluation.audit import files
     from kgbuild.evaluation.audit.live import judge_live
     from kgbuild.llm.costs import format_usage
-    from kgbuild.llm.settings import LLMSettings
     from kgbuild.schema import load_schema
 
+    llm_model = settings.model
     if kg.provenance is not None and kg.provenance.model == llm_model:
         console.print(f"[yellow]The judge {llm_model} is the model that built this graph; a judge that "
                       "did not produce the facts is fairer (--llm-model).[/yellow]")
     sp = files.load_screenplay(source, kg, screenplay)
     sections = files.judge_sections(sample, sp, load_schema())
-    settings = LLMSettings(model=llm_model, base_url=base_url, cache_dir=cache_dir, concurrency=concurrency,
-                           max_requests=max_requests, max_cost=max_cost)
     run = judge_live(sections, settings)
     target.mkdir(parents=True, exist_ok=True)
     files.write_verdicts(target / files.VERDICTS_FILE, run.verdicts)

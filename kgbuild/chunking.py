@@ -2,40 +2,24 @@
 
 A chunk never cuts a paragraph or a speech (a cue with its parentheticals and dialogue). Short
 consecutive scenes share a chunk up to the token budget; a scene longer than the budget is split
-into parts (`scene_12_part_2`). Token counts are estimated locally, with no tokenizer download.
+into parts (`scene_12_part_2`). Token counts are `kgbuild.tokens.estimate_tokens`.
 """
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Iterator
 
 from kgbuild.model import Chunk, Element, ElementKind, Scene, Screenplay
+from kgbuild.tokens import estimate_tokens
 
 #: The STAGE setting: screenplays are cut into 600-token chunks.
 DEFAULT_TOKEN_BUDGET = 600
 
-_TOKEN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[A-Za-z]+|\d+|[^\sA-Za-z\d]")
 _SPEECH = {ElementKind.PARENTHETICAL, ElementKind.DIALOGUE, ElementKind.LYRIC}
 _SKIPPED = {ElementKind.PAGE_BREAK, ElementKind.NOTE}
-
-
-def estimate_tokens(text: str) -> int:
-    """Estimate the BPE token count of a text without a tokenizer.
-
-    Each CJK character, number, and punctuation mark counts as one token; a Latin word as one
-    token per started six letters (long words split into several BPE pieces).
-
-    Example:
-        >>> estimate_tokens("He opens the door.")
-        5
-    """
-    total = 0
-    for match in _TOKEN.finditer(text):
-        piece = match.group()
-        total += math.ceil(len(piece) / 6) if piece.isascii() and piece.isalpha() else 1
-    return total
+# Between the units of a part and the scenes of a chunk. Budgets count each piece with the
+# separator before it: a sum of rounded-up estimates is never below the estimate of the joined text.
+_SEPARATOR = "\n\n"
 
 
 def render_element(element: Element) -> str:
@@ -74,13 +58,12 @@ def _scene_parts(scene: Scene, budget: int) -> list[str]:
     used = 0
     for unit in _units(scene):
         text = _unit_text(unit)
-        cost = estimate_tokens(text)
-        if parts[-1] and used + cost > budget:
+        if parts[-1] and used + estimate_tokens(_SEPARATOR + text) > budget:
             parts.append([])
             used = 0
+        used += estimate_tokens(_SEPARATOR + text if parts[-1] else text)
         parts[-1].append(text)
-        used += cost
-    return ["\n\n".join(p) for p in parts if p]
+    return [_SEPARATOR.join(p) for p in parts if p]
 
 
 def chunk_screenplay(
@@ -111,7 +94,7 @@ def chunk_screenplay(
         if not pending:
             return
         first, last = pending[0][0], pending[-1][0]
-        text = "\n\n".join(t for _, t in pending)
+        text = _SEPARATOR.join(t for _, t in pending)
         chunk_id = f"scene_{first}" if first == last else f"scenes_{first}_{last}"
         chunks.append(
             Chunk(
@@ -140,10 +123,10 @@ def chunk_screenplay(
                     )
                 )
             continue
-        cost = estimate_tokens(parts[0])
-        if pending and (not pack_scenes or pending_tokens + cost > token_budget):
+        joined_cost = estimate_tokens(_SEPARATOR + parts[0])
+        if pending and (not pack_scenes or pending_tokens + joined_cost > token_budget):
             flush()
+        pending_tokens += joined_cost if pending else estimate_tokens(parts[0])
         pending.append((scene.index, parts[0]))
-        pending_tokens += cost
     flush()
     return chunks

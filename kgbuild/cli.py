@@ -13,6 +13,7 @@ from rich.table import Table
 from kgbuild.atomic import write_text_atomic
 from kgbuild.chunking import DEFAULT_TOKEN_BUDGET, chunk_screenplay
 from kgbuild.errors import KgbuildError
+from kgbuild.llm.cli_options import EXIT_BATCH_PENDING, LLMFlags, llm_options
 from kgbuild.llm.settings import DEFAULT_LLM_CHUNK_TOKENS
 from kgbuild.model import SourceFormat
 from kgbuild.paths import cache_dir as resolve_cache_dir
@@ -234,24 +235,8 @@ class _Bars:
             self._progress.advance(self._task, units)
 
 
-#: Exit status of a build stopped by batch-export mode (requests written, import then rerun).
-EXIT_BATCH_PENDING = 3
 #: Exit status of an LLM build in which some chunks got no valid answer after the retries.
 EXIT_PARTIAL = 4
-
-
-def _llm_settings(model: str | None, llm_options: dict[str, object]):
-    """LLMSettings from the build options, or None for an offline build."""
-    given = {k: v for k, v in llm_options.items() if v is not None}
-    if model is None:
-        if given:
-            params = {p.name: p.opts[0] for p in click.get_current_context().command.params}
-            flags = ", ".join(params[name] for name in given)
-            raise click.UsageError(f"{flags} need an LLM: add --llm-model (or set KGBUILD_LLM_MODEL)")
-        return None
-    from kgbuild.llm.settings import LLMSettings
-
-    return LLMSettings(model=model, **given)
 
 
 @cli.command()
@@ -272,25 +257,11 @@ def _llm_settings(model: str | None, llm_options: dict[str, object]):
 @click.option("--max-bytes", type=int, default=DEFAULT_MAX_BYTES, show_default=True,
               help="Refuse larger input files.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
-@click.option("--llm-model", envvar="KGBUILD_LLM_MODEL",
-              help="Extract with this LLM (any OpenAI-compatible endpoint; key from $OPENAI_API_KEY) "
-              "[env KGBUILD_LLM_MODEL; default: none, offline build].")
-@click.option("--llm-base-url", "base_url",
-              help="OpenAI-compatible base URL ending in /v1 [default: $OPENAI_BASE_URL, else OpenAI].")
-@click.option("--concurrency", type=click.IntRange(min=1), help="LLM requests in flight [default: 8].")
-@click.option("--max-cost", type=click.FloatRange(min=0),
-              help="Stop cleanly before the estimated LLM cost (USD) exceeds this.")
-@click.option("--max-requests", type=click.IntRange(min=0),
-              help="Stop cleanly before sending more LLM requests than this.")
-@click.option("--llm-batch-export", "batch_export", type=click.Path(dir_okay=False, path_type=Path),
-              help="Batch mode: write the next stage's uncached requests to FILE (OpenAI Batch API "
-              "JSONL) and stop with exit status 3; import the results with 'kgbuild llm import', rerun.")
+@llm_options()
 @click.option("--reflection-threshold", "threshold", type=click.IntRange(0, 10),
               help="Reflection score (0-10) a chunk needs [default: 7].")
 @click.option("--reflection-retries", "max_retries", type=click.IntRange(min=0),
               help="Re-extractions of a chunk below the threshold [default: 2].")
-@click.option("--llm-cache-dir", "llm_cache_dir", type=click.Path(file_okay=False, path_type=Path),
-              help="LLM response cache folder [default: $KGBUILD_CACHE_DIR or ~/.cache/kgbuild].")
 @click.option("--neo4j", "neo4j_uri", metavar="URI",
               help="Also load the graph into Neo4j at bolt://HOST:7687 at the end, replacing this "
               "movie there (NEO4J_USERNAME / NEO4J_PASSWORD).")
@@ -306,10 +277,9 @@ def _llm_settings(model: str | None, llm_options: dict[str, object]):
               help="Corrections to apply (JSON Lines: reject, merge, split, rename, retype) "
               "[default: SCRIPT_STEM.corrections.jsonl beside SCRIPT, if present].")
 def build(script: Path, outdir: Path | None, from_stage: str | None, budget: int | None, lenient: bool,
-          cache_dir: Path | None,
-          max_bytes: int, quiet: bool, llm_model: str | None, llm_cache_dir: Path | None,
+          cache_dir: Path | None, max_bytes: int, quiet: bool, threshold: int | None, max_retries: int | None,
           neo4j_uri: str | None, neo4j_database: str | None, no_merge: bool, movie: str | None, force: bool,
-          allow_partial: bool, corrections: Path | None, **llm_options: object) -> None:
+          allow_partial: bool, corrections: Path | None, llm: LLMFlags) -> None:
     """Build the story graph of SCRIPT into OUTDIR: offline by default, with an LLM if given one.
 
     OUTDIR gets graph.json, the embedded store graph.lbdb (query it with 'kgbuild query --db
@@ -318,8 +288,9 @@ def build(script: Path, outdir: Path | None, from_stage: str | None, budget: int
     line, e.g. {"action": "reject", "fact": "rel:..."}, {"action": "rename", "fact":
     "character:neil", "name": "Neil Perry"}, {"action": "split", "entities": [ID, ID]}.
 
-    Exit status: 0 built; 2 bad input or an unwritable place (nothing written); 3 batch-export
-    mode wrote requests; 4 some LLM chunks failed (an existing build is kept unless
+    Exit status: 0 built; 2 bad input, an unwritable place, the LLM server refusing the requests
+    or the budget (nothing written); 3 batch-export mode wrote the requests of the next stage
+    (extraction, review or merging); 4 some LLM chunks failed (an existing build is kept unless
     --allow-partial).
     """
     from kgbuild.store_cli import neo4j_credentials
@@ -345,11 +316,11 @@ def build(script: Path, outdir: Path | None, from_stage: str | None, budget: int
         check_build_target(outdir, script, force=force)
     else:
         check_writable_dir(outdir)
-    llm = _llm_settings(llm_model, {**llm_options, "cache_dir": llm_cache_dir})
-    if llm is not None:
-        check_writable_dir(resolve_cache_dir(llm.cache_dir), "LLM cache folder")
+    settings = llm.settings(threshold=threshold, max_retries=max_retries)
+    if settings is not None:
+        check_writable_dir(resolve_cache_dir(settings.cache_dir), "LLM cache folder")
     options = BuildOptions(token_budget=budget, strict_repairs=not lenient, max_bytes=max_bytes,
-                           embedder=default_embedder(cache_dir), llm=llm, merge=not no_merge,
+                           embedder=default_embedder(cache_dir), llm=settings, merge=not no_merge,
                            corrections=corrections, movie=movie)
     columns = (TextColumn("{task.description:<18}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn())

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
 
 from kgbuild.atomic import write_text_atomic
 from kgbuild.errors import InputError
+from kgbuild.llm.cli_options import EXIT_BATCH_PENDING, LLMFlags, llm_options
+from kgbuild.llm.settings import LLMSettings
+from kgbuild.llm.types import BatchPendingError
 from kgbuild.model import Screenplay
 
 
@@ -35,27 +39,36 @@ def _screenplay(path: Path | None, graph_file: Path) -> Screenplay | None:
               "[default: screenplay.json beside GRAPH, if any].")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Embedding cache folder [default: $KGBUILD_CACHE_DIR or ~/.cache/kgbuild].")
-@click.option("--llm-model", envvar="KGBUILD_LLM_MODEL",
-              help="Adjudicate with this LLM (OpenAI-compatible; key from $OPENAI_API_KEY) "
-              "[env KGBUILD_LLM_MODEL; default: none, offline rules].")
-@click.option("--llm-base-url", help="OpenAI-compatible base URL ending in /v1 [default: $OPENAI_BASE_URL].")
-@click.option("--llm-cache-dir", type=click.Path(file_okay=False, path_type=Path),
-              help="LLM response cache folder [default: $KGBUILD_CACHE_DIR or ~/.cache/kgbuild].")
-@click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True,
-              help="LLM requests in flight.")
-@click.option("--max-requests", type=click.IntRange(min=0), help="Send at most this many LLM requests.")
-@click.option("--max-cost", type=click.FloatRange(min=0), help="Stop before the estimated LLM cost (USD) exceeds this.")
-def merge(graph: Path, outdir: Path | None, screenplay: Path | None, cache_dir: Path | None,
-          llm_model: str | None, llm_base_url: str | None, llm_cache_dir: Path | None, concurrency: int,
-          max_requests: int | None, max_cost: float | None) -> None:
+@llm_options()
+def merge(graph: Path, outdir: Path | None, screenplay: Path | None, cache_dir: Path | None, llm: LLMFlags) -> None:
     """Merge the entities of GRAPH (a graph.json or a build folder): normalize, embed, cluster,
-    adjudicate, then rewrite entities and relation endpoints.
+    adjudicate (offline rules, or the LLM of --llm-model), then rewrite entities and relation
+    endpoints.
 
     On a build folder (the default when GRAPH is one) this is the build's own merge stage: the
     same as 'kgbuild build FOLDER --from-stage merge', rewriting every file of the folder (or of
     -o OUTDIR) together, the new merge_log.jsonl entries after the earlier ones. On a lone
     graph.json it writes graph.json and appends to merge_log.jsonl beside it.
+
+    Exit status: 0 merged (clusters whose LLM answer could not be used are kept apart and logged
+    as 'error' lines); 2 bad input, an unwritable place, the LLM server refusing the requests or
+    the budget (nothing written); 3 batch-export mode wrote the pending requests.
     """
+    from kgbuild.paths import cache_dir as resolve_cache_dir
+    from kgbuild.paths import check_writable_dir
+
+    settings = llm.settings()
+    if settings is not None:
+        check_writable_dir(resolve_cache_dir(settings.cache_dir), "LLM cache folder")
+    try:
+        _merge(graph, outdir, screenplay, cache_dir, settings)
+    except BatchPendingError as e:
+        click.echo(f"kgbuild: {e}", err=True)
+        sys.exit(EXIT_BATCH_PENDING)
+
+
+def _merge(graph: Path, outdir: Path | None, screenplay: Path | None, cache_dir: Path | None,
+           settings: LLMSettings | None) -> None:
     from kgbuild.canonicalize.merge import MERGE_LOG_FILE, merge_graph, merge_graph_llm
     from kgbuild.embeddings import default_embedder
     from kgbuild.graph import graph_file, load_graph, save_graph
@@ -64,12 +77,6 @@ def merge(graph: Path, outdir: Path | None, screenplay: Path | None, cache_dir: 
     source = graph_file(graph)
     target = outdir or source.parent
     check_writable_dir(target)
-    settings = None
-    if llm_model:
-        from kgbuild.llm.settings import LLMSettings
-
-        settings = LLMSettings(model=llm_model, base_url=llm_base_url, cache_dir=llm_cache_dir,
-                               concurrency=concurrency, max_requests=max_requests, max_cost=max_cost)
     if screenplay is None and (source.parent / "screenplay.json").is_file() and source.name == "graph.json":
         _merge_build_folder(source.parent, target, default_embedder(cache_dir), settings)
         return

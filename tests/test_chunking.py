@@ -1,7 +1,12 @@
+from pathlib import Path
+
 import pytest
 
-from kgbuild.chunking import chunk_screenplay, estimate_tokens
+from kgbuild.chunking import chunk_screenplay
 from kgbuild.model import Element, ElementKind, Scene, Screenplay, Source, SourceFormat
+from kgbuild.tokens import estimate_tokens
+
+FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def _el(kind, text, line, speaker=None):
@@ -26,11 +31,36 @@ def _screenplay(scenes):
     return Screenplay(title="t", language="en", source=src, scenes=scenes)
 
 
-def test_token_estimate_counts_words_punctuation_and_cjk():
-    assert estimate_tokens("He opens the door.") == 5
-    assert estimate_tokens("张父喝酒") == 4
-    assert estimate_tokens("extraordinarily") == 3
-    assert estimate_tokens("") == 0
+# Real counts below are OpenAI's o200k_base tokenizer (gpt-4o and later) on the same text.
+@pytest.mark.parametrize(("text", "estimate", "o200k"), [
+    ("He opens the door.", 5, 5),                                # 18 ASCII characters
+    ("The quick brown fox jumps over the lazy dog.", 11, 10),    # 44
+    ('{"name": "Alice", "kind": "Character"}', 10, 12),          # 38
+    ("张父喝酒", 4, 4),                                           # one token a CJK character
+    ("小红走在山路上，背着一个竹篓。", 15, 15),                     # full-width punctuation too
+    ("INT. 张家 - NIGHT", 6, 6),                                  # 4 + ceil(11 / 4)
+    ("", 0, 0),
+])
+def test_token_estimate_is_a_quarter_of_ascii_plus_one_per_other_character(text, estimate, o200k):
+    assert estimate_tokens(text) == estimate
+    assert abs(estimate - o200k) <= 2
+
+
+@pytest.mark.parametrize(("path", "o200k"), [
+    ("llm/safe_job.fountain", 149),       # English screenplay: estimate 132
+    ("chinese/colon_layout.txt", 245),    # Chinese screenplay: estimate 251
+])
+def test_token_estimate_of_a_passage_is_near_the_real_count(path, o200k):
+    text = (FIXTURES / path).read_text(encoding="utf-8")
+    assert 0.8 * o200k <= estimate_tokens(text) <= 1.2 * o200k
+
+
+def test_chunk_estimate_is_the_estimate_of_its_text():
+    sp = _screenplay([_scene(i, 3) for i in range(1, 9)])
+    for budget in (40, 80, 150, 600):
+        for c in chunk_screenplay(sp, token_budget=budget):
+            assert c.token_estimate == estimate_tokens(c.text)
+            assert c.token_estimate <= budget or len(c.scene_indices) == 1
 
 
 def test_short_scenes_are_packed_within_budget():

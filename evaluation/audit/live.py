@@ -1,5 +1,7 @@
 """Judging live with the project's LLM client: the same cache, retries and budget as builds.
 
+The client comes from `kgbuild.llm.factory.open_llm_client`, as extraction's and merging's do.
+
 Every fact's request is `judge_request` (the Batch API export sends the same one), so a reply
 the response cache holds is reused and costs nothing. A fact whose judging fails (no valid
 reply, server down, budget reached) is recorded with its reason and stays unjudged; rerunning
@@ -21,9 +23,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kgbuild.evaluation.audit.requests import JUDGE_STAGE, judge_messages
 from kgbuild.evaluation.audit.types import JudgeAnswer, Verdict
-from kgbuild.llm.cache import ResponseCache, default_cache_path
-from kgbuild.llm.client import Budget, LLMClient
+from kgbuild.llm.cache import default_cache_path
+from kgbuild.llm.client import LLMClient
 from kgbuild.llm.costs import LLMUsage
+from kgbuild.llm.factory import open_llm_client
 from kgbuild.llm.settings import LLMSettings
 from kgbuild.llm.types import ChatBackend, LLMError, LLMRequestError
 
@@ -79,15 +82,9 @@ def judge_live(sections: Mapping[str, str], settings: LLMSettings, *,
     Raises:
         LLMRequestError: the server refused the requests (key, model, URL): nothing can be judged.
     """
-    if backend is None:
-        from kgbuild.llm.run import chat_backend
-
-        backend = chat_backend(settings.model_copy(update={"batch_export": None}))
+    settings = settings.model_copy(update={"batch_export": None})
     cache_path = default_cache_path(settings.cache_dir)
-    with ResponseCache(cache_path) as cache:
-        client = LLMClient(backend, settings.model, cache=cache, concurrency=settings.concurrency,
-                           timeout=settings.timeout, max_retries=settings.request_retries,
-                           budget=Budget(max_cost=settings.max_cost, max_requests=settings.max_requests))
+    with open_llm_client(settings, backend=backend) as client:
         outcomes = asyncio.run(_judge_all(client, sections))
     verdicts: list[Verdict] = []
     failures: list[JudgeFailure] = []

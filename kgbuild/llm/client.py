@@ -17,6 +17,7 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import random
 import re
@@ -26,7 +27,7 @@ from typing import Any, Self
 from pydantic import BaseModel, ConfigDict, Field
 
 from kgbuild.llm.cache import ResponseCache, cache_key
-from kgbuild.llm.costs import LLMUsage, PriceTable, StageUsage, estimate_tokens
+from kgbuild.llm.costs import LLMUsage, PriceTable, StageUsage
 from kgbuild.llm.json_repair import ParsedReply, ReplyError, parse_reply
 from kgbuild.llm.types import (
     BatchPendingError,
@@ -42,6 +43,7 @@ from kgbuild.llm.types import (
     ResponseT,
     Usage,
 )
+from kgbuild.tokens import estimate_tokens
 
 logger = logging.getLogger(__name__)
 
@@ -50,6 +52,14 @@ Sleep = Callable[[float], Awaitable[Any]]
 #: Completion tokens assumed for the budget check before any reply has been seen.
 DEFAULT_COMPLETION_ESTIMATE = 1000
 _QUOTE_LIMIT = 1500
+
+
+def _prompt_tokens(request: ChatRequest) -> int:
+    """Estimated prompt tokens of `request`: its messages and, when it has one, its JSON schema."""
+    tokens = sum(estimate_tokens(m.content) for m in request.messages)
+    if request.response_schema is not None:
+        tokens += estimate_tokens(json.dumps(request.response_schema, ensure_ascii=False, separators=(",", ":")))
+    return tokens
 
 
 class Budget(BaseModel):
@@ -343,9 +353,7 @@ class LLMClient:
     def _estimate_cost(self, request: ChatRequest) -> float:
         if self._price is None:
             return 0.0
-        prompt = sum(estimate_tokens(m.content) for m in request.messages)
-        if request.response_schema is not None:
-            prompt += estimate_tokens(str(request.response_schema))
+        prompt = _prompt_tokens(request)
         if request.max_tokens is not None:
             completion = request.max_tokens
         elif self._completions:
@@ -374,8 +382,7 @@ class LLMClient:
     def _account(self, stage: str, request: ChatRequest, result: ChatResult, estimate: float) -> None:
         usage = result.usage
         if usage.prompt_tokens == 0 and usage.completion_tokens == 0:
-            usage = Usage(prompt_tokens=sum(estimate_tokens(m.content) for m in request.messages),
-                          completion_tokens=estimate_tokens(result.content))
+            usage = Usage(prompt_tokens=_prompt_tokens(request), completion_tokens=estimate_tokens(result.content))
         cost = self._price.cost(usage) if self._price is not None else 0.0
         self._reserved -= estimate
         self._spent += cost

@@ -45,12 +45,6 @@ DEFAULT_PRICES: dict[str, ModelPrice] = {
 }
 
 
-def estimate_tokens(text: str) -> int:
-    """A rough token count without a tokenizer: ~4 ASCII characters or 1 other character per token."""
-    ascii_chars = sum(1 for c in text if c.isascii())
-    return (ascii_chars + 3) // 4 + (len(text) - ascii_chars)
-
-
 class PriceTable(_Model):
     """Prices by model name; a dated name ('gpt-4o-2024-08-06') uses its longest known prefix."""
 

@@ -45,11 +45,10 @@ from kgbuild.llm.reflect import Assessment, reflect
 from kgbuild.llm.responses import ExtractionResponse
 from kgbuild.llm.settings import DEFAULT_MAX_RETRIES, DEFAULT_THRESHOLD
 from kgbuild.llm.types import (
+    ANSWER_ERRORS,
     BatchPendingError,
     BudgetExceededError,
     ChatMessage,
-    LLMOutputError,
-    LLMUnavailableError,
     StructuredLLM,
 )
 from kgbuild.model import (
@@ -210,7 +209,7 @@ async def extract_chunk(llm: StructuredLLM, context: ChunkContext, schema: Schem
             answer = await llm.structured(stage=STAGE_EXTRACT_RETRY if retry else STAGE_EXTRACT,
                                           messages=extraction_messages(context, schema, feedback),
                                           response_model=ExtractionResponse)
-        except (LLMOutputError, LLMUnavailableError) as e:
+        except ANSWER_ERRORS as e:
             logger.warning("chunk %s: extraction attempt %d failed: %s", context.chunk_id, n, e)
             attempts.append(AttemptRecord(attempt=n, error=f"extraction failed: {e}"))
             status = ChunkStatus.FAILED
@@ -218,7 +217,7 @@ async def extract_chunk(llm: StructuredLLM, context: ChunkContext, schema: Schem
         try:
             verdict = await reflect(llm, answer, context, schema, threshold=threshold,
                                     stage=STAGE_REFLECT_RETRY if retry else STAGE_REFLECT)
-        except (LLMOutputError, LLMUnavailableError) as e:
+        except ANSWER_ERRORS as e:
             logger.warning("chunk %s: review of attempt %d failed: %s", context.chunk_id, n, e)
             attempts.append(AttemptRecord(attempt=n, error=f"review failed: {e}"))
             graphs[n] = build_chunk_graph(answer, context, schema)

@@ -28,6 +28,8 @@ from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from kgbuild.tokens import estimate_tokens
+
 logger = logging.getLogger(__name__)
 
 Responder = Callable[[dict[str, Any]], str]
@@ -117,10 +119,6 @@ def wrong_types(content: str) -> str:
     return json.dumps(broken)
 
 
-def _estimate_tokens(text: str) -> int:
-    return max(1, len(text) // 4)
-
-
 class FakeOpenAIServer:
     """An OpenAI-compatible `/v1/chat/completions` endpoint on 127.0.0.1 in a background thread.
 
@@ -128,13 +126,16 @@ class FakeOpenAIServer:
         responder: Maps a request body to the assistant's content; defaults to "{}".
         faults: The fault plan; defaults to no faults.
         port: 0 picks a free port.
+        api_key: The key every request must send (`Authorization: Bearer KEY`); any other gets
+            401 as OpenAI answers a wrong key. None accepts every request.
 
     Use it as a context manager; `base_url` is what `OPENAI_BASE_URL` would be.
     """
 
     def __init__(self, responder: Responder | None = None, faults: FaultPlan | None = None,
-                 *, port: int = 0):
+                 *, port: int = 0, api_key: str | None = None):
         self.responder: Responder = responder or (lambda body: "{}")
+        self.api_key = api_key
         self.faults = faults or FaultPlan()
         self._queue = list(self.faults.queue)
         self._rng = random.Random(self.faults.seed)
@@ -259,6 +260,11 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 self._send_json(404, {"error": {"message": f"no route POST {self.path}",
                                                 "type": "not_found"}})
                 return
+            if server.api_key is not None and self.headers.get("Authorization") != f"Bearer {server.api_key}":
+                self._record(body=None, fault=None, status=401)
+                self._send_json(401, {"error": {"message": "Incorrect API key provided.", "type":
+                                                "invalid_request_error", "code": "invalid_api_key"}})
+                return
             try:
                 body = json.loads(raw)
             except json.JSONDecodeError:
@@ -336,8 +342,8 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 content = wrong_types(content)
             elif fault is Fault.EMPTY:
                 content = ""
-            prompt = "".join(str(m.get("content", "")) for m in body.get("messages", []))
-            usage = {"prompt_tokens": _estimate_tokens(prompt), "completion_tokens": _estimate_tokens(content)}
+            prompt = sum(estimate_tokens(str(m.get("content", ""))) for m in body.get("messages", []))
+            usage = {"prompt_tokens": prompt, "completion_tokens": estimate_tokens(content)}
             usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
             self._finish(self._send_json, 200, {
                 "id": f"chatcmpl-fake-{server.count()}",

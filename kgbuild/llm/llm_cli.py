@@ -32,8 +32,9 @@ def llm() -> None:
 def import_results(results: Path, cache_dir: Path | None) -> None:
     """Store the replies of a Batch API output file (RESULTS.jsonl) in the response cache.
 
-    Rerun `kgbuild build` afterwards: it finds the replies in the cache. Lines that failed stay
-    pending and are exported again by the next `build --llm-batch-export`.
+    Rerun the command that exported the requests (`kgbuild build` or `kgbuild merge`) afterwards:
+    it finds the replies in the cache. Lines that failed stay pending and are exported again by
+    its next run with --llm-batch-export.
     """
     with ResponseCache(default_cache_path(cache_dir)) as cache:
         report = import_batch_results(results, cache)
@@ -48,8 +49,8 @@ def import_results(results: Path, cache_dir: Path | None) -> None:
                f"({report.prompt_tokens} prompt + {report.completion_tokens} completion tokens, "
                f"about ${report.cost_usd:.4f} at batch price).")
     if report.errors:
-        click.echo(f"{len(report.errors)} failed; they stay pending: run build with --llm-batch-export "
-                   "again to export them.")
+        click.echo(f"{len(report.errors)} failed; they stay pending: rerun the command with --llm-batch-export "
+                   "to export them again.")
 
 
 @llm.command("stats")

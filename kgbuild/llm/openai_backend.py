@@ -256,7 +256,7 @@ def _refused(error: BaseException) -> bool:
 
 def _map_status_error(error: openai.APIStatusError, base_url: str) -> Exception:
     status = error.status_code
-    detail = f"{base_url} answered {status}: {error.message}"
+    detail = f"{base_url} answered {status}: {error.message.rstrip('.')}"
     if status in _RETRYABLE_STATUS or status >= 500:
         return LLMTransientError(detail, retry_after=parse_retry_after(error.response.headers))
     if status in (401, 403):

@@ -1,8 +1,8 @@
 """The outer layer of an LLM build: the client from the settings, the run, and its clean stops.
 
-`run_llm_extraction` opens the response cache, builds an `LLMClient` over the configured backend
-(the OpenAI-compatible one unless a backend is passed in, e.g. a scripted one), extracts every
-chunk, and turns the two ways a run can stop early into errors that say what to do next:
+`run_llm_extraction` opens the client of the settings (`kgbuild.llm.factory.open_llm_client`:
+the OpenAI-compatible endpoint unless a backend is passed in, e.g. a scripted one), extracts
+every chunk, and turns the two ways a run can stop early into errors that say what to do next:
 batch-export mode (the pending requests are written as a Batch API file) and the budget.
 """
 
@@ -14,9 +14,8 @@ from collections.abc import Callable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kgbuild.llm.batch import export_batch
-from kgbuild.llm.cache import ResponseCache, default_cache_path
-from kgbuild.llm.client import Budget, LLMClient
+from kgbuild.llm.cache import default_cache_path
+from kgbuild.llm.client import LLMClient
 from kgbuild.llm.context import chunk_contexts
 from kgbuild.llm.costs import LLMUsage
 from kgbuild.llm.extract import (
@@ -26,16 +25,10 @@ from kgbuild.llm.extract import (
     ExtractionRun,
     extract_chunks,
 )
+from kgbuild.llm.factory import open_llm_client, raise_pending
 from kgbuild.llm.grounding import UngroundedFacts
 from kgbuild.llm.settings import LLMSettings
-from kgbuild.llm.types import (
-    BatchPendingError,
-    BudgetExceededError,
-    ChatBackend,
-    ChatRequest,
-    ChatResult,
-    LLMRequestError,
-)
+from kgbuild.llm.types import BudgetExceededError, ChatBackend
 from kgbuild.model import Chunk, Screenplay
 from kgbuild.schema import Schema, load_schema
 
@@ -106,39 +99,12 @@ def token_usage(usage: LLMUsage) -> dict[str, int]:
     return flat
 
 
-class _ExportOnly:
-    """The backend of batch-export mode: requests are exported, never sent, so no key is needed."""
-
-    @property
-    def name(self) -> str:
-        return "batch"
-
-    async def complete(self, request: ChatRequest) -> ChatResult:
-        raise LLMRequestError("batch-export mode sends no requests")
-
-
-def chat_backend(settings: LLMSettings) -> ChatBackend:
-    """The backend the settings name: the OpenAI-compatible endpoint, or export-only in batch mode."""
-    if settings.batch_export is not None:
-        return _ExportOnly()
-    from kgbuild.llm.openai_backend import OpenAIBackend
-
-    return OpenAIBackend(base_url=settings.base_url, timeout=settings.timeout)
-
-
-async def _extract(screenplay: Screenplay, chunks: list[Chunk], settings: LLMSettings, schema: Schema,
-                   cache: ResponseCache, backend: ChatBackend | None,
-                   on_chunk: Callable[[], None] | None) -> tuple[ExtractionRun, LLMClient]:
-    client = LLMClient(backend or chat_backend(settings), settings.model, cache=cache,
-                       concurrency=settings.concurrency, timeout=settings.timeout,
-                       max_retries=settings.request_retries,
-                       budget=Budget(max_cost=settings.max_cost, max_requests=settings.max_requests),
-                       batch_export=settings.batch_export is not None)
+async def _extract(client: LLMClient, screenplay: Screenplay, chunks: list[Chunk], settings: LLMSettings,
+                   schema: Schema, on_chunk: Callable[[], None] | None) -> ExtractionRun:
     async with client:
-        run = await extract_chunks(client, chunk_contexts(screenplay, chunks), schema,
-                                   threshold=settings.threshold, max_retries=settings.max_retries,
-                                   on_chunk=on_chunk)
-    return run, client
+        return await extract_chunks(client, chunk_contexts(screenplay, chunks), schema,
+                                    threshold=settings.threshold, max_retries=settings.max_retries,
+                                    on_chunk=on_chunk)
 
 
 def run_llm_extraction(screenplay: Screenplay, chunks: list[Chunk], settings: LLMSettings, *,
@@ -166,16 +132,11 @@ def run_llm_extraction(screenplay: Screenplay, chunks: list[Chunk], settings: LL
     """
     schema = schema or load_schema()
     cache_path = default_cache_path(settings.cache_dir)
-    with ResponseCache(cache_path) as cache:
-        run, client = asyncio.run(_extract(screenplay, chunks, settings, schema, cache, backend, on_chunk))
+    with open_llm_client(settings, backend=backend) as client:
+        run = asyncio.run(_extract(client, screenplay, chunks, settings, schema, on_chunk))
     total = len(run.outcomes)
     finished = total - run.count(ChunkStatus.PENDING) - run.count(ChunkStatus.STOPPED)
-    if settings.batch_export is not None and client.pending:
-        count = export_batch(settings.batch_export, client.pending)
-        raise BatchPendingError(
-            f"{count} requests pending: written to {settings.batch_export} (OpenAI Batch API input); "
-            f"{finished} of {total} chunks are done. Submit the file to a batch service, import its "
-            f"output with 'kgbuild llm import RESULTS.jsonl' (same cache), then rerun this build.")
+    raise_pending(client, settings, f"{finished} of {total} chunks are done")
     if run.count(ChunkStatus.STOPPED):
         stopped = run.count(ChunkStatus.STOPPED)
         raise BudgetExceededError(

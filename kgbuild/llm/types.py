@@ -139,3 +139,9 @@ class BudgetExceededError(LLMError):
 
 class BatchPendingError(LLMError):
     """Batch-export mode: the request was recorded for export instead of being sent."""
+
+
+#: Errors about the answer to one request (no valid reply after the repairs, or the server failing
+#: through every retry): a stage records them for the item concerned and goes on. Every other
+#: `LLMError` (a refused request, the budget, batch export) stops the stage.
+ANSWER_ERRORS: tuple[type[LLMError], ...] = (LLMOutputError, LLMUnavailableError)

@@ -1,4 +1,4 @@
-"""What the offline rules find before it is assembled: entity mentions and relation candidates,
+"""What the offline rules find before it is assembled: entity mentions and relation findings,
 each with the evidence it was read from.
 
 Every rule records what it saw in one scene, tagged with the rule's name and the lines it read
@@ -29,8 +29,8 @@ class Mention:
 
 
 @dataclass(frozen=True)
-class Candidate:
-    """A relation one rule found in one scene."""
+class RelationFinding:
+    """A relation one rule found in one scene (not yet a graph relation: both ends must be found too)."""
 
     subject: Ref
     type: str
@@ -44,10 +44,10 @@ class Candidate:
 
 @dataclass
 class Facts:
-    """Mentions and candidates of a whole screenplay, in the order the rules found them."""
+    """Mentions and relation findings of a whole screenplay, in the order the rules found them."""
 
     mentions: list[Mention] = field(default_factory=list)
-    candidates: list[Candidate] = field(default_factory=list)
+    relations: list[RelationFinding] = field(default_factory=list)
 
     def mention(self, etype: str, name: str, scene: int, rule: str,
                 evidence: list[Evidence | None] | tuple[Evidence | None, ...], **extra) -> Ref:
@@ -60,7 +60,7 @@ class Facts:
 
     def relate(self, subject: Ref, rtype: str, obj: Ref, scene: int, rule: str,
                evidence: list[Evidence | None] | tuple[Evidence | None, ...], **extra) -> None:
-        """Record a relation candidate (self-relations and facts without evidence are ignored)."""
+        """Record a relation finding (self-relations and facts without evidence are ignored)."""
         kept = tuple(e for e in evidence if e is not None)
         if subject != obj and kept:
-            self.candidates.append(Candidate(subject, rtype, obj, scene, rule, kept, **extra))
+            self.relations.append(RelationFinding(subject, rtype, obj, scene, rule, kept, **extra))

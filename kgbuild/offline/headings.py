@@ -11,21 +11,20 @@ import re
 
 from kgbuild.model import Scene
 from kgbuild.offline.stoplists import FIXTURES, PLACE_HEADS, word_set
+from kgbuild.timewords import HEADING_TIMES, TIME_OF_DAY_WORDS
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
-# Parts of a heading that are not places.
-_NOT_PLACES = re.compile(
-    r"^(?:DAY|NIGHT|MORNING|EVENING|AFTERNOON|DAWN|DUSK|SUNSET|SUNRISE|NOON|MIDNIGHT|LATER|"
-    r"(?:A )?(?:MOMENTS?|MINUTES?|SECONDS?|HOURS?|A MINUTE|A FEW MINUTES|A LITTLE) LATER|SAME|"
-    r"SAME TIME|CONTINUOUS|CONTINUING|INTERCUT|INTERCUTTING|AERIAL|FLASHBACK|PRESENT|"
-    r"ESTABLISHING|EST|MONTAGE|SERIES OF SHOTS|POV|ANGLE|CLOSE|WIDE|INSERT|MOVING|TRAVELING|"
-    r"CONT'D|CONTD|EARLY MORNING|LATE NIGHT|LATE MORNING|EARLY EVENING)$"
-)
+# Parts of a heading that are not places: its times, and camera or editing notes.
+_NOT_PLACES = HEADING_TIMES | {
+    "INTERCUT", "INTERCUTTING", "AERIAL", "FLASHBACK", "PRESENT", "ESTABLISHING", "EST", "MONTAGE",
+    "SERIES OF SHOTS", "POV", "ANGLE", "CLOSE", "WIDE", "INSERT", "MOVING", "TRAVELING",
+}
+_SINGLE_WORD_TIMES = "|".join(sorted(TIME_OF_DAY_WORDS, key=lambda w: (-len(w), w))).upper()
 # Words that make a heading part a camera or editing note, not a place.
 _NOT_PLACE_WORDS = re.compile(
     r"\b(?:SHOTS?|MONTAGE|SERIES|VARIOUS|INTERCUT|FLASHBACK|DREAM|SUPER|TITLE|CONTINUOUS|SAME|LATER)\b"
     r"|^(?:ACROSS|BACK TO|OVER|UNDER|NEAR|BEHIND|FURTHER|ALONG|\[|\()"
-    r"|^(?:DAY|NIGHT|MORNING|EVENING|AFTERNOON|DAWN|DUSK|SUNSET|SUNRISE|NOON|MIDNIGHT|TWILIGHT)\b")
+    rf"|^(?:{_SINGLE_WORD_TIMES})\b")
 # How large a place a word names: rooms and parts of buildings, then buildings and vehicles;
 # any other word (a proper name: LONDON, CONVENT GARDEN) is taken for a larger area.
 _ROOM_WORDS = word_set("""
@@ -89,7 +88,7 @@ def heading_places(scene: Scene) -> list[str]:
     # 'CEMETERY / GRAVESIDE', '747 / FLYING', 'CLEARING / THE ROAD': what follows a slash is a
     # detail, a manner or a second place, never reliably a part of the first.
     parts = [_clean(p.split(" / ")[0]) for p in _joined_adjectives(heading, scene.location)]
-    parts = [p for p in parts if (_CJK.search(p) or len(p) >= 3) and not _NOT_PLACES.match(p.upper())
+    parts = [p for p in parts if (_CJK.search(p) or len(p) >= 3) and p.upper() not in _NOT_PLACES
              and not _NOT_PLACE_WORDS.search(p.upper()) and p.split()[-1].lower() not in FIXTURES]
     if len(parts) >= 2 and _comma_reversed(heading, parts):
         parts.reverse()

@@ -12,15 +12,15 @@ from dataclasses import replace
 
 from kgbuild.graph import GraphBuilder, entity_id
 from kgbuild.model import KnowledgeGraph, Scope, Screenplay
-from kgbuild.offline.facts import Candidate, Facts, Mention
+from kgbuild.offline.facts import Facts, Mention, RelationFinding
 from kgbuild.schema import load_schema
 
 
-def _oriented(c: Candidate, symmetric: frozenset[str]) -> Candidate:
+def _oriented(r: RelationFinding, symmetric: frozenset[str]) -> RelationFinding:
     """One direction for symmetric relations (A kin B is B kin A): the smaller id first."""
-    if c.type in symmetric and entity_id(*c.object) < entity_id(*c.subject):
-        return replace(c, subject=c.object, object=c.subject)
-    return c
+    if r.type in symmetric and entity_id(*r.object) < entity_id(*r.subject):
+        return replace(r, subject=r.object, object=r.subject)
+    return r
 
 
 def _add_entity(b: GraphBuilder, mentions: list[Mention]) -> str:
@@ -54,9 +54,9 @@ def assemble(facts: Facts, screenplay: Screenplay, *, version: str = "") -> Know
     for group in mentions.values():
         _add_entity(b, group)
     symmetric = frozenset(r.name for r in load_schema().relation_types if r.symmetric)
-    for c in (_oriented(c, symmetric) for c in facts.candidates):
-        source, target = entity_id(*c.subject), entity_id(*c.object)
+    for r in (_oriented(r, symmetric) for r in facts.relations):
+        source, target = entity_id(*r.subject), entity_id(*r.object)
         if source in mentions and target in mentions:
-            b.relation(source, c.type, target, c.scene, name=c.name, evidence=c.evidence,
-                       persistence=c.persistence)
+            b.relation(source, r.type, target, r.scene, name=r.name, evidence=r.evidence,
+                       persistence=r.persistence)
     return b.to_graph(screenplay, backend="offline", version=version)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from kgbuild.timewords import TIME_OF_DAY_WORDS
+
 
 def word_set(text: str) -> frozenset[str]:
     """The whitespace-separated words of a text block, as a set."""
@@ -44,10 +46,9 @@ FIXTURES = word_set("""
     podium shelf shelves cabinet drawer drawers curtain curtains carpet rug threshold railing
     doorframe windowsill sink tub bathtub toilet mirror fireplace mantle mantel
 """)
-# Times of day and seasons: 'cuts through the night' names no place.
-TIME_WORDS = word_set("""
-    night day morning evening afternoon dawn dusk sunset sunrise noon midnight twilight daylight
-    summer winter spring autumn fall week year moment hour minute second
+# Times of day (`kgbuild.timewords`), seasons and spans of time: 'cuts through the night' names no place.
+TIME_WORDS = TIME_OF_DAY_WORDS | word_set("""
+    daylight summer winter spring autumn fall week year moment hour minute second
 """)
 # Colours end a phrase only when the noun was cut off ("Lang's black tie" read as 'black').
 COLORS = word_set("black white red blue green yellow brown grey gray pink purple orange golden silver dark")

@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from kgbuild.timewords import HEADING_TIMES, RELATIVE_TIMES, ZH_TIMES_OF_DAY
+
 # INT./EXT. prefixes, anchored at the start; the dot or a space must follow so that CLINT or
 # INTERCUT are not headings.
 _EN_PREFIX = re.compile(
@@ -26,17 +28,6 @@ _TRAILING_NUMBER = re.compile(rf"\s{{2,}}(?P<num>{_SCENE_NUMBER})\s*\.?\s*$|\s(?
 _YEAR_SUFFIX = re.compile(r"\s*\((?:1[0-9]|20)\d{2}s?\)\s*$")
 _FOUNTAIN_NUMBER = re.compile(r"\s*#(?P<num>[\w.\-]+)#\s*$")
 
-_TIMES_OF_DAY = {
-    "DAY", "NIGHT", "MORNING", "EVENING", "AFTERNOON", "DAWN", "DUSK", "SUNSET", "SUNRISE",
-    "NOON", "MIDNIGHT", "TWILIGHT", "LATER", "MOMENTS LATER", "CONTINUOUS", "SAME", "SAME TIME",
-    "LATE NIGHT", "EARLY MORNING", "LATE AFTERNOON", "EARLY EVENING", "MAGIC HOUR", "FIRST LIGHT",
-    "PRE-DAWN", "PREDAWN", "NIGHTFALL", "DAYBREAK", "MID-DAY", "MIDDAY", "LATE DAY", "DAY/NIGHT",
-    "NIGHT/DAY", "SUNDOWN", "SUNUP", "LUNCHTIME", "LATE EVENING", "EARLY AFTERNOON", "DAWN/DUSK",
-    "A LITTLE LATER", "SECONDS LATER", "MINUTES LATER", "HOURS LATER", "SOON AFTER", "SAME DAY",
-    "THE NEXT DAY", "NEXT DAY", "NEXT MORNING", "THE NEXT MORNING", "CONT'D", "CONTINUING",
-}
-_RELATIVE_TIMES = {"CONTINUOUS", "CONTINUING", "SAME", "SAME TIME", "LATER", "MOMENTS LATER",
-                   "CONT'D", "A LITTLE LATER", "SECONDS LATER", "MINUTES LATER", "HOURS LATER"}
 _TIME_WRAPPERS = re.compile(r"^[\s(\[]*(.*?)[\s)\]]*$")
 _LOCATION_SPLIT = re.compile(r"\s+[-–—]+\s+|\s*--+\s*|\s*[–—]\s*|\.\s+(?=\S)|\s*,\s+")
 _YEAR = re.compile(r"^\(?(?:1[0-9]|20)\d{2}s?\)?$|^\(?(?:PRESENT|PAST|FLASHBACK)\)?$", re.IGNORECASE)
@@ -48,14 +39,10 @@ _ZH_SCENE_NUMBER = re.compile(
     r")\s*"
 )
 _ZH_INT_EXT = {"内": "INT", "外": "EXT", "内外": "INT/EXT", "外内": "INT/EXT", "內": "INT"}
-_ZH_TIMES = (
-    "清晨", "早晨", "上午", "中午", "下午", "傍晚", "黄昏", "夜晚", "深夜", "凌晨", "午夜", "白天",
-    "晚上", "早上", "日", "夜", "晨", "昏", "晚", "早", "午",
-)
 _ZH_TOKEN_SPLIT = re.compile(r"[\s,，.．、。:：/／·・|]+")
 _ZH_TAIL = re.compile(
-    r"(?P<time>" + "|".join(_ZH_TIMES) + r")?\s*(?P<ie>内外|外内|内|外|內)\s*(?P<time2>"
-    + "|".join(_ZH_TIMES) + r")?\s*$"
+    r"(?P<time>" + "|".join(ZH_TIMES_OF_DAY) + r")?\s*(?P<ie>内外|外内|内|外|內)\s*(?P<time2>"
+    + "|".join(ZH_TIMES_OF_DAY) + r")?\s*$"
 )
 
 
@@ -116,7 +103,7 @@ def is_english_heading(line: str) -> bool:
 
 def _is_time(part: str) -> bool:
     text = _TIME_WRAPPERS.match(part).group(1).upper()
-    return text in _TIMES_OF_DAY or any(text.endswith(" " + t) for t in ("DAY", "NIGHT"))
+    return text in HEADING_TIMES or any(text.endswith(" " + t) for t in ("DAY", "NIGHT"))
 
 
 def _split_time(parts: list[str]) -> tuple[list[str], str | None]:
@@ -127,7 +114,7 @@ def _split_time(parts: list[str]) -> tuple[list[str], str | None]:
         times.insert(0, _TIME_WRAPPERS.match(parts.pop()).group(1).upper())
     if not times:
         return parts, None
-    absolute = [t for t in times if t not in _RELATIVE_TIMES]
+    absolute = [t for t in times if t not in RELATIVE_TIMES]
     return parts, (absolute or times)[0]
 
 
@@ -156,7 +143,7 @@ def parse_english_heading(line: str, *, forced: bool = False) -> Heading:
     if time is None and len(parts) == 1:
         # "INT. LANDY'S OFFICE DAY": time glued on without a separator.
         words = parts[0].rsplit(" ", 1)
-        if len(words) == 2 and words[1].upper() in _TIMES_OF_DAY:
+        if len(words) == 2 and words[1].upper() in HEADING_TIMES:
             parts, time = [words[0]], words[1].upper()
     location = [p for p in parts if not _YEAR.match(p)]
     return Heading(text=text, number=number, int_ext=int_ext, location=location, time_of_day=time)
@@ -184,10 +171,10 @@ def parse_chinese_heading(line: str) -> Heading:
     number, rest = chinese_heading_number(line.strip())
     tokens = [t for t in _ZH_TOKEN_SPLIT.split(rest) if t]
     int_ext = next((_ZH_INT_EXT[t] for t in tokens if t in _ZH_INT_EXT), None)
-    time = next((t for t in tokens if t in _ZH_TIMES), None)
+    time = next((t for t in tokens if t in ZH_TIMES_OF_DAY), None)
     location: list[str] = []
     for token in tokens:
-        if token in _ZH_INT_EXT or token in _ZH_TIMES:
+        if token in _ZH_INT_EXT or token in ZH_TIMES_OF_DAY:
             continue
         m = _ZH_TAIL.search(token)
         if m and m.start() > 0 and int_ext is None:
@@ -212,5 +199,5 @@ def looks_like_chinese_heading(line: str) -> bool:
         return False
     tokens = [t for t in _ZH_TOKEN_SPLIT.split(rest) if t]
     has_ie = any(t in _ZH_INT_EXT for t in tokens) or bool(_ZH_TAIL.search(rest))
-    has_time = any(t in _ZH_TIMES for t in tokens)
+    has_time = any(t in ZH_TIMES_OF_DAY for t in tokens)
     return has_ie or (has_time and len(tokens) >= 2)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import os
 import subprocess
 import sys
@@ -19,10 +20,12 @@ from kgbuild.llm.fake_server import FakeOpenAIServer, Fault, FaultPlan
 from kgbuild.llm.types import (
     BatchPendingError,
     BudgetExceededError,
+    ChatRequest,
     ChatResult,
     LLMOutputError,
     LLMUnavailableError,
 )
+from kgbuild.tokens import estimate_tokens
 from tests.llm.transport_helpers import (
     MODEL,
     Answer,
@@ -354,6 +357,41 @@ def test_cost_budget_refuses_a_request_it_cannot_afford():
     total = usage.total
     assert total.cost_usd == pytest.approx(total.completion_tokens * 0.001)
     assert total.cost_usd + 0.1 > 0.25 >= total.cost_usd  # stopped only when the next could overrun
+
+
+class _NoUsageBackend:
+    """Answers every request and reports no usage, as some local servers do."""
+
+    name = "no-usage"
+
+    def __init__(self):
+        self.requests: list[ChatRequest] = []
+
+    async def complete(self, request: ChatRequest) -> ChatResult:
+        self.requests.append(request)
+        return ChatResult(content='{"name": "item 1", "count": 1}')
+
+
+def test_unreported_usage_and_the_budget_use_the_shared_token_estimate():
+    backend = _NoUsageBackend()
+    prices = PriceTable().with_overrides({MODEL: ModelPrice(input_per_mtok=1.0, output_per_mtok=0.0)})
+
+    async def scenario(max_cost=None):
+        async with LLMClient(backend, MODEL, prices=prices, max_tokens=10,
+                             budget=Budget(max_cost=max_cost)) as client:
+            await ask(client, 1)
+            return client.usage().stages["events"]
+
+    stage = asyncio.run(scenario())
+    (request,) = backend.requests
+    schema = json.dumps(request.response_schema, ensure_ascii=False, separators=(",", ":"))
+    prompt = sum(estimate_tokens(m.content) for m in request.messages) + estimate_tokens(schema)
+    assert (stage.prompt_tokens, stage.completion_tokens) == (prompt, estimate_tokens('{"name": "item 1", "count": 1}'))
+    assert stage.cost_usd == pytest.approx(prompt / 1e6)
+    # The budget check before sending counts the same prompt tokens (completion is free here).
+    assert asyncio.run(scenario(max_cost=(prompt + 0.5) / 1e6)).prompt_tokens == prompt
+    with pytest.raises(BudgetExceededError):
+        asyncio.run(scenario(max_cost=(prompt - 0.5) / 1e6))
 
 
 def test_batch_export_mode_records_instead_of_sending(tmp_path):

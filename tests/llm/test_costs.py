@@ -9,7 +9,6 @@ from kgbuild.llm.costs import (
     ModelPrice,
     PriceTable,
     StageUsage,
-    estimate_tokens,
     format_usage,
 )
 from kgbuild.llm.types import Usage
@@ -43,8 +42,3 @@ def test_usage_totals_and_report_lines():
     assert "price unknown" in lines[0]
     assert [line.split()[0] for line in lines[1:]] == ["events", "relations", "total"]
     assert LLMUsage.model_validate(usage.model_dump()) == usage
-
-
-def test_token_estimate_counts_cjk_characters_as_tokens():
-    assert estimate_tokens("abcdefgh") == 2
-    assert estimate_tokens("你好世界") == 4

@@ -9,6 +9,7 @@ import threading
 import pytest
 
 from kgbuild.llm.fake_server import FakeOpenAIServer, Fault, FaultPlan, wrong_types
+from kgbuild.tokens import estimate_tokens
 
 
 def post(server: FakeOpenAIServer, body: dict | bytes, path: str = "/v1/chat/completions"):
@@ -50,6 +51,15 @@ def test_answers_with_the_responder_and_records_the_request():
     assert seen == [BODY]
     (recorded,) = server.requests
     assert (recorded.body, recorded.fault, recorded.status) == (BODY, Fault.OK, 200)
+
+
+def test_usage_is_the_shared_token_estimate_of_each_message():
+    body = {"model": "m", "messages": [{"role": "system", "content": "Answer in JSON."},
+                                       {"role": "user", "content": "张父喝酒"}]}
+    with FakeOpenAIServer(responder=lambda body: '{"ok": true}') as server:
+        _, _, reply = post(server, body)
+    assert reply["usage"]["prompt_tokens"] == estimate_tokens("Answer in JSON.") + estimate_tokens("张父喝酒") == 8
+    assert reply["usage"]["completion_tokens"] == estimate_tokens('{"ok": true}') == 3
 
 
 def test_queued_faults_apply_in_order_then_normal_answers():

@@ -26,7 +26,7 @@ from kgbuild.llm.extract import ChunkStatus, assemble
 from kgbuild.llm.fake_server import FakeOpenAIServer, Fault, FaultPlan
 from kgbuild.llm.scripted import ScriptedBackend
 from kgbuild.llm.settings import LLMSettings
-from kgbuild.llm.types import BudgetExceededError, LLMTransientError
+from kgbuild.llm.types import BudgetExceededError, LLMRequestError, LLMTransientError
 from kgbuild.output import REVIEW_FILE, write_build
 from kgbuild.pipeline import BuildOptions, run_build
 from tests.llm.extraction_helpers import (
@@ -263,6 +263,77 @@ def test_batch_round_trip_through_build_then_no_live_requests(brick, tmp_path):
         assert result.exit_code == 0, result.output
         assert server.count() == 0
     assert read_review(tmp_path / "out")[0]["chunk"] == "scene_8"
+
+
+#: An extra mention of scene 1 that the rules cannot normalize: the merge stage asks the LLM about it.
+RELATIVE_REFERENCE = {"name": "his former partner", "type": "Character", "description": "Steel, Brick's partner",
+                      "aliases": [], "scenes": [1]}
+
+
+class MergingModel(FixtureModel):
+    """The fixture's extraction answers, one more mention in scene 1, and the merge stage's answers."""
+
+    def __init__(self, script: Path, screenplay: Path):
+        super().__init__(script, screenplay)
+        self.merge_requests: list[str] = []
+
+    def reply_to_messages(self, messages):
+        kind = request_kind(messages)
+        if kind == "normalize":
+            self.merge_requests.append(kind)
+            assert '"his former partner"' in messages[1]["content"]
+            return json.dumps({"items": [{"index": 1, "name": "", "type": "Character", "keep_apart": True,
+                                          "reason": "relative reference"}]})
+        reply = super().reply_to_messages(messages)
+        if kind == "extract" and self.log[-1][0] == "scene_1":
+            answer = json.loads(reply)
+            reply = json.dumps({**answer, "entities": [*answer["entities"], RELATIVE_REFERENCE]})
+        return reply
+
+
+def test_batch_mode_covers_the_merge_stage(brick, tmp_path):
+    model = MergingModel(SCRIPT_FIXTURE, brick)
+    runner = CliRunner()
+    cache = tmp_path / "cache"
+    export = tmp_path / "batch.jsonl"
+    common = [str(brick), "-o", str(tmp_path / "out"), "-q", "--budget", str(BRICK_BUDGET),
+              "--llm-model", "batch-model", "--llm-cache-dir", str(cache), "--cache-dir", str(tmp_path / "emb")]
+    rounds, messages = [], []
+    for _ in range(10):
+        result = runner.invoke(cli, ["build", *common, "--llm-batch-export", str(export)])
+        if result.exit_code == 0:
+            break
+        assert result.exit_code == 3, result.output
+        messages.append(result.stderr)
+        rounds.append(sorted(request_kind(json.loads(line)["body"]["messages"])
+                             for line in export.read_text().splitlines()))
+        results = tmp_path / "results.jsonl"
+        results.write_text(batch_results(export, model.body_reply))
+        assert runner.invoke(cli, ["llm", "import", str(results), "--cache-dir", str(cache)]).exit_code == 0
+    # Extraction and review rounds as without the extra mention, then the merge stage's round.
+    assert [len(r) for r in rounds] == [4, 4, 3, 3, 1, 1, 1]
+    assert rounds[-1] == ["normalize"] and "1 requests pending" in messages[-1]
+    assert "entity merging needs them" in messages[-1] and "kgbuild llm import" in messages[-1]
+    assert model.merge_requests == ["normalize"]
+    assert "his former partner" in {e.name for e in load_graph(tmp_path / "out" / "graph.json").entities}
+    with FakeOpenAIServer(responder=lambda body: "{}") as server:
+        result = runner.invoke(cli, ["build", *common, "--llm-base-url", server.base_url])
+        assert result.exit_code == 0, result.output
+        assert server.count() == 0
+
+
+def test_a_refused_merge_request_stops_the_build(brick, tmp_path):
+    model = MergingModel(SCRIPT_FIXTURE, brick)
+
+    def refuse_merging(request):
+        if request_kind([m.model_dump() for m in request.messages]) == "normalize":
+            raise LLMRequestError("http://x/v1 answered 401: wrong key. Check OPENAI_API_KEY (and OPENAI_BASE_URL).")
+        return model.reply(request)
+
+    settings = LLMSettings(model="scripted-model", cache_dir=tmp_path / "cache")
+    with pytest.raises(LLMRequestError, match="answered 401"):
+        run_build(brick, BuildOptions(token_budget=BRICK_BUDGET, llm=settings,
+                                      llm_backend=ScriptedBackend(refuse_merging)))
 
 
 # -- the command line ---------------------------------------------------------------------------

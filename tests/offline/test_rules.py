@@ -8,12 +8,14 @@ from kgbuild.model import Element, ElementKind, Scene, Screenplay, Source, Sourc
 from kgbuild.offline.actions import clauses
 from kgbuild.offline.chinese import owned, places, things
 from kgbuild.offline.dialogue import Speech, attitude_cues, listener
-from kgbuild.offline.facts import Facts
+from kgbuild.offline.facts import Facts, RelationFinding
 from kgbuild.offline.headings import heading_places
 from kgbuild.offline.kinship import apposed_kin, calls_listener_kin, kin_in_name, speaker_kin
 from kgbuild.offline.phrases import noun_phrases
 from kgbuild.offline.selection import assemble
+from kgbuild.offline.stoplists import TIME_WORDS
 from kgbuild.offline.times import is_title_card, years
+from kgbuild.timewords import TIME_OF_DAY_WORDS
 
 
 def _scene(heading: str, location: list[str], texts: list[str] = ()) -> Scene:
@@ -40,6 +42,8 @@ def test_assembly_keeps_what_has_evidence_and_both_ends():
     facts.relate(anna, "interacts_with", ("Object", "knife"), 1, "handles", [knife])
     facts.relate(anna, "interacts_with", ("Object", "spoon"), 1, "handles", [knife])
     facts.relate(anna, "hostility_with", ben, 1, "violence", [None])  # no evidence: not a relation
+    assert [(type(r), r.rule) for r in facts.relations] == [
+        (RelationFinding, "embrace"), (RelationFinding, "handles"), (RelationFinding, "handles")]
     graph = assemble(facts, _screenplay())
     names = {e.id: e.name for e in graph.entities}
     triples = {(names[r.source], r.type, names[r.target]) for r in graph.relations}
@@ -83,6 +87,17 @@ def test_heading_places_clean_and_order():
     assert heading_places(_scene("INT. WILL'S CAR - DAY / DRIVING", ["WILL'S CAR", "DAY / DRIVING"])) == [
         "WILL'S CAR"]
     assert heading_places(_scene("街道日外", ["街道"])) == ["街道"]
+    # Every time a reader knows (kgbuild.timewords) is kept out of the places.
+    assert heading_places(_scene("EXT. DOCKS - THE NEXT MORNING - INTERCUT",
+                                 ["DOCKS", "THE NEXT MORNING", "INTERCUT"])) == ["DOCKS"]
+    assert heading_places(_scene("EXT. ROAD - A FEW MINUTES LATER - POV",
+                                 ["ROAD", "A FEW MINUTES LATER", "POV"])) == ["ROAD"]
+    assert heading_places(_scene("EXT. PIER - NIGHTFALL AT LOW TIDE", ["PIER", "NIGHTFALL AT LOW TIDE"])) == ["PIER"]
+
+
+def test_time_words_stoplist_holds_every_time_of_day():
+    assert TIME_OF_DAY_WORDS <= TIME_WORDS
+    assert {"night", "dusk", "nightfall", "summer", "hour"} <= TIME_WORDS
 
 
 def test_heading_and_title_card_years():

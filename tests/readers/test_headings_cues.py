@@ -62,6 +62,19 @@ def test_year_after_time_or_place_is_not_a_location():
     assert parse_english_heading("EXT. COUNTRY HIGHWAY (2020) - DAY").location == ["COUNTRY HIGHWAY"]
 
 
+def test_heading_times_come_from_the_shared_list():
+    # Found in the STAGE and sample scripts: once read as a place, now the scene's time.
+    for line, time in [("INT. DINER - LATE MORNING", "LATE MORNING"),
+                       ("INT. STAIRWELL - A MINUTE LATER", "A MINUTE LATER"),
+                       ("INT. HALLWAY, SCOTT'S APARTMENT BUILDING, A MOMENT LATER", "A MOMENT LATER")]:
+        h = parse_english_heading(line)
+        assert h.time_of_day == time and time not in h.location, line
+    # A relative time gives way to a time of day; alone it is the time.
+    assert parse_english_heading("EXT. ROAD - NIGHT - A FEW MINUTES LATER").time_of_day == "NIGHT"
+    assert parse_english_heading("EXT. ROAD - SOON AFTER").time_of_day == "SOON AFTER"
+    assert parse_chinese_heading("4 街道 外 傍晚").time_of_day == "傍晚"
+
+
 def test_lower_case_prefix_is_prose():
     for line in ["Est. 1850, the town grew.", "int. fight", "Ext. Yes."]:
         assert not is_english_heading(line), line

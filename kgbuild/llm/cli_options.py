@@ -1,0 +1,126 @@
+"""The LLM options of the commands that use an LLM (`build`, `merge`, `audit`), defined once.
+
+`llm_options` adds --llm-model, --llm-base-url, --llm-cache-dir, --concurrency, --max-cost,
+--max-requests and, where a command can stop for a Batch API round trip, --llm-batch-export,
+with the same names, help and environment variables everywhere. The command receives them as
+one `LLMFlags` argument named `llm`; `LLMFlags.settings` turns them into `LLMSettings`.
+
+Example:
+    >>> @click.command()
+    ... @llm_options()
+    ... def merge(graph: Path, llm: LLMFlags) -> None:
+    ...     settings = llm.settings()          # None without --llm-model
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+from pydantic import BaseModel, ConfigDict, Field
+
+from kgbuild.llm.settings import LLMSettings
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: Exit status of a command stopped by batch-export mode (requests written; import, then rerun).
+EXIT_BATCH_PENDING = 3
+#: The environment variable of --llm-model.
+MODEL_ENV = "KGBUILD_LLM_MODEL"
+MODEL_HELP = (f"Use this LLM (any OpenAI-compatible endpoint; key from $OPENAI_API_KEY) [env {MODEL_ENV}; "
+              "default: none, no LLM].")
+#: Click parameter name of each flag, by `LLMSettings` field.
+_PARAMS = {"model": "llm_model", "base_url": "llm_base_url", "cache_dir": "llm_cache_dir",
+           "concurrency": "llm_concurrency", "max_cost": "llm_max_cost", "max_requests": "llm_max_requests",
+           "batch_export": "llm_batch_export"}
+
+
+class LLMFlags(BaseModel):
+    """The shared LLM options as given on the command line (None: not given)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    model: str | None = Field(default=None, description="--llm-model.")
+    base_url: str | None = Field(default=None, description="--llm-base-url.")
+    cache_dir: Path | None = Field(default=None, description="--llm-cache-dir.")
+    concurrency: int | None = Field(default=None, description="--concurrency.")
+    max_cost: float | None = Field(default=None, description="--max-cost.")
+    max_requests: int | None = Field(default=None, description="--max-requests.")
+    batch_export: Path | None = Field(default=None, description="--llm-batch-export.")
+
+    def settings(self, **extra: object) -> LLMSettings | None:
+        """The `LLMSettings` of these flags and a command's own LLM flags, or None without a model.
+
+        Args:
+            extra: Further `LLMSettings` fields from the command's own flags (None: not given),
+                named as the command's parameters (e.g. `threshold`).
+
+        Raises:
+            click.UsageError: LLM flags were given without --llm-model.
+        """
+        given = {k: v for k, v in {**self.model_dump(exclude={"model"}), **extra}.items() if v is not None}
+        if self.model is None:
+            if given:
+                raise click.UsageError(f"{', '.join(map(_flag, given))} need an LLM: add --llm-model "
+                                       f"(or set {MODEL_ENV})")
+            return None
+        return LLMSettings(model=self.model, **given)
+
+
+def _flag(field: str) -> str:
+    """The command-line flag of a settings field in the running command ('--concurrency')."""
+    name = _PARAMS.get(field, field)
+    params = {p.name: p.opts[0] for p in click.get_current_context().command.params if p.opts}
+    return params.get(name, f"--{name.replace('_', '-')}")
+
+
+def llm_options(*, batch_export: bool = True, model_env: str = MODEL_ENV, model_default: str | None = None,
+                model_help: str = MODEL_HELP) -> Callable[[F], F]:
+    """Add the shared LLM options to a click command; it receives them as `llm: LLMFlags`.
+
+    Place it below `@click.command()`.
+
+    Args:
+        batch_export: Add --llm-batch-export (commands that can stop for a Batch API round trip).
+        model_env: Environment variable of --llm-model.
+        model_default: Default of --llm-model (the audit has a default judge).
+        model_help: Help of --llm-model.
+    """
+    concurrency = LLMSettings.model_fields["concurrency"].default
+    options = [
+        click.option("--llm-model", "llm_model", envvar=model_env, default=model_default,
+                     show_default=model_default is not None, help=model_help),
+        click.option("--llm-base-url", "llm_base_url",
+                     help="OpenAI-compatible base URL ending in /v1 [default: $OPENAI_BASE_URL, else OpenAI]."),
+        click.option("--llm-cache-dir", "llm_cache_dir", type=click.Path(file_okay=False, path_type=Path),
+                     help="LLM response cache folder [default: $KGBUILD_CACHE_DIR or ~/.cache/kgbuild]."),
+        click.option("--concurrency", "llm_concurrency", type=click.IntRange(min=1),
+                     help=f"LLM requests in flight [default: {concurrency}]."),
+        click.option("--max-cost", "llm_max_cost", type=click.FloatRange(min=0),
+                     help="Stop cleanly before the estimated LLM cost (USD) exceeds this; answers so far "
+                     "stay cached."),
+        click.option("--max-requests", "llm_max_requests", type=click.IntRange(min=0),
+                     help="Stop cleanly before sending more LLM requests than this; answers so far stay cached."),
+    ]
+    if batch_export:
+        options.append(click.option(
+            "--llm-batch-export", "llm_batch_export", type=click.Path(dir_okay=False, path_type=Path),
+            help="Batch mode: write the next stage's uncached LLM requests (extraction, review, merging) to "
+            f"FILE (OpenAI Batch API JSONL) and stop with exit status {EXIT_BATCH_PENDING}; import the "
+            "results with 'kgbuild llm import', then rerun."))
+
+    def decorate(command: F) -> F:
+        @functools.wraps(command)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            flags = LLMFlags(**{field: kwargs.pop(name) for field, name in _PARAMS.items() if name in kwargs})
+            return command(*args, llm=flags, **kwargs)
+
+        wrapper.__click_params__ = list(getattr(command, "__click_params__", []))  # type: ignore[attr-defined]
+        for option in reversed(options):
+            wrapper = option(wrapper)
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
