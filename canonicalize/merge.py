@@ -64,8 +64,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: The file written beside graph.json.
-MERGE_LOG_FILE = "merge_log.jsonl"
 #: When mentions of one name disagree on their type as often, the earlier type in this list wins.
 TYPE_PRIORITY = ("Character", "Location", "Object", "Concept", "TimePoint", "Occasion", "Event")
 #: The relation type of a life-stage link (`YOUNG X` -> `X`), and the producer of its evidence.

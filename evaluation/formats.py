@@ -21,6 +21,7 @@ import difflib
 import sys
 from pathlib import Path
 
+import click
 from pydantic import BaseModel, ConfigDict
 
 from kgbuild.errors import InputError
@@ -195,26 +196,25 @@ def format_table(rows: list[FormatAgreement], examples: int = 4) -> str:
     return "\n".join(out)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Command line: print the agreement table; exit 1 when a row misses the target."""
-    import argparse
+@click.command()
+@click.option("--data", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_DATA,
+              show_default=True, help="The shared data folder.")
+@click.option("--script", multiple=True, help="Only this script (repeatable).")
+@click.option("--pdf-secondary-headings", is_flag=True,
+              help="Read PDF slug lines without INT./EXT. as scene headings.")
+def main(data: Path, script: tuple[str, ...], pdf_secondary_headings: bool) -> None:
+    """Print how the Fountain, FDX and PDF files of each script agree.
 
-    parser = argparse.ArgumentParser(prog="python -m kgbuild.evaluation.formats",
-                                     description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="shared data directory")
-    parser.add_argument("--script", action="append", help="only this script (repeatable)")
-    parser.add_argument("--pdf-secondary-headings", action="store_true",
-                        help="read PDF slug lines without INT./EXT. as scene headings")
-    args = parser.parse_args(argv)
+    Exit status 1 when a row misses the target, 2 when a script cannot be read.
+    """
     try:
-        rows = evaluate_formats(args.data, args.script or SCRIPTS,
-                                pdf_secondary_headings=args.pdf_secondary_headings)
+        rows = evaluate_formats(data, list(script) or SCRIPTS, pdf_secondary_headings=pdf_secondary_headings)
     except InputError as e:
-        sys.stderr.write(f"error: {e}\n")
-        return 2
-    sys.stdout.write(format_table(rows) + "\n")
-    return 0 if all(r.meets_target for r in rows) else 1
+        click.echo(f"error: {e}", err=True)
+        sys.exit(2)
+    click.echo(format_table(rows))
+    sys.exit(0 if all(r.meets_target for r in rows) else 1)
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    main()

@@ -15,7 +15,6 @@ together. Run `python -m kgbuild.evaluation.merge_eval` (exit status 1 when a ta
 
 from __future__ import annotations
 
-import argparse
 import bisect
 import csv
 import functools
@@ -25,6 +24,7 @@ import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
+import click
 from pydantic import BaseModel, ConfigDict, Field
 
 from kgbuild.canonicalize.constraints import SpeakerIndex
@@ -285,33 +285,36 @@ def meets(scores: list[PairScore], target: tuple[float, float]) -> bool:
     return (total.precision or 0.0) >= target[0] and total.f1 >= target[1]
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Print (a) STAGE and (b) MovieCoref pairwise scores; 1 if a target is missed."""
-    parser = argparse.ArgumentParser(prog="python -m kgbuild.evaluation.merge_eval", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="The shared data folder.")
-    parser.add_argument("--cache-dir", type=Path, default=None, help="Embedding cache folder.")
-    parser.add_argument("--only", choices=("stage", "moviecoref"), action="append")
-    parser.add_argument("--errors", type=int, default=0, metavar="N",
-                        help="Also list up to N wrongly merged and N missed pairs per set.")
-    args = parser.parse_args(argv)
-    embedder = default_embedder(args.cache_dir)
+@click.command()
+@click.option("--data", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_DATA,
+              show_default=True, help="The shared data folder.")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Embedding cache folder.")
+@click.option("--only", type=click.Choice(("stage", "moviecoref")), multiple=True,
+              help="Score only this gold set (repeatable).")
+@click.option("--errors", type=click.IntRange(min=0), default=0, metavar="N",
+              help="Also list up to N wrongly merged and N missed pairs per set.")
+def main(data: Path, cache_dir: Path | None, only: tuple[str, ...], errors: int) -> None:
+    """Print merge pairwise precision, recall and F1 on (a) STAGE and (b) MovieCoref.
+
+    Exit status 1 when a set misses its target.
+    """
+    embedder = default_embedder(cache_dir)
     ok = True
-    for which in args.only or ("stage", "moviecoref"):
-        sets = stage_sets(args.data) if which == "stage" else moviecoref_sets(args.data)
+    for which in only or ("stage", "moviecoref"):
+        sets = stage_sets(data) if which == "stage" else moviecoref_sets(data)
         predictions = [predict(s, embedder) for s in sets]
         scores = [pair_score(s.name, p, s.gold) for s, p in zip(sets, predictions)]
-        if args.errors:
-            sys.stdout.write("\n".join(line for s, p in zip(sets, predictions)
-                                        for line in format_errors(s, p, args.errors)) + "\n")
+        if errors:
+            click.echo("\n".join(line for s, p in zip(sets, predictions)
+                                  for line in format_errors(s, p, errors)))
         target = TARGETS[which]
         passed = meets(scores, target)
         ok = ok and passed
         title = f"({'a' if which == 'stage' else 'b'}) {which}: target P >= {target[0]}, F1 >= {target[1]}"
-        sys.stdout.write("\n".join([*format_scores(title, scores),
-                                    f"target {'met' if passed else 'MISSED'} (pooled)", ""]) + "\n")
-    return 0 if ok else 1
+        click.echo("\n".join([*format_scores(title, scores), f"target {'met' if passed else 'MISSED'} (pooled)", ""]))
+    sys.exit(0 if ok else 1)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -21,6 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import click
+
 from kgbuild.errors import InputError
 
 #: The tags scored (M and O are bookkeeping and not scored).
@@ -310,28 +312,27 @@ def format_tag_errors(errors: list[TagError]) -> str:
     return "\n".join(out)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Command line: print the evaluation tables."""
-    import argparse
+@click.command()
+@click.option("--data", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_DATA,
+              show_default=True, help="The shared data folder.")
+@click.option("--movie", multiple=True, help="Only this movie (repeatable).")
+@click.option("--errors", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Show the N top confusions.")
+@click.option("--flat", is_flag=True, help="Strip indentation and blank lines first (STAGE-like text).")
+@click.option("--list", "list_tag", type=click.Choice(SCORED_TAGS), metavar="TAG",
+              help="List every line we tag differently from the gold for this tag.")
+def main(data: Path, movie: tuple[str, ...], errors: int, flat: bool, list_tag: str | None) -> None:
+    """Print line-tag accuracy against the human tags of MovieCoref `parse.csv`.
 
-    parser = argparse.ArgumentParser(prog="python -m kgbuild.evaluation.parsing",
-                                     description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="shared data directory")
-    parser.add_argument("--movie", action="append", help="only this movie (repeatable)")
-    parser.add_argument("--errors", type=int, default=0, help="show the N top confusions")
-    parser.add_argument("--flat", action="store_true",
-                        help="strip indentation and blank lines first (STAGE-like text)")
-    parser.add_argument("--list", choices=SCORED_TAGS, metavar="TAG",
-                        help="list every line we tag differently from the gold for this tag")
-    args = parser.parse_args(argv)
+    Exit status 2 when the data cannot be read.
+    """
     try:
-        reports = evaluate(args.data, args.movie, args.errors, flat=args.flat, list_tag=args.list)
+        reports = evaluate(data, list(movie) or None, errors, flat=flat, list_tag=list_tag)
     except InputError as e:
-        sys.stderr.write(f"error: {e}\n")
-        return 2
-    sys.stdout.write(format_reports(reports) + "\n")
-    return 0
+        click.echo(f"error: {e}", err=True)
+        sys.exit(2)
+    click.echo(format_reports(reports))
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    main()

@@ -139,7 +139,9 @@ def bench(data: Path, only: tuple[str, ...], repeat: int, llm_latency: float, as
     (no network) with one request in flight and with 32. The merge benchmark clusters 10,000 and
     50,000 synthetic mentions with cached embeddings, then measures embedding throughput.
     """
-    from kgbuild.bench import bench_build, bench_parsing, bench_scoring, discover_inputs
+    from kgbuild.benchmarks.build import bench_build
+    from kgbuild.benchmarks.parsing import bench_parsing, discover_inputs
+    from kgbuild.benchmarks.scoring import bench_scoring
 
     chosen = set(only or _BENCHES)
     paths = discover_inputs(data)
@@ -151,15 +153,15 @@ def bench(data: Path, only: tuple[str, ...], repeat: int, llm_latency: float, as
     building = bench_build(feature) if "build" in chosen else None
     store = llm_result = merge_result = None
     if "store" in chosen:
-        from kgbuild.loaders.benchmark import bench_embedded_store
+        from kgbuild.benchmarks.store import bench_embedded_store
 
         store = bench_embedded_store(data / "stage")
     if "llm" in chosen:
-        from kgbuild.llm.bench_llm import bench_llm
+        from kgbuild.benchmarks.llm import bench_llm
 
         llm_result = bench_llm(feature, latency=llm_latency)
     if "merge" in chosen:
-        from kgbuild.canonicalize.bench_merge import bench_merge
+        from kgbuild.benchmarks.merge import bench_merge
 
         merge_result = bench_merge()
     if as_json:
@@ -199,15 +201,15 @@ def bench(data: Path, only: tuple[str, ...], repeat: int, llm_latency: float, as
             f"peak memory {building.peak_rss_mb:.0f} MB"
         )
     if store:
-        from kgbuild.loaders.benchmark import format_store_bench
+        from kgbuild.benchmarks.store import format_store_bench
 
         console.print("\n".join(format_store_bench(store)))
     if llm_result:
-        from kgbuild.llm.bench_llm import format_llm_bench
+        from kgbuild.benchmarks.llm import format_llm_bench
 
         console.print("\n".join(format_llm_bench(llm_result)))
     if merge_result:
-        from kgbuild.canonicalize.bench_merge import format_merge_bench
+        from kgbuild.benchmarks.merge import format_merge_bench
 
         console.print("\n".join(format_merge_bench(merge_result)))
 

@@ -69,10 +69,10 @@ def merge(graph: Path, outdir: Path | None, screenplay: Path | None, cache_dir: 
 
 def _merge(graph: Path, outdir: Path | None, screenplay: Path | None, cache_dir: Path | None,
            settings: LLMSettings | None) -> None:
-    from kgbuild.canonicalize.merge import MERGE_LOG_FILE, merge_graph, merge_graph_llm
+    from kgbuild.canonicalize.merge import merge_graph, merge_graph_llm
     from kgbuild.embeddings import default_embedder
     from kgbuild.graph import graph_file, load_graph, save_graph
-    from kgbuild.paths import check_writable_dir
+    from kgbuild.paths import MERGE_LOG_FILE, check_writable_dir
 
     source = graph_file(graph)
     target = outdir or source.parent

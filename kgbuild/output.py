@@ -15,12 +15,11 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from kgbuild.canonicalize.merge import MERGE_LOG_FILE
 from kgbuild.errors import OutputError
 from kgbuild.graph import save_graph
 from kgbuild.loaders.embedded import DEFAULT_DB_NAME, write_embedded
 from kgbuild.loaders.graphml import export_graphml
-from kgbuild.paths import check_writable_dir
+from kgbuild.paths import MERGE_LOG_FILE, check_writable_dir
 from kgbuild.pipeline import BuildState
 from kgbuild.report import build_report
 

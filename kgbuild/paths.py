@@ -14,6 +14,8 @@ from kgbuild.errors import OutputError
 
 #: The environment variable naming the cache folder.
 CACHE_ENV = "KGBUILD_CACHE_DIR"
+#: The merge decisions, one JSON line each, written beside graph.json by a build or `kgbuild merge`.
+MERGE_LOG_FILE = "merge_log.jsonl"
 
 
 def cache_dir(given: str | os.PathLike[str] | None = None) -> Path:

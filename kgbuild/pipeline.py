@@ -20,6 +20,7 @@ from kgbuild.chunking import DEFAULT_TOKEN_BUDGET, chunk_screenplay
 from kgbuild.embeddings import Embedder
 from kgbuild.errors import InputError
 from kgbuild.model import Chunk, KnowledgeGraph, Screenplay
+from kgbuild.paths import MERGE_LOG_FILE
 from kgbuild.readers import DEFAULT_MAX_BYTES, read_screenplay
 
 if TYPE_CHECKING:
@@ -305,7 +306,7 @@ def resume_build(
         InputError: not a build folder, or a stage that cannot be resumed.
     """
     from kgbuild.canonicalize.corrections import load_corrections
-    from kgbuild.canonicalize.merge import MERGE_LOG_FILE, MergeLogEntry
+    from kgbuild.canonicalize.merge import MergeLogEntry
     from kgbuild.graph import load_graph
 
     if from_stage not in RESUMABLE:

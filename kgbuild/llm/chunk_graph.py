@@ -33,7 +33,7 @@ from kgbuild.graph import (
 from kgbuild.llm.context import ChunkContext
 from kgbuild.llm.responses import EventLink, ExtractedRelation, ExtractionResponse
 from kgbuild.model import Entity, Persistence, Relation
-from kgbuild.offline.characters import display_name
+from kgbuild.names import display_name
 from kgbuild.schema import Schema
 
 #: The schema's entity type for events (the events list of an answer).

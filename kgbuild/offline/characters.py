@@ -12,6 +12,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from kgbuild.model import ElementKind, Screenplay
+from kgbuild.names import display_name
 from kgbuild.offline.phrases import VERB_FORMS
 from kgbuild.offline.stoplists import GENERIC_PEOPLE, NOT_IN_NAMES
 
@@ -28,20 +29,6 @@ _NOT_NAMES = {
 # Cues that name no one in particular.
 _GENERIC_CUES = {"ALL", "BOTH", "EVERYONE", "CROWD", "VOICE", "VOICES", "TOGETHER", "OTHERS",
                  "SOMEONE", "TV", "RADIO", "ANNOUNCER", "NARRATOR", "众人", "大家", "旁白"}
-
-
-def display_name(name: str) -> str:
-    """How a name is shown: capitals become title case ('CLARICE STARLING' -> 'Clarice Starling')."""
-    if _CJK.search(name) or not name.isupper():
-        return name
-    words = []
-    for word in name.split():
-        if re.fullmatch(r"(?:[A-Z]\.)+|[IVX]+|#\d+", word):
-            words.append(word)
-        else:
-            titled = "-".join(p[:1] + p[1:].lower() for p in word.split("-"))
-            words.append(re.sub(r"^([OD]')([a-z])", lambda m: m.group(1) + m.group(2).upper(), titled))
-    return " ".join(words).replace("'S ", "'s ").replace("’S ", "’s ")
 
 
 def plausible_name(name: str) -> bool:

@@ -33,9 +33,10 @@ from collections.abc import Callable
 from kgbuild.embeddings import Embedder
 from kgbuild.evidence import heading_evidence, quote_evidence
 from kgbuild.model import Element, ElementKind, Evidence, KnowledgeGraph, Persistence, Scene, Scope, Screenplay
+from kgbuild.names import display_name
 from kgbuild.offline import chinese, kinship
 from kgbuild.offline.actions import AFFECTION, GLARES, HANDLING, NOT_EVENTS, THANKS, VIOLENCE, Clause, clauses
-from kgbuild.offline.characters import Cast, common_words, display_name, find_cast, mention_patterns
+from kgbuild.offline.characters import Cast, common_words, find_cast, mention_patterns
 from kgbuild.offline.dialogue import Speech, attitude_cues, listener, quoted_line, scene_speeches, vocative_patterns
 from kgbuild.offline.facts import Facts, Ref
 from kgbuild.offline.genders import learn_genders

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from kgbuild.canonicalize.bench_merge import bench_clustering, format_merge_bench, MergeBench
+from kgbuild.benchmarks.merge import bench_clustering, format_merge_bench, MergeBench
 from kgbuild.evaluation.merge_eval import (
     MentionSet,
     evaluate,

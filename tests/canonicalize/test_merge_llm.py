@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from kgbuild.benchmarks.fake_server import FakeOpenAIServer
 from kgbuild.canonicalize import adjudicate, llm_normalize
 from kgbuild.canonicalize.adjudicate import AdjudicationReply, adjudicate_llm, build_messages
 from kgbuild.canonicalize.llm_normalize import NormalizationReply, normalize_with_llm
@@ -22,7 +23,6 @@ from kgbuild.graph import load_graph, save_graph
 from kgbuild.llm.batch import import_batch_results
 from kgbuild.llm.cache import ResponseCache, cache_key, default_cache_path
 from kgbuild.llm.client import LLMClient
-from kgbuild.llm.fake_server import FakeOpenAIServer
 from kgbuild.llm.prompts import load_prompt
 from kgbuild.llm.scripted import ScriptedBackend
 from kgbuild.llm.settings import LLMSettings

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from kgbuild.benchmarks.fake_server import FakeOpenAIServer
 from kgbuild.cli import cli
 from kgbuild.errors import InputError
 from kgbuild.evaluation.audit import (
@@ -43,7 +44,6 @@ from kgbuild.evaluation.audit.scenes import scene_text
 from kgbuild.evaluation.audit.types import JudgeAnswer
 from kgbuild.graph import entity_id, load_graph, relation_id
 from kgbuild.llm.client import LLMClient
-from kgbuild.llm.fake_server import FakeOpenAIServer
 from kgbuild.llm.scripted import ScriptedBackend
 from kgbuild.llm.settings import LLMSettings
 from kgbuild.model import (

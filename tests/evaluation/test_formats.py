@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from kgbuild.evaluation.formats import FormatReading, compare, evaluate_formats, format_table, main
 from kgbuild.readers.headings import is_english_heading
@@ -120,15 +121,16 @@ def test_three_formats_of_a_small_script(data: Path) -> None:
     assert secondary["pdf"].meets_target
 
 
-def test_command_line_prints_the_table_and_exit_status(
-    data: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert main(["--data", str(data), "--script", "tea"]) == 1
-    out = capsys.readouterr().out
-    assert "tea" in out and "NOT MET" in out and "1 headings missing: ON THE TABLE" in out
-    assert main(["--data", str(data), "--script", "tea", "--pdf-secondary-headings"]) == 0
-    assert "NOT MET" not in capsys.readouterr().out
-    assert main(["--data", str(data), "--script", "nope"]) == 2
+def test_command_line_prints_the_table_and_exit_status(data: Path) -> None:
+    runner = CliRunner()
+    missed = runner.invoke(main, ["--data", str(data), "--script", "tea"])
+    assert missed.exit_code == 1
+    assert "tea" in missed.stdout and "NOT MET" in missed.stdout
+    assert "1 headings missing: ON THE TABLE" in missed.stdout
+    met = runner.invoke(main, ["--data", str(data), "--script", "tea", "--pdf-secondary-headings"])
+    assert met.exit_code == 0 and "NOT MET" not in met.stdout
+    unreadable = runner.invoke(main, ["--data", str(data), "--script", "nope"])
+    assert unreadable.exit_code == 2 and unreadable.stderr.startswith("error: ")
 
 
 @pytest.mark.shared_data

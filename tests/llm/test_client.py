@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from kgbuild.benchmarks.fake_server import FakeOpenAIServer, Fault, FaultPlan
 from kgbuild.llm.cache import ResponseCache, cache_key
 from kgbuild.llm.client import Budget, LLMClient
 from kgbuild.llm.costs import ModelPrice, PriceTable
-from kgbuild.llm.fake_server import FakeOpenAIServer, Fault, FaultPlan
 from kgbuild.llm.types import (
     BatchPendingError,
     BudgetExceededError,

@@ -1,7 +1,7 @@
 """LLM builds end to end: the exact graph from scripted answers, faults, reruns, kills, batch mode.
 
 Requests go through the real `LLMClient`, either to a `ScriptedBackend` or, through the real
-`openai` client, to the local OpenAI-compatible server of `kgbuild.llm.fake_server`.
+`openai` client, to the local OpenAI-compatible server of `kgbuild.benchmarks.fake_server`.
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from kgbuild.benchmarks.fake_server import FakeOpenAIServer, Fault, FaultPlan
+from kgbuild.benchmarks.llm import LLMBenchResult, bench_llm, format_llm_bench, server_responder
 from kgbuild.cli import cli
 from kgbuild.graph import load_graph
-from kgbuild.llm.bench_llm import LLMBenchResult, bench_llm, format_llm_bench, server_responder
 from kgbuild.llm.cache import ResponseCache, default_cache_path
 from kgbuild.evidence import quote_occurs
 from kgbuild.llm.extract import ChunkStatus, assemble
-from kgbuild.llm.fake_server import FakeOpenAIServer, Fault, FaultPlan
 from kgbuild.llm.scripted import ScriptedBackend
 from kgbuild.llm.settings import LLMSettings
 from kgbuild.llm.types import BudgetExceededError, LLMRequestError, LLMTransientError

@@ -9,7 +9,7 @@ import time
 import pytest
 from pydantic import BaseModel
 
-from kgbuild.llm.fake_server import FakeOpenAIServer, Fault, FaultPlan
+from kgbuild.benchmarks.fake_server import FakeOpenAIServer, Fault, FaultPlan
 from kgbuild.llm.openai_backend import (
     OpenAIBackend,
     is_strict_compatible,

@@ -12,8 +12,9 @@ import pytest
 from kgbuild.canonicalize.repairs import run_repairs
 from kgbuild.embeddings import CachedEmbedder, MiniLMEmbedder
 from kgbuild.evidence import quote_occurs
+from kgbuild.names import display_name
 from kgbuild.offline import extract_offline
-from kgbuild.offline.characters import cue_names, display_name, find_cast
+from kgbuild.offline.characters import cue_names, find_cast
 from kgbuild.offline.genders import learn_genders
 from kgbuild.offline.phrases import learn_verbs, noun_phrases
 from kgbuild.readers import read_screenplay

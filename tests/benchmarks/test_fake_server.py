@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from kgbuild.llm.fake_server import FakeOpenAIServer, Fault, FaultPlan, wrong_types
+from kgbuild.benchmarks.fake_server import FakeOpenAIServer, Fault, FaultPlan, wrong_types
 from kgbuild.tokens import estimate_tokens
 
 

@@ -1,7 +1,7 @@
 """LLM build benchmark: concurrency speed-up and cost per 1,000 script words, against a local server.
 
-The local OpenAI-compatible server (`kgbuild.llm.fake_server`) answers with `plausible_reply`: a
-deterministic stand-in for a model that reads the layout facts in the prompt (scene ids,
+The local OpenAI-compatible server (`kgbuild.benchmarks.fake_server`) answers with
+`plausible_reply`: a deterministic stand-in for a model that reads the layout facts in the prompt (scene ids,
 locations, speakers) and returns a valid, plausibly sized extraction or review. The prompt side
 of the numbers is exactly what a real model would be sent; the completion side is the stand-in's.
 
@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kgbuild.llm.fake_server import FakeOpenAIServer, FaultPlan
+from kgbuild.benchmarks.fake_server import FakeOpenAIServer, FaultPlan
 from kgbuild.llm.run import run_llm_extraction  # noqa: F401 - imported before timing: openai loads slowly
 from kgbuild.llm.settings import LLMSettings
 from kgbuild.pipeline import BuildOptions, run_build
