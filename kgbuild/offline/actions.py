@@ -208,9 +208,3 @@ def clauses(sentence: str, spans: list[tuple[int, int, str]], phrases: list[Phra
                             target_character=target[0] if target else None, target_phrase=phrase,
                             text=sentence[start:end_at].strip(), friendly=friendly))
     return found
-
-
-def sole_subject(spans: list[tuple[int, int, str]]) -> str | None:
-    """The one character a sentence names, or None when it names none or several."""
-    names = {name for _, _, name in spans}
-    return next(iter(names)) if len(names) == 1 else None
