@@ -239,26 +239,9 @@ def read_screenplay(path: PathLike) -> Screenplay:
         >>> screenplay.scenes[0].heading  # doctest: +SKIP
         'EXT. COUNTRY HIGHWAY (2020) -- DAY'
     """
-    import json
-    from pathlib import Path
+    from kgbuild.readers import load_screenplay
 
-    from kgbuild.errors import InputError
-    from kgbuild.model import Screenplay
-    from kgbuild.readers import read_screenplay as _read
-
-    file = Path(path)
-    if file.suffix.lower() == ".json" and file.is_file():
-        try:
-            data = json.loads(file.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            data = None
-        if isinstance(data, dict) and isinstance(data.get("source"), dict) and "scenes" in data:
-            try:
-                return Screenplay.model_validate(data)
-            except ValueError as e:
-                raise InputError(f"not a valid kgbuild screenplay.json ({e.__class__.__name__}); rerun "
-                                 "'kgbuild parse -o' or read the script file itself", path=str(path)) from e
-    return _read(file)
+    return load_screenplay(path)
 
 
 def query(cypher: str, *, db: PathLike | None = None,

@@ -7,7 +7,6 @@ audit.md and audit.json.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from kgbuild.atomic import write_text_atomic
@@ -17,6 +16,7 @@ from kgbuild.evaluation.audit.sheet import facts_jsonl, fact_section, read_sheet
 from kgbuild.evaluation.audit.tally import read_verdicts, report_markdown
 from kgbuild.evaluation.audit.types import AuditFact, AuditReport, AuditSample, Verdict
 from kgbuild.model import KnowledgeGraph, Screenplay
+from kgbuild.readers import load_screenplay as read_any_screenplay
 from kgbuild.schema import Schema
 
 SHEET_FILE = "sheet.md"
@@ -42,29 +42,13 @@ def load_screenplay(graph_path: Path, graph: KnowledgeGraph, screenplay: Path | 
     if not candidate.is_file():
         raise InputError("no screenplay to show the cited scenes from; pass --screenplay with the "
                          "screenplay.json of the build (or the script file)", path=str(candidate))
-    result = _read_screenplay(candidate)
+    result = read_any_screenplay(candidate)
     built_from, read = graph.movie.source_sha256, result.source.sha256
     if built_from and read and built_from != read:
         raise InputError(f"this screenplay is not the one the graph was built from (sha256 {read[:12]}, "
                          f"the graph's {built_from[:12]}); pass the right one with --screenplay",
                          path=str(candidate))
     return result
-
-
-def _read_screenplay(path: Path) -> Screenplay:
-    from kgbuild.readers import read_screenplay
-
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        data = None
-    if isinstance(data, dict) and "scenes" in data and "source" in data:
-        try:
-            return Screenplay.model_validate(data)
-        except ValueError as e:
-            raise InputError(f"not a kgbuild screenplay.json ({e.__class__.__name__}); rerun 'kgbuild "
-                             "parse' or pass the script file", path=str(path)) from e
-    return read_screenplay(path)
 
 
 def judge_sections(sample: AuditSample, screenplay: Screenplay, schema: Schema) -> dict[str, str]:

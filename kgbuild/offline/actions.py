@@ -95,14 +95,14 @@ class Clause:
     text: str  # the clause as written, from subject to object
     friendly: bool = False
 
-    def event_name(self, display: dict[str, str]) -> str:
+    def event_name(self) -> str:
         """'Neil Perry hugs Todd Anderson', 'Angier fires the pistol'."""
-        who = " and ".join(display.get(s, s) for s in self.subjects)
+        who = " and ".join(self.subjects)
         parts = [who, self.verb]
         if self.particle:
             parts.append(self.particle)
         if self.target_character:
-            parts.append(display.get(self.target_character, self.target_character))
+            parts.append(self.target_character)
         if self.target_phrase:
             det = self.target_phrase.determiner
             parts += ([det] if det in ("a", "an", "the") else ["the"]) + [self.target_phrase.text]
@@ -159,7 +159,7 @@ def clauses(sentence: str, spans: list[tuple[int, int, str]], phrases: list[Phra
     Example:
         >>> from kgbuild.offline.phrases import noun_phrases
         >>> s = "Neil hands Todd the letter."
-        >>> [c.event_name({}) for c in clauses(s, [(0, 4, "Neil"), (11, 15, "Todd")], noun_phrases(s), frozenset())]
+        >>> [c.event_name() for c in clauses(s, [(0, 4, "Neil"), (11, 15, "Todd")], noun_phrases(s), frozenset())]
         ['Neil hands Todd']
     """
     found: list[Clause] = []

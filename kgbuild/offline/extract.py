@@ -41,7 +41,7 @@ from kgbuild.offline.dialogue import Speech, attitude_cues, listener, quoted_lin
 from kgbuild.offline.facts import Facts, Ref
 from kgbuild.offline.genders import learn_genders
 from kgbuild.offline.headings import heading_places
-from kgbuild.offline.scenes import ActionSentence, is_chinese, read_sentences
+from kgbuild.offline.scenes import ActionSentence, is_chinese, name_spans, read_sentences
 from kgbuild.offline.selection import assemble
 from kgbuild.offline.phrases import ING_NOUNS
 from kgbuild.offline.stoplists import (
@@ -149,7 +149,7 @@ def _dialogue(facts: Facts, scene: Scene, script: _Script, speeches: list[Speech
         if speech.speaker not in refs:
             continue
         a = refs[speech.speaker]
-        for other, words in kinship.speaker_kin(speech.text, _speech_spans(speech.text, script)):
+        for other, words in kinship.speaker_kin(speech.text, name_spans(speech.text, script.patterns)):
             if other != speech.speaker:
                 el, sentence = quoted_line(speech, words)
                 ref = script.character(facts, other, index, "kin_my", [_ev(scene, el, sentence, "kin_my")])
@@ -173,17 +173,9 @@ def _dialogue(facts: Facts, scene: Scene, script: _Script, speeches: list[Speech
                          persistence=Persistence.STABLE)
 
 
-def _speech_spans(text: str, script: _Script) -> list[tuple[int, int, str]]:
-    spans = []
-    for name, pattern in script.patterns.items():
-        spans += [(m.start(), m.end(), name) for m in pattern.finditer(text)]
-    return sorted(spans)
-
-
 def _clause_facts(facts: Facts, scene: Scene, script: _Script, sent: ActionSentence, clause: Clause,
                   refs: dict[str, Ref], place: Ref | None, events: Counter[str]) -> None:
     index = scene.index
-    display = {n: n for n in script.names}
 
     def ev(rule: str) -> list[Evidence]:
         return [_ev(scene, sent.element, sent.text, rule)]
@@ -224,7 +216,7 @@ def _clause_facts(facts: Facts, scene: Scene, script: _Script, sent: ActionSente
             return
     if verb in NOT_EVENTS or target is None:
         return
-    name = clause.event_name(display)
+    name = clause.event_name()
     events[name] += 1
     if events[name] > 1:
         name = f"{name} (scene {index})"

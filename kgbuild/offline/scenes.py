@@ -48,7 +48,8 @@ def is_chinese(scene: Scene) -> bool:
     return any(_CJK.search(el.text) for el in scene.elements[:6])
 
 
-def _spans(sentence: str, patterns: dict[str, re.Pattern[str]]) -> list[Span]:
+def name_spans(sentence: str, patterns: dict[str, re.Pattern[str]]) -> list[Span]:
+    """Where each character is named in a text, by offset; the longer name wins an overlap."""
     found = []
     for name, pattern in patterns.items():
         for m in pattern.finditer(sentence):
@@ -92,7 +93,7 @@ def read_sentences(screenplay: Screenplay, cast: Cast, patterns: dict[str, re.Pa
     names = _name_forms(cast)
     verbs = learn_verbs([s for scene in texts.values() for _, s in scene], names)
     read = {
-        index: [ActionSentence(el, s, _spans(s, patterns),
+        index: [ActionSentence(el, s, name_spans(s, patterns),
                                [] if _CJK.search(s) else noun_phrases(s, verbs=verbs, names=names))
                 for el, s in scene]
         for index, scene in texts.items()

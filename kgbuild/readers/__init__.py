@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import json
 import os
 import re
 from pathlib import Path
@@ -145,3 +146,25 @@ def read_screenplay(
         scenes=result.scenes,
         warnings=result.warnings,
     )
+
+
+def load_screenplay(path: str | os.PathLike[str]) -> Screenplay:
+    """A screenplay.json written by kgbuild (`kgbuild parse -o`, a build folder), or any script
+    file `read_screenplay` reads.
+
+    Raises:
+        InputError: a kgbuild screenplay.json that does not validate, or an unreadable script.
+    """
+    file = Path(path)
+    if file.suffix.lower() == ".json" and file.is_file():
+        try:
+            data = json.loads(file.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            data = None
+        if isinstance(data, dict) and isinstance(data.get("source"), dict) and "scenes" in data:
+            try:
+                return Screenplay.model_validate(data)
+            except ValueError as e:
+                raise InputError(f"not a valid kgbuild screenplay.json ({e.__class__.__name__}); rerun "
+                                 "'kgbuild parse -o' or read the script file itself", path=str(path)) from e
+    return read_screenplay(file)

@@ -185,7 +185,7 @@ def _clauses(sentence: str, names: list[str], previous: str | None = None):
 
 def test_action_clauses():
     [hand] = _clauses("Neil hands Todd the letter.", ["Neil", "Todd"])
-    assert hand.event_name({}) == "Neil hands Todd the letter"
+    assert hand.event_name() == "Neil hands Todd the letter"
     assert _clauses("Neil and Todd grab the box.", ["Neil", "Todd"])[0].subjects == ("Neil", "Todd")
     # Not a clause: a name owned or after 'of', a look shot at someone, a name not starting a clause.
     assert _clauses("The footage of Lang plays on the screen.", ["Lang"]) == []
