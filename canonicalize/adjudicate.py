@@ -48,7 +48,8 @@ CHINESE_SURNAMES = frozenset(
     "卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤宫叶"
 ) | {"欧阳", "司马", "上官", "诸葛", "东方", "皇甫", "令狐", "慕容", "司徒", "尉迟"}
 #: Generic heads a CJK name may carry or drop ('重庆市' / '重庆', '洞子火锅店' / '洞子火锅', '咏春拳' / '咏春').
-CJK_GENERIC_SUFFIXES = frozenset({"市", "省", "县", "区", "镇", "村", "店", "馆", "楼", "大楼", "大厦", "公司", "集团", "拳"})
+CJK_GENERIC_SUFFIXES = frozenset(
+    {"市", "省", "县", "区", "镇", "村", "店", "馆", "楼", "大楼", "大厦", "公司", "集团", "拳"})
 #: Words after which an English noun phrase only qualifies its head ('cane with tennis balls').
 _POST_MODIFIERS = frozenset({"of", "with", "for", "from", "in", "on", "at"})
 #: A possessor in front of a name ("ellie's mailbox").
@@ -329,7 +330,7 @@ def _misspelling(a: Candidate, b: Candidate) -> bool:
     x, y = a.norm, b.norm
     if x.cjk or y.cjk or x.generic or y.generic or len(x.tokens) != len(y.tokens):
         return False
-    diff = [i for i, (s, t) in enumerate(zip(x.tokens, y.tokens)) if s != t]
+    diff = [i for i, (s, t) in enumerate(zip(x.tokens, y.tokens, strict=True)) if s != t]
     if len(diff) != 1:
         return False
     i = diff[0]
@@ -487,7 +488,8 @@ def adjudicate_offline(cluster: list[Candidate], context: NameContext) -> Verdic
     roots: dict[int, list[Candidate]] = defaultdict(list)
     for i, cand in enumerate(cluster):
         roots[find(i)].append(cand)
-    groups = [(members, None, evidence[root]) for root, members in roots.items() if len(members) > 1]
+    groups: list[tuple[list[Candidate], str | None, list[str]]] = [
+        (members, None, evidence[root]) for root, members in roots.items() if len(members) > 1]
     reasons = {c.id: f"not comparable: {c.norm.reason}" for c in cluster if not c.norm.comparable}
     return _finish("offline", groups, cluster, reasons)
 
@@ -525,16 +527,16 @@ def resolve_reply(cluster: list[Candidate], reply: AdjudicationReply) -> Verdict
         by_name.setdefault(cand.name, cand)
         by_name.setdefault(fold(cand.name), cand)
     used: set[str] = set()
-    groups = []
+    groups: list[tuple[list[Candidate], str | None, list[str]]] = []
     for merge in reply.merges:
         members: list[Candidate] = []
         for name in [merge.canonical_name, *merge.aliases]:
-            cand = by_name.get(name) or by_name.get(fold(name))
-            if cand is None or cand in members:
+            named = by_name.get(name) or by_name.get(fold(name))
+            if named is None or named in members:
                 continue
-            if cand.id in used:
-                raise MalformedReply(f"'{cand.name}' is placed in two merges")
-            members.append(cand)
+            if named.id in used:
+                raise MalformedReply(f"'{named.name}' is placed in two merges")
+            members.append(named)
         used.update(c.id for c in members)
         if len(members) > 1:
             groups.append((members, merge.canonical_name.strip(), [f"llm: {merge.justification}".strip()]))

@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -123,7 +124,7 @@ def normalized_laplacian(adjacency: np.ndarray) -> np.ndarray:
     return np.eye(adjacency.shape[0]) - inv[:, None] * adjacency * inv[None, :]
 
 
-def laplacian_cluster_count(adjacency: np.ndarray, **regularization: float) -> int:
+def laplacian_cluster_count(adjacency: np.ndarray, **regularization: Any) -> int:
     """`choose_cluster_count` on the normalized Laplacian of a dense symmetric adjacency matrix."""
     return choose_cluster_count(np.linalg.eigvalsh(normalized_laplacian(adjacency)), **regularization)
 

@@ -145,7 +145,8 @@ def _reject(graph: KnowledgeGraph, c: Correction) -> tuple[KnowledgeGraph, str |
         hits = {r.id for r in graph.relations if r.type == rtype
                 and r.source in names.get(subject.casefold(), ()) and r.target in names.get(obj.casefold(), ())}
     else:
-        hits = {c.fact} & ({r.id for r in graph.relations} | {e.id for e in graph.entities})
+        known = {r.id for r in graph.relations} | {e.id for e in graph.entities}
+        hits = {c.fact} & known if c.fact is not None else set()
     if not hits:
         return graph, None
     entities = [e for e in graph.entities if e.id not in hits]

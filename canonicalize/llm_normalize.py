@@ -136,8 +136,8 @@ async def normalize_with_llm(candidates: list[Candidate], client: StructuredLLM,
     results = await gather_requests(_batch([candidates[i] for i in rows], types, client) for rows in batches)
     out = list(candidates)
     failures = []
-    for rows, (renormalized, error) in zip(batches, results):
-        for i, cand in zip(rows, renormalized):
+    for rows, (renormalized, error) in zip(batches, results, strict=True):
+        for i, cand in zip(rows, renormalized, strict=False):
             out[i] = cand
         if error:
             failures.append(NormalizationFailure(type=candidates[rows[0]].type, ids=[candidates[i].id for i in rows],

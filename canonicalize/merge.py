@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -202,7 +202,7 @@ def _representative(group: list[Candidate]) -> Candidate:
 class _Planner:
     """Collects merges (expanded from representatives to all their group's members) and the log."""
 
-    def __init__(self, entities: list[Entity], keep_apart: list[frozenset[str]] = ()):
+    def __init__(self, entities: list[Entity], keep_apart: Sequence[frozenset[str]] = ()):
         self.plan = MergePlan()
         self._taken = {e.id for e in entities}
         self._names = {e.id: e.name for e in entities}
@@ -345,7 +345,7 @@ async def plan_merges_async(entities: list[Entity], *, speakers: SpeakerIndex | 
                                               names=failure.names, adjudicator="llm-normalize",
                                               evidence=[failure.error]))
     merged: set[str] = set()
-    for cluster, verdict in zip(clusters, verdicts):
+    for cluster, verdict in zip(clusters, verdicts, strict=True):
         merged |= planner.verdict(verdict, cluster, expand)
     for group in same_name:
         planner.merge([c.id for c in group], canonical_choice(group).name, group[0].type, "normalize",

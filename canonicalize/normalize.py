@@ -69,7 +69,8 @@ ROLE_WORDS = _words("""
     sergeant detective sheriff deputy judge lawyer priest teacher student assistant attendant host
     hostess executive exec producer director actor actress fan crew thug killer customer passenger
     announcer narrator phone machine recording radio tv television computer intercom speaker 经理 老板
-    警察 医生 司机 保安 服务员 老师 父亲 母亲 爸爸 妈妈 儿子 女儿 妻子 丈夫 局长 队长 护士 老人 男人 女人 孩子 店员 秘书 助理 律师 法官 记者
+    警察 医生 司机 保安 服务员 老师 父亲 母亲 爸爸 妈妈 儿子 女儿 妻子 丈夫 局长 队长 护士 老人
+    男人 女人 孩子 店员 秘书 助理 律师 法官 记者
 """)
 #: Words marking a life stage or a parallel version of a character.
 STAGE_WORDS = {"young", "younger", "old", "older", "little", "baby", "adult", "teen", "teenage",
@@ -242,7 +243,7 @@ def normalize_entities(entities: list[Entity], *, type_priority: tuple[str, ...]
     names = [normalize_name(e.name, person=e.type in PERSON_TYPES) for e in entities]
     types: dict[tuple[str, tuple[str, ...]], Counter[str]] = defaultdict(Counter)
     scopes: dict[tuple[str, tuple[str, ...]], set[Scope]] = defaultdict(set)
-    for ent, name in zip(entities, names):
+    for ent, name in zip(entities, names, strict=True):
         if name.comparable:
             types[(name.key, name.versions)][ent.type] += 1
             scopes[(name.key, name.versions)].add(ent.scope)
@@ -251,7 +252,7 @@ def normalize_entities(entities: list[Entity], *, type_priority: tuple[str, ...]
         return type_priority.index(t) if t in type_priority else len(type_priority)
 
     out = []
-    for ent, name in zip(entities, names):
+    for ent, name in zip(entities, names, strict=True):
         etype, scope = ent.type, ent.scope
         if name.comparable:
             counts = types[(name.key, name.versions)]

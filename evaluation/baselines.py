@@ -10,6 +10,7 @@ The *reference* baseline (a reference scored against itself) needs no builder: r
 
 from __future__ import annotations
 
+from itertools import pairwise
 from pathlib import Path
 
 from kgbuild.graph import GraphBuilder
@@ -25,7 +26,7 @@ def trivial_graph(screenplay: Screenplay, *, version: str = "") -> KnowledgeGrap
     builder = GraphBuilder()
     for scene in screenplay.scenes:
         location_ids = [builder.entity("Location", _display(p), scene.index) for p in scene.location]
-        for inner, outer in zip(location_ids[1:], location_ids):
+        for outer, inner in pairwise(location_ids):
             builder.relation(inner, "part_of", outer, scene.index)
         for el in scene.elements:
             if el.kind is ElementKind.CHARACTER and el.speaker:

@@ -88,7 +88,7 @@ def pair_score(name: str, predicted: list[int], gold: list[str]) -> PairScore:
     """Pairwise counts of a predicted clustering (label per mention) against gold labels."""
     return PairScore(name=name, mentions=len(gold), gold_pairs=_pairs(Counter(gold)),
                      predicted_pairs=_pairs(Counter(predicted)),
-                     correct_pairs=_pairs(Counter(zip(predicted, gold))))
+                     correct_pairs=_pairs(Counter(zip(predicted, gold, strict=True))))
 
 
 def pooled(name: str, scores: list[PairScore]) -> PairScore:
@@ -163,7 +163,7 @@ def _is_pronoun(row: dict[str, str], surface: str) -> bool:
     return flag.strip().lower() == "true" or normalize_name(surface).reason == "pronoun"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _screenplay(path: str) -> Screenplay:
     """A screenplay parsed once per run: the scene mapping and the speaker constraints both need it."""
     return read_screenplay(path)
@@ -197,7 +197,7 @@ def moviecoref_mentions(labels_csv: Path, screenplay_txt: Path | None = None) ->
     scenes: dict[str, set[int]] = defaultdict(set)
     if screenplay_txt is not None:
         offsets = [offset for _, offset in occurrences]
-        for (surface, _), scene in zip(occurrences, _scene_of_offsets(screenplay_txt, offsets)):
+        for (surface, _), scene in zip(occurrences, _scene_of_offsets(screenplay_txt, offsets), strict=True):
             if scene is not None:
                 scenes[surface].add(scene)
     names = sorted(labels)
@@ -304,9 +304,9 @@ def main(data: Path, cache_dir: Path | None, only: tuple[str, ...], errors: int)
     for which in only or ("stage", "moviecoref"):
         sets = stage_sets(data) if which == "stage" else moviecoref_sets(data)
         predictions = [predict(s, embedder) for s in sets]
-        scores = [pair_score(s.name, p, s.gold) for s, p in zip(sets, predictions)]
+        scores = [pair_score(s.name, p, s.gold) for s, p in zip(sets, predictions, strict=True)]
         if errors:
-            click.echo("\n".join(line for s, p in zip(sets, predictions)
+            click.echo("\n".join(line for s, p in zip(sets, predictions, strict=True)
                                   for line in format_errors(s, p, errors)))
         target = TARGETS[which]
         passed = meets(scores, target)

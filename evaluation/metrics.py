@@ -14,17 +14,17 @@ class PRF(BaseModel):
     fp: int = 0
     fn: int = 0
 
-    @computed_field
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def precision(self) -> float:
         return self.tp / (self.tp + self.fp) if self.tp + self.fp else 0.0
 
-    @computed_field
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def recall(self) -> float:
         return self.tp / (self.tp + self.fn) if self.tp + self.fn else 0.0
 
-    @computed_field
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def f1(self) -> float:
         p, r = self.precision, self.recall

@@ -162,7 +162,7 @@ def _check_alignment(movie: str, lines: list[str], rows: list[dict[str, str]], p
     if len(lines) != len(rows):
         raise InputError(f"{movie}: {len(rows)} csv rows but {len(lines)} lines", path=path)
     # The csv text is stripped and, in places, re-encoded; compare the ASCII letters only.
-    bad = sum(1 for line, row in zip(lines, rows) if _ascii(line) != _ascii(row["text"]))
+    bad = sum(1 for line, row in zip(lines, rows, strict=True) if _ascii(line) != _ascii(row["text"]))
     if bad > 0.02 * len(lines):
         raise InputError(f"{movie}: {bad} csv rows do not match their .txt lines", path=path)
 
@@ -193,7 +193,7 @@ def score(movies: list[MovieLines], predictions: dict[str, list[str]], system: s
     for m in movies:
         pred = predictions[m.movie]
         right = 0
-        for n, (g, p) in enumerate(zip(m.gold, pred)):
+        for n, (g, p) in enumerate(zip(m.gold, pred, strict=False)):
             right += g == p
             if g in counts:
                 counts[g][0 if g == p else 2] += 1
@@ -257,7 +257,9 @@ def evaluate(data: Path, movies: list[str] | None = None, errors: int = 0,
         0.995
     """
     if classifier is None:
-        from kgbuild.readers.plaintext import classify_lines as classifier
+        from kgbuild.readers.plaintext import classify_lines
+
+        classifier = classify_lines
     loaded = load_moviecoref(data, movies)
     if flat:
         loaded = [flatten(m) for m in loaded]
@@ -275,7 +277,7 @@ def format_reports(reports: dict[str, SystemReport]) -> str:
     header = "tag  " + "  ".join(f"{s:>20}" for s in reports)
     out += [header, "-" * len(header)]
     for tag in SCORED_TAGS:
-        cells = []
+        cells: list[str] = []
         for rep in reports.values():
             t = rep.tags[tag]
             cells.append(f"{t.precision:.3f}/{t.recall:.3f}/{t.f1:.3f}")
@@ -284,8 +286,8 @@ def format_reports(reports: dict[str, SystemReport]) -> str:
     first = next(iter(reports.values()))
     out.append(f"{'movie':<22}" + "".join(f"{s:>10}" for s in reports))
     for movie in first.accuracy:
-        cells = "".join(f"{r.accuracy[movie]:>10.4f}" for r in reports.values())
-        out.append(f"{movie:<22}{cells}")
+        row = "".join(f"{r.accuracy[movie]:>10.4f}" for r in reports.values())
+        out.append(f"{movie:<22}{row}")
     ours = reports.get("kgbuild")
     if ours and ours.confusions:
         out += ["", "most frequent confusions (gold -> kgbuild)", ""]

@@ -83,7 +83,9 @@ def _mention(ent: dict, scene: int, renames: dict[str, str], known_types: set[st
                   scope=Scope.GLOBAL if ent.get("scope") == Scope.GLOBAL else Scope.LOCAL)
 
 
-def load_stage_movie(movie_dir: str | Path, *, schema: Schema | None = None) -> tuple[KnowledgeGraph, LoadReport, dict[str, str]]:
+def load_stage_movie(
+    movie_dir: str | Path, *, schema: Schema | None = None
+) -> tuple[KnowledgeGraph, LoadReport, dict[str, str]]:
     """Build the reference graph of one STAGE movie folder.
 
     Args:
@@ -204,7 +206,9 @@ def stage_title(movie_dir: str | Path) -> str:
     return ""
 
 
-def check_prediction(graph: KnowledgeGraph, source: str, *, schema: Schema | None = None) -> tuple[KnowledgeGraph, LoadReport]:
+def check_prediction(
+    graph: KnowledgeGraph, source: str, *, schema: Schema | None = None
+) -> tuple[KnowledgeGraph, LoadReport]:
     """Keep only what can be scored from a predicted graph, counting the rest.
 
     Entities of unknown types, relations of unknown types and relations whose endpoints are not

@@ -18,8 +18,8 @@ What it leaves open, and our documented defaults (`ScoreOptions`):
   sums of the rows. A rename-map match across types is a true positive of the predicted type
   and is listed in `MovieScore.cross_type_matches`.
 - A scored reference relation is one whose two ends are scored entities and whose type is
-  neither event-centric nor derived (`life_stage_of`, written by kgbuild's merge stage). Symmetric types (kinship_with, affinity_with, hostility_with, allied_with) match
-  in either direction.
+  neither event-centric nor derived (`life_stage_of`, written by kgbuild's merge stage). Symmetric types (kinship_with,
+  affinity_with, hostility_with, allied_with) match in either direction.
 - A prediction matched to a reference entity outside the scored set is neither right nor wrong;
   so is a predicted relation touching such an entity, or equal to an unscored reference relation.
 """
@@ -155,7 +155,7 @@ def _embedding_candidates(
         ps = [p for p in pred if p.type == etype]
         rs = [r for r in ref if r.type == etype]
         sim = _similarity(ps, rs, embedder, options.description_weight)
-        for i, j in zip(*np.nonzero(sim >= options.threshold)):
+        for i, j in zip(*np.nonzero(sim >= options.threshold), strict=True):
             candidates.append((float(sim[i, j]), ps[i].id, rs[j].id))
         best = sim.argmax(axis=1)
         for i, j in enumerate(best):

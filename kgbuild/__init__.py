@@ -171,7 +171,6 @@ def build(
             logging.getLogger(__name__).warning("the build in %s was kept: this one is partial", outdir)
         else:
             write_build(state, outdir)
-    assert state.graph is not None
     return state.graph
 
 
@@ -282,7 +281,7 @@ def _graph_for_scoring(given: KnowledgeGraph | PathLike) -> tuple[KnowledgeGraph
     if isinstance(given, KnowledgeGraph):
         graph, report = check_prediction(given, given.movie.key)
         return graph, report, {}, given.movie.key, given.movie.title
-    graph, report, renames = load_any(given)
+    graph, report, renames = load_any(Path(given))
     path = Path(given)
     if path.is_dir() and (path / "extraction_results.json").is_file():
         return graph, report, renames, path.resolve().name, stage_title(path)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
@@ -20,6 +21,9 @@ from kgbuild.paths import cache_dir as resolve_cache_dir
 from kgbuild.paths import check_writable_dir, check_writable_file
 from kgbuild.readers import DEFAULT_MAX_BYTES, read_screenplay
 from kgbuild.summary import ScreenplaySummary, summarize
+
+if TYPE_CHECKING:
+    from kgbuild.llm.run import LLMExtraction
 
 _FORMATS = click.Choice([f.value for f in SourceFormat])
 _DEFAULT_SHARED_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
@@ -165,9 +169,11 @@ def bench(data: Path, only: tuple[str, ...], repeat: int, llm_latency: float, as
 
         merge_result = bench_merge()
     if as_json:
-        results = {"parsing": [r.model_dump() for r in rows], "scoring": scoring, "build": building,
-                   "store": store, "llm": llm_result, "merge": merge_result}
-        click.echo(json.dumps({k: v.model_dump() if hasattr(v, "model_dump") else v
+        from pydantic import BaseModel
+
+        results: dict[str, Any] = {"parsing": [r.model_dump() for r in rows], "scoring": scoring,
+                                   "build": building, "store": store, "llm": llm_result, "merge": merge_result}
+        click.echo(json.dumps({k: v.model_dump() if isinstance(v, BaseModel) else v
                                for k, v in results.items()}, indent=1))
         return
     console = _console()
@@ -339,9 +345,10 @@ def build(script: Path, outdir: Path | None, from_stage: str | None, budget: int
         except BaseException:
             shown.hide_unstarted()
             raise
-    failed = _failed_chunks(state)
+    failed = _failed_chunks(state.llm)
+    chunks = len(state.llm.run.outcomes) if state.llm is not None else 0
     if failed and not allow_partial and (outdir / "graph.json").exists():
-        click.echo(f"kgbuild: {failed} of {len(state.llm.run.outcomes)} chunks failed; the build in {outdir} "
+        click.echo(f"kgbuild: {failed} of {chunks} chunks failed; the build in {outdir} "
                    "was kept (rerun to retry the failed requests, or add --allow-partial to replace it)", err=True)
         sys.exit(EXIT_PARTIAL)
     written = write_build(state, outdir)
@@ -361,33 +368,33 @@ def build(script: Path, outdir: Path | None, from_stage: str | None, budget: int
         for note in counts.notes:
             click.echo(f"note: {note}", err=True)
     if state.llm is not None:
-        _show_llm_usage(state, outdir)
+        _show_llm_usage(state.llm, outdir)
     if failed:
-        click.echo(f"kgbuild: {failed} of {len(state.llm.run.outcomes)} chunks failed (no valid answer after the "
+        click.echo(f"kgbuild: {failed} of {chunks} chunks failed (no valid answer after the "
                    f"retries; listed in {outdir / 'review.jsonl'}); rerun the same command to retry them", err=True)
         sys.exit(EXIT_PARTIAL)
 
 
-def _failed_chunks(state) -> int:
+def _failed_chunks(llm: LLMExtraction | None) -> int:
     """How many LLM chunks got no valid answer after the retries (0 offline)."""
-    if state.llm is None:
+    if llm is None:
         return 0
     from kgbuild.llm.extract import ChunkStatus
 
-    return state.llm.run.count(ChunkStatus.FAILED)
+    return llm.run.count(ChunkStatus.FAILED)
 
 
-def _show_llm_usage(state, outdir: Path) -> None:
+def _show_llm_usage(llm: LLMExtraction, outdir: Path) -> None:
     from kgbuild.llm.costs import format_usage
     from kgbuild.output import REVIEW_FILE
 
-    rates, review = state.llm.rates, state.llm.run.review()
-    for line in format_usage(state.llm.usage):
+    rates, review = llm.rates, llm.run.review()
+    for line in format_usage(llm.usage):
         click.echo(line)
     click.echo(f"Per 1,000 script words: {rates.requests:.2f} requests, "
                f"{rates.prompt_tokens + rates.completion_tokens:.0f} tokens "
                f"({rates.first_requests:.2f} and {rates.first_tokens:.0f} before reflection retries)")
-    click.echo(f"{len(review)} of {len(state.llm.run.outcomes)} chunks need review"
+    click.echo(f"{len(review)} of {len(llm.run.outcomes)} chunks need review"
                + (f": {', '.join(e.chunk for e in review)} (see {outdir / REVIEW_FILE})" if review else "."))
 
 

@@ -12,13 +12,15 @@ import logging
 import os
 import sqlite3
 import threading
-from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from kgbuild.paths import cache_dir as resolve_cache_dir
 from kgbuild.paths import check_writable_dir
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
 
 logger = logging.getLogger(__name__)
 
@@ -45,7 +47,7 @@ class MiniLMEmbedder:
     def __init__(self, *, batch_size: int = 256, device: str = "cpu"):
         self._batch_size = batch_size
         self._device = device
-        self._model = None
+        self._model: SentenceTransformer | None = None
         self._lock = threading.Lock()
 
     def _load(self):
@@ -119,15 +121,15 @@ class CachedEmbedder:
         """Embed texts, computing only those never seen before."""
         keys = [self._key(t) for t in texts]
         found = self._lookup(sorted(set(keys)))
-        missing = list(dict.fromkeys(t for t, k in zip(texts, keys) if k not in found))
+        missing = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in found))
         self.hits += len(texts) - len(missing)
         self.misses += len(missing)
         if missing:
             vectors = self._inner.encode(missing)
-            rows = [(self._key(t), v.astype(np.float32).tobytes()) for t, v in zip(missing, vectors)]
+            rows = [(self._key(t), v.astype(np.float32).tobytes()) for t, v in zip(missing, vectors, strict=True)]
             with self._db:
                 self._db.executemany("INSERT OR REPLACE INTO vec VALUES (?, ?)", rows)
-            for (key, _), v in zip(rows, vectors):
+            for (key, _), v in zip(rows, vectors, strict=True):
                 found[key] = np.asarray(v, dtype=np.float32)
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)

@@ -98,10 +98,7 @@ def locate_quote(scenes: Iterable[Scene], quote: str, producer: str, *,
             if el.kind not in _TEXT_KINDS or not el.text.strip():
                 continue
             text = _squash(el.text)
-            if wanted in text:
-                score = 100.0
-            else:
-                score = fuzz.partial_ratio(wanted, text)
+            score = 100.0 if wanted in text else fuzz.partial_ratio(wanted, text)
             if score >= min_ratio and (best is None or score > best[0]):
                 best = (score, scene, el, _best_sentence(el.text, quote))
     if best is None:

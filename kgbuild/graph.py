@@ -10,6 +10,7 @@ import os
 import re
 import unicodedata
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -79,7 +80,7 @@ def _format_version(tag: str) -> int | None:
     return int(version)
 
 
-def migrate_format_1(data: dict) -> dict:
+def migrate_format_1(data: dict[str, Any]) -> dict[str, Any]:
     """A kgbuild.graph/1 document in the current format.
 
     Format 1 kept relation evidence as bare quotes: each becomes an `Evidence` in the relation's
@@ -163,7 +164,7 @@ def merge_evidence(*lists: list[Evidence], limit: int = MAX_EVIDENCE) -> list[Ev
         >>> [e.scene for e in merge_evidence([a], [a.model_copy(update={"scene": 1})])]
         [1, 2]
     """
-    unique: dict[tuple, Evidence] = {}
+    unique: dict[tuple[object, ...], Evidence] = {}
     for items in lists:
         for ev in items:
             unique.setdefault((ev.scene, ev.lines, ev.quote), ev)

@@ -105,7 +105,7 @@ def _merge_build_folder(folder: Path, target: Path, embedder, settings) -> None:
     before = load_graph(folder / "graph.json")
     state = resume_build(folder, "merge", BuildOptions(embedder=embedder, llm=settings))
     written = write_build(state, target)
-    new = state.merge_log[state.earlier_merge_log:]
+    new = state.new_merge_log
     _summary(len(before.entities), len(state.graph.entities), len(before.relations), len(state.graph.relations),
              new, "Wrote " + ", ".join(str(p) for p in written))
 

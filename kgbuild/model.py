@@ -242,7 +242,7 @@ class KnowledgeGraph(_Model):
     relations: list[Relation] = Field(default_factory=list)
     provenance: Provenance | None = None
 
-    def to_networkx(self) -> nx.MultiDiGraph:
+    def to_networkx(self) -> nx.MultiDiGraph[str]:
         """This graph as a networkx MultiDiGraph: a node per entity, an edge per relation.
 
         Node keys are entity ids, edge keys relation ids; the other fields are the attributes
@@ -263,7 +263,7 @@ class KnowledgeGraph(_Model):
         return to_networkx(self)
 
     @classmethod
-    def from_networkx(cls, g: nx.MultiDiGraph) -> KnowledgeGraph:
+    def from_networkx(cls, g: nx.MultiDiGraph[str]) -> KnowledgeGraph:
         """The graph of a networkx MultiDiGraph made by `to_networkx` (and possibly edited).
 
         Args:

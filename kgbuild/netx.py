@@ -40,7 +40,7 @@ def _first_duplicate(ids: list[str]) -> str | None:
     return repeated[0] if repeated else None
 
 
-def to_networkx(graph: KnowledgeGraph) -> nx.MultiDiGraph:
+def to_networkx(graph: KnowledgeGraph) -> nx.MultiDiGraph[str]:
     """The graph as a networkx MultiDiGraph (a new object; `graph` is not changed).
 
     Args:
@@ -67,12 +67,13 @@ def to_networkx(graph: KnowledgeGraph) -> nx.MultiDiGraph:
     if twice is not None:
         raise InputError(f"two relations have the id {twice!r}; a networkx edge needs a unique key "
                          "(rebuild the graph: relation ids come from kgbuild.graph.relation_id)")
-    g = nx.MultiDiGraph(
-        format=graph.format,
-        movie=graph.movie.model_dump(mode="json"),
-        provenance=graph.provenance.model_dump(mode="json") if graph.provenance is not None else None,
-        **{RELATION_ORDER: [r.id for r in graph.relations]},
-    )
+    g: nx.MultiDiGraph[str] = nx.MultiDiGraph()
+    g.graph.update({
+        "format": graph.format,
+        "movie": graph.movie.model_dump(mode="json"),
+        "provenance": graph.provenance.model_dump(mode="json") if graph.provenance is not None else None,
+        RELATION_ORDER: [r.id for r in graph.relations],
+    })
     for entity in graph.entities:
         g.add_node(entity.id, **entity.model_dump(mode="json", exclude={"id"}))
     for relation in graph.relations:
@@ -119,7 +120,7 @@ def _ordered(relations: list[Relation], order: Any) -> list[Relation]:
     return sorted(relations, key=lambda r: rank.get(r.id, len(rank)))
 
 
-def from_networkx(g: nx.MultiDiGraph) -> KnowledgeGraph:
+def from_networkx(g: nx.MultiDiGraph[str]) -> KnowledgeGraph:
     """The story graph of a networkx MultiDiGraph made by `to_networkx` (and possibly edited).
 
     Nodes without attributes are relation endpoints that are no entity (see the module

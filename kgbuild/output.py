@@ -20,7 +20,7 @@ from kgbuild.graph import save_graph
 from kgbuild.loaders.embedded import DEFAULT_DB_NAME, write_embedded
 from kgbuild.loaders.graphml import export_graphml
 from kgbuild.paths import MERGE_LOG_FILE, check_writable_dir
-from kgbuild.pipeline import BuildState
+from kgbuild.pipeline import BuildResult
 from kgbuild.report import build_report
 
 #: The files of a build, in the order they are moved into place (graph.json last); the
@@ -55,7 +55,7 @@ def check_build_target(outdir: str | os.PathLike[str], script: str | os.PathLike
     return target
 
 
-def write_build(state: BuildState, outdir: str | os.PathLike[str]) -> list[Path]:
+def write_build(state: BuildResult, outdir: str | os.PathLike[str]) -> list[Path]:
     """Write screenplay.json, report.md, graph.graphml, the embedded store graph.lbdb (a fresh
     database holding this movie only) and graph.json into `outdir`, and for an LLM build
     review.jsonl (one JSON object per chunk to review; empty when there is none), and with
@@ -66,7 +66,6 @@ def write_build(state: BuildState, outdir: str | os.PathLike[str]) -> list[Path]
     Returns:
         The paths written, in order.
     """
-    assert state.graph is not None and state.screenplay is not None
     target = Path(outdir)
     target.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".kgbuild-staging-", dir=target))

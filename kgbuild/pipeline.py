@@ -1,7 +1,13 @@
-"""The build pipeline: a named list of stages from a script file to a repaired graph.
+"""The build pipeline: a named list of typed stages from a script file to a corrected graph.
 
-Each stage takes the build state and returns a new one; none mutates its input. Timing the
-stages, reporting progress and resuming an existing build folder from a named stage
+Each stage reads one state type and returns the next, a new object (no stage mutates its
+input): `BuildInput` -parse-> `Parsed` -chunk-> `Chunked` -extract-> `Extracted` -repair->
+`Repaired` -merge-> `Merged` -correct-> `BuildResult`. Each state holds everything the states
+before it held, as required fields, so a stage never checks for something an earlier stage
+should have made. `STAGES` is checked when this module is imported: a stage placed before the
+stage that makes its input fails at definition, not in the middle of a build.
+
+Timing the stages, reporting progress and resuming an existing build folder from a named stage
 (`resume_build`, `kgbuild build OUTDIR --from-stage merge`) all come from this one list.
 """
 
@@ -9,10 +15,10 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from kgbuild import __version__
 from kgbuild.canonicalize.repairs import RepairCount, run_repairs
@@ -100,25 +106,123 @@ class BuildOptions:
         return DEFAULT_TOKEN_BUDGET
 
 
-@dataclass(frozen=True)
-class BuildState:
-    """Everything the stages have produced so far."""
+# The states between stages. Each holds what the ones before it hold; every field a later stage
+# reads is required, so a state can only be made once its stage has run.
+
+
+@dataclass(frozen=True, kw_only=True)
+class BuildInput:
+    """What a build starts from: a script and the options."""
 
     script: Path
     options: BuildOptions
-    screenplay: Screenplay | None = None
-    chunks: list[Chunk] = field(default_factory=list)
-    graph: KnowledgeGraph | None = None
-    repairs: list[RepairCount] = field(default_factory=list)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Parsed(BuildInput):
+    """After `parse`: the screenplay and the corrections to apply at the end."""
+
+    screenplay: Screenplay
+    corrections: list[tuple[int, Correction]]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Chunked(Parsed):
+    """After `chunk`: the scene-aligned chunks (empty for a build resumed from its folder)."""
+
+    chunks: list[Chunk]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Extracted(Chunked):
+    """After `extract`: the raw graph, and the LLM run that made it (None offline)."""
+
+    graph: KnowledgeGraph
+    llm: LLMExtraction | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Repaired(Extracted):
+    """After `repair`: the schema-repaired graph and what each repair rule changed.
+
+    `prior_merge_log` is the merge log of the build folder a resumed build started from
+    (empty for a fresh build); the merge stage continues it.
+    """
+
+    repairs: list[RepairCount]
+    prior_merge_log: list[MergeLogEntry] = field(default_factory=list)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Merged(Repaired):
+    """After `merge`: the merged graph and the whole merge log (the prior log, then this run's)."""
+
+    merge_log: list[MergeLogEntry]
+
+    @property
+    def new_merge_log(self) -> list[MergeLogEntry]:
+        """The entries this build's merge stage wrote."""
+        return self.merge_log[len(self.prior_merge_log):]
+
+
+@dataclass(frozen=True, kw_only=True)
+class BuildResult(Merged):
+    """A finished build: the corrected graph, what each correction did, seconds per stage."""
+
+    corrected: list[CorrectionResult]
     timings: dict[str, float] = field(default_factory=dict)
-    llm: LLMExtraction | None = None
-    merge_log: list[MergeLogEntry] = field(default_factory=list)
-    corrections: list[tuple[int, Correction]] = field(default_factory=list)
-    corrected: list[CorrectionResult] = field(default_factory=list)
-    earlier_merge_log: int = 0  # entries of merge_log carried over from the build folder resumed
 
 
-def _parse(state: BuildState, progress: Progress) -> BuildState:
+StateT = TypeVar("StateT", bound=BuildInput)
+InT = TypeVar("InT", bound=BuildInput)
+OutT = TypeVar("OutT", bound=BuildInput)
+
+
+def _advance(state: BuildInput, to: type[StateT], **new: Any) -> StateT:
+    """The next state: every field of `state`, plus (or replacing) the `new` ones."""
+    carried = {f.name: getattr(state, f.name) for f in fields(state) if f.name not in new}
+    return to(**carried, **new)
+
+
+@dataclass(frozen=True)
+class Stage(Generic[InT, OutT]):
+    """One named step of the build, from one state type to the next."""
+
+    name: str
+    consumes: type[InT]
+    produces: type[OutT]
+    run: Callable[[InT, Progress], OutT]
+
+
+class PipelineDefinitionError(TypeError):
+    """Stages listed in an order where one would not get the state it reads."""
+
+
+def check_stage_order(stages: Sequence[Stage[Any, Any]], start: type[BuildInput] = BuildInput) -> None:
+    """Check that each stage gets the state it reads from the stage before it.
+
+    Args:
+        stages: The stages in the order they run.
+        start: The state the first stage is given.
+
+    Raises:
+        PipelineDefinitionError: a stage reads a state the one before it does not produce.
+
+    Example:
+        >>> check_stage_order([STAGES[1], STAGES[0]])
+        Traceback (most recent call last):
+        ...
+        kgbuild.pipeline.PipelineDefinitionError: stage 'chunk' reads Parsed but gets BuildInput
+    """
+    given = start
+    for stage in stages:
+        if not issubclass(given, stage.consumes):
+            raise PipelineDefinitionError(
+                f"stage '{stage.name}' reads {stage.consumes.__name__} but gets {given.__name__}")
+        given = stage.produces
+
+
+def _parse(state: BuildInput, progress: Progress) -> Parsed:
     from kgbuild.canonicalize.corrections import load_corrections
 
     progress.stage("parse", 1)
@@ -128,133 +232,133 @@ def _parse(state: BuildState, progress: Progress) -> BuildState:
     if state.options.movie:
         screenplay = screenplay.model_copy(update={"id": state.options.movie})
     progress.advance()
-    return replace(state, screenplay=screenplay, corrections=corrections)
+    return _advance(state, Parsed, screenplay=screenplay, corrections=corrections)
 
 
-def _chunk(state: BuildState, progress: Progress) -> BuildState:
-    assert state.screenplay is not None
+def _chunk(state: Parsed, progress: Progress) -> Chunked:
     progress.stage("chunk", 1)
     chunks = chunk_screenplay(state.screenplay, token_budget=state.options.chunk_budget())
     progress.advance()
-    return replace(state, chunks=chunks)
+    return _advance(state, Chunked, chunks=chunks)
 
 
-def _extract_offline(state: BuildState, progress: Progress) -> BuildState:
+def _extract_offline(state: Chunked, progress: Progress) -> Extracted:
     from kgbuild.offline import extract_offline
 
-    assert state.screenplay is not None
     progress.stage("extract (offline)", len(state.screenplay.scenes))
     graph = extract_offline(state.screenplay, embedder=state.options.embedder, version=__version__,
                             on_scene=progress.advance)
-    return replace(state, graph=graph)
+    return _advance(state, Extracted, graph=graph, llm=None)
 
 
-def _extract_llm(state: BuildState, progress: Progress) -> BuildState:
+def _extract_llm(state: Chunked, settings: LLMSettings, progress: Progress) -> Extracted:
     from kgbuild.llm.extract import assemble
     from kgbuild.llm.run import run_llm_extraction, token_usage
 
-    assert state.screenplay is not None and state.options.llm is not None
-    settings = state.options.llm
     progress.stage("extract (llm)", len(state.chunks))
     result = run_llm_extraction(state.screenplay, state.chunks, settings, backend=state.options.llm_backend,
                                 on_chunk=progress.advance)
     assembly = assemble(state.screenplay, result.run.outcomes, version=__version__,
                         model=settings.model, token_usage=token_usage(result.usage))
-    return replace(state, graph=assembly.graph,
-                   llm=result.model_copy(update={"ungrounded": assembly.ungrounded}))
+    return _advance(state, Extracted, graph=assembly.graph,
+                    llm=result.model_copy(update={"ungrounded": assembly.ungrounded}))
 
 
-def _extract(state: BuildState, progress: Progress) -> BuildState:
+def _extract(state: Chunked, progress: Progress) -> Extracted:
     if state.options.llm is None:
         return _extract_offline(state, progress)
-    return _extract_llm(state, progress)
+    return _extract_llm(state, state.options.llm, progress)
 
 
-def _repair(state: BuildState, progress: Progress) -> BuildState:
-    assert state.graph is not None
+def _repair(state: Extracted, progress: Progress) -> Repaired:
     progress.stage("repair", 1)
     graph, counts = run_repairs(state.graph, strict=state.options.strict_repairs)
     progress.advance()
-    return replace(state, graph=graph, repairs=counts)
+    return _advance(state, Repaired, graph=graph, repairs=counts)
 
 
-def _remaining_budget(state: BuildState) -> LLMSettings:
-    """The LLM settings with --max-cost / --max-requests lowered by what extraction already spent,
-    so that the whole build, merging included, stays within the budget."""
-    settings = state.options.llm
-    assert settings is not None
-    if state.llm is None:
+def remaining_budget(settings: LLMSettings, spent: LLMExtraction | None) -> LLMSettings:
+    """The LLM settings with --max-cost / --max-requests lowered by what extraction already
+    spent, so that the whole build, merging included, stays within the budget.
+
+    Args:
+        settings: The build's LLM settings.
+        spent: The extraction run, if there was one (a resumed build has none).
+
+    Returns:
+        New settings; `settings` itself when nothing was spent.
+    """
+    if spent is None:
         return settings
-    spent = state.llm.usage.total
+    total = spent.usage.total
     update: dict[str, float | int] = {}
     if settings.max_cost is not None:
-        update["max_cost"] = max(0.0, settings.max_cost - spent.cost_usd)
+        update["max_cost"] = max(0.0, settings.max_cost - total.cost_usd)
     if settings.max_requests is not None:
-        update["max_requests"] = max(0, settings.max_requests - spent.requests)
+        update["max_requests"] = max(0, settings.max_requests - total.requests)
     return settings.model_copy(update=update)
 
 
-def _merge(state: BuildState, progress: Progress) -> BuildState:
+def _merge(state: Repaired, progress: Progress) -> Merged:
     if not state.options.merge:
-        return state
-    from kgbuild.canonicalize.merge import merge_graph, merge_graph_llm
+        return _advance(state, Merged, merge_log=list(state.prior_merge_log))
+    from kgbuild.canonicalize.corrections import keep_apart
+    from kgbuild.canonicalize.merge import MergeOptions, merge_graph, merge_graph_llm
     from kgbuild.embeddings import default_embedder
 
-    assert state.graph is not None
     progress.stage("merge", 1)
     embedder = state.options.embedder or default_embedder()
-    from kgbuild.canonicalize.corrections import keep_apart
-    from kgbuild.canonicalize.merge import MergeOptions
-
     options = MergeOptions(keep_apart=keep_apart(state.corrections))
     if state.options.llm is None:
         graph, log = merge_graph(state.graph, state.screenplay, embedder, None, options)
     else:
-        graph, log = merge_graph_llm(state.graph, state.screenplay, embedder, _remaining_budget(state),
+        graph, log = merge_graph_llm(state.graph, state.screenplay, embedder,
+                                     remaining_budget(state.options.llm, state.llm),
                                      backend=state.options.llm_backend, options=options)
     progress.advance()
-    return replace(state, graph=graph, merge_log=[*state.merge_log, *log])
+    return _advance(state, Merged, graph=graph, merge_log=[*state.prior_merge_log, *log])
 
 
-def _correct(state: BuildState, progress: Progress) -> BuildState:
+def _correct(state: Merged, progress: Progress) -> BuildResult:
     if not state.corrections:
-        return state
+        return _advance(state, BuildResult, corrected=[])
     from kgbuild.canonicalize.corrections import apply_corrections
 
-    assert state.graph is not None
     progress.stage("correct", 1)
     graph, results = apply_corrections(state.graph, state.corrections)
     progress.advance()
-    return replace(state, graph=graph, corrected=results)
+    return _advance(state, BuildResult, graph=graph, corrected=results)
 
-
-Stage = Callable[[BuildState, Progress], BuildState]
 
 #: The stages of `kgbuild build`, in order.
-STAGES: list[tuple[str, Stage]] = [
-    ("parse", _parse),
-    ("chunk", _chunk),
-    ("extract", _extract),
-    ("repair", _repair),
-    ("merge", _merge),
-    ("correct", _correct),
-]
-
+STAGES: tuple[Stage[Any, Any], ...] = (
+    Stage("parse", BuildInput, Parsed, _parse),
+    Stage("chunk", Parsed, Chunked, _chunk),
+    Stage("extract", Chunked, Extracted, _extract),
+    Stage("repair", Extracted, Repaired, _repair),
+    Stage("merge", Repaired, Merged, _merge),
+    Stage("correct", Merged, BuildResult, _correct),
+)
+check_stage_order(STAGES)
 
 #: The stages a build can be resumed from on an existing build folder.
 RESUMABLE = ("merge",)
 
 
-def _run(state: BuildState, stages: list[tuple[str, Stage]], progress: Progress) -> BuildState:
+def _run(state: BuildInput, stages: Sequence[Stage[Any, Any]], progress: Progress) -> BuildResult:
+    check_stage_order(stages, type(state))
     timings: dict[str, float] = {}
-    for name, stage in stages:
+    current: BuildInput = state
+    for stage in stages:
         start = time.perf_counter()
-        state = stage(state, progress)
-        timings[name] = round(time.perf_counter() - start, 3)
-    assert state.graph is not None
-    provenance = state.graph.provenance.model_copy(update={"timings": timings}) if state.graph.provenance else None
-    graph = state.graph.model_copy(update={"provenance": provenance})
-    return replace(state, graph=graph, timings=timings)
+        current = stage.run(current, progress)
+        timings[stage.name] = round(time.perf_counter() - start, 3)
+    if not isinstance(current, BuildResult):
+        raise PipelineDefinitionError(f"the stages end with {type(current).__name__}, not a BuildResult")
+    graph = current.graph
+    if graph.provenance is not None:
+        graph = graph.model_copy(update={"provenance": graph.provenance.model_copy(update={"timings": timings})})
+    return _advance(current, BuildResult, graph=graph, timings=timings)
 
 
 def run_build(
@@ -262,8 +366,8 @@ def run_build(
     options: BuildOptions | None = None,
     *,
     progress: Progress | None = None,
-) -> BuildState:
-    """Run every stage on a script and return the final state (nothing is written).
+) -> BuildResult:
+    """Run every stage on a script and return the finished build (nothing is written).
 
     Args:
         script: The screenplay file.
@@ -271,16 +375,45 @@ def run_build(
         progress: Where progress goes; silent when None.
 
     Returns:
-        The state with the screenplay, chunks, repaired graph, repair counts and timings.
+        The build: screenplay, chunks, the final graph, repair counts, merge log, corrections
+        applied and timings.
 
     Raises:
         InputError: the script cannot be read (see `kgbuild.readers.read_screenplay`).
         BatchPendingError: LLM batch-export mode stopped the build (requests were exported).
         BudgetExceededError: the LLM budget stopped the build (completed responses are cached).
         LLMRequestError: the LLM server refused the requests.
+
+    Example:
+        >>> result = run_build("examples/lizard-people.fountain")  # doctest: +SKIP
+        >>> len(result.graph.entities) > 0  # doctest: +SKIP
+        True
     """
-    state = BuildState(script=Path(script), options=options or BuildOptions())
+    state = BuildInput(script=Path(script), options=options or BuildOptions())
     return _run(state, STAGES, progress or _Silent())
+
+
+def _read_build_folder(folder: Path, options: BuildOptions) -> Repaired:
+    """The state a build folder holds after its repair stage: screenplay, graph, merge log."""
+    from kgbuild.canonicalize.corrections import load_corrections
+    from kgbuild.canonicalize.merge import MergeLogEntry
+    from kgbuild.graph import load_graph
+
+    if not (folder / "graph.json").is_file() or not (folder / "screenplay.json").is_file():
+        raise InputError("not a build folder (graph.json and screenplay.json are needed); run 'kgbuild build' "
+                         "first", path=str(folder))
+    try:
+        screenplay = Screenplay.model_validate_json((folder / "screenplay.json").read_text(encoding="utf-8"))
+    except ValueError as e:
+        raise InputError(f"screenplay.json is not valid ({e}); rebuild the folder", path=str(folder)) from e
+    log_file = folder / MERGE_LOG_FILE
+    log = [MergeLogEntry.model_validate_json(line) for line in log_file.read_text(encoding="utf-8").splitlines()
+           if line.strip()] if log_file.is_file() else []
+    script = Path(screenplay.source.path)
+    path = options.corrections_path(script)
+    return Repaired(script=script, options=options, screenplay=screenplay,
+                    corrections=load_corrections(path) if path is not None else [], chunks=[],
+                    graph=load_graph(folder / "graph.json"), llm=None, repairs=[], prior_merge_log=log)
 
 
 def resume_build(
@@ -289,7 +422,7 @@ def resume_build(
     options: BuildOptions | None = None,
     *,
     progress: Progress | None = None,
-) -> BuildState:
+) -> BuildResult:
     """Rerun a build folder's stages from `from_stage` on (nothing is written).
 
     The folder's screenplay.json and graph.json are the input; its merge_log.jsonl is kept and
@@ -302,31 +435,15 @@ def resume_build(
         options: Build options; defaults when None.
         progress: Where progress goes; silent when None.
 
+    Returns:
+        The finished build, as `run_build` returns it (no chunks, no repair counts: the folder
+        keeps neither).
+
     Raises:
         InputError: not a build folder, or a stage that cannot be resumed.
     """
-    from kgbuild.canonicalize.corrections import load_corrections
-    from kgbuild.canonicalize.merge import MergeLogEntry
-    from kgbuild.graph import load_graph
-
     if from_stage not in RESUMABLE:
         raise InputError(f"a build can be resumed from {', '.join(RESUMABLE)}, not from '{from_stage}'")
-    folder = Path(build_dir)
-    if not (folder / "graph.json").is_file() or not (folder / "screenplay.json").is_file():
-        raise InputError("not a build folder (graph.json and screenplay.json are needed); run 'kgbuild build' "
-                         "first", path=str(folder))
-    options = options or BuildOptions()
-    try:
-        screenplay = Screenplay.model_validate_json((folder / "screenplay.json").read_text(encoding="utf-8"))
-    except ValueError as e:
-        raise InputError(f"screenplay.json is not valid ({e}); rebuild the folder", path=str(folder)) from e
-    log_file = folder / MERGE_LOG_FILE
-    log = [MergeLogEntry.model_validate_json(line) for line in log_file.read_text(encoding="utf-8").splitlines()
-           if line.strip()] if log_file.is_file() else []
-    script = Path(screenplay.source.path)
-    path = options.corrections_path(script)
-    state = BuildState(script=script, options=options, screenplay=screenplay, graph=load_graph(folder / "graph.json"),
-                       merge_log=log, earlier_merge_log=len(log),
-                       corrections=load_corrections(path) if path is not None else [])
-    start = [name for name, _ in STAGES].index(from_stage)
+    state = _read_build_folder(Path(build_dir), options or BuildOptions())
+    start = [stage.name for stage in STAGES].index(from_stage)
     return _run(state, STAGES[start:], progress or _Silent())

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import TYPE_CHECKING
 
-from kgbuild.pipeline import BuildState
+from kgbuild.pipeline import BuildResult
 from kgbuild.schema import load_schema
 
+if TYPE_CHECKING:
+    from kgbuild.llm.run import LLMExtraction
 
-def scenes_without_entities(state: BuildState) -> list[int]:
+
+def scenes_without_entities(state: BuildResult) -> list[int]:
     """Scenes that no entity other than a scene event is grounded in."""
-    assert state.graph is not None and state.screenplay is not None
     schema = load_schema()
     grounded = {
         i for e in state.graph.entities if not schema.is_event_centric_entity(e.type) for i in e.scenes
@@ -18,12 +21,11 @@ def scenes_without_entities(state: BuildState) -> list[int]:
     return [s.index for s in state.screenplay.scenes if s.index not in grounded]
 
 
-def llm_section(state: BuildState) -> list[str]:
+def llm_section(llm: LLMExtraction) -> list[str]:
     """The LLM part of the report: usage per stage, per 1,000 script words, and the review list."""
     from kgbuild.llm.extract import ChunkStatus
 
-    assert state.llm is not None
-    llm, rates = state.llm, state.llm.rates
+    rates = llm.rates
     run = llm.run
     lines = [
         "## LLM extraction",
@@ -58,7 +60,7 @@ def llm_section(state: BuildState) -> list[str]:
     return lines + [""]
 
 
-def merge_section(state: BuildState, *, examples: int = 15) -> list[str]:
+def merge_section(state: BuildResult, *, examples: int = 15) -> list[str]:
     """The entity-merging part of the report: counts, then the first merges."""
     if not state.options.merge:
         return ["Merging was off (--no-merge)."]
@@ -93,15 +95,15 @@ def opposite_pairs_section(graph) -> list[str]:
             found += 1
             a, b = rels[0], by_pair[(pair, bad)][0]
             lines.append(f"- {names[a.source]} / {names[a.target]}: {good} \"{a.evidence[0].quote}\" "
-                         f"(scene {a.evidence[0].scene}); {bad} \"{b.evidence[0].quote}\" (scene {b.evidence[0].scene})")
+                         f"(scene {a.evidence[0].scene}); {bad} \"{b.evidence[0].quote}\" "
+                         f"(scene {b.evidence[0].scene})")
     if not found:
         lines.append("None.")
     return lines
 
 
-def build_report(state: BuildState) -> str:
+def build_report(state: BuildResult) -> str:
     """Render the report of a finished build."""
-    assert state.graph is not None and state.screenplay is not None
     sp, graph = state.screenplay, state.graph
     lines = [
         f"# kgbuild report: {sp.title}",
@@ -132,7 +134,7 @@ def build_report(state: BuildState) -> str:
         lines.append(f"| {producer} | {by_entity[producer]} | {by_relation[producer]} |")
     lines += ["", *opposite_pairs_section(graph)]
     if state.llm is not None:
-        lines += ["", *llm_section(state)[:-1]]
+        lines += ["", *llm_section(state.llm)[:-1]]
     lines += ["", "## Repairs", ""]
     for count in state.repairs:
         changed = ", ".join(f"{k} {v}" for k, v in sorted(count.changed.items())) or "nothing"

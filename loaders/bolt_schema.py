@@ -143,12 +143,12 @@ def adapt_schema(server: SchemaServer, schema: Schema | None = None) -> SchemaAd
     if not wanted:
         return SchemaAdaptation(takes_constraints=takes_constraints, notes=notes)
     existing = server.indexes() or set()
-    failed = {}
+    failed: dict[tuple[str, str], str | None] = {}
     for label, prop in wanted:
         if (label, prop) not in existing:
-            reason = server.attempt(plain_index_cypher(label, prop))
-            if reason is not None:
-                failed[(label, prop)] = reason
+            refusal = server.attempt(plain_index_cypher(label, prop))
+            if refusal is not None:
+                failed[(label, prop)] = refusal
     for prop in ("key", "movie"):
         missing = [label for label, p in failed if p == prop]
         if missing:

@@ -29,9 +29,10 @@ def _attributes(item: Entity | Relation, exclude: set[str]) -> dict[str, str | i
     return {k: _scalar(v) for k, v in {**fields, **evidence_lists(item.evidence)}.items()}
 
 
-def to_networkx(graph: KnowledgeGraph) -> nx.MultiDiGraph:
-    """The graph as a networkx MultiDiGraph; list-valued fields become JSON strings."""
-    g = nx.MultiDiGraph(title=graph.movie.title, language=graph.movie.language)
+def _flat_networkx(graph: KnowledgeGraph) -> nx.MultiDiGraph[str]:
+    """The graph as a networkx MultiDiGraph of scalar attributes only (GraphML holds no lists):
+    list-valued fields become JSON strings. `KnowledgeGraph.to_networkx` is the lossless form."""
+    g: nx.MultiDiGraph[str] = nx.MultiDiGraph(title=graph.movie.title, language=graph.movie.language)
     for e in graph.entities:
         g.add_node(e.id, label=e.name, **_attributes(e, {"id"}))
     for r in graph.relations:
@@ -41,5 +42,5 @@ def to_networkx(graph: KnowledgeGraph) -> nx.MultiDiGraph:
 
 def export_graphml(graph: KnowledgeGraph, path: str | os.PathLike[str]) -> Path:
     """Write the graph as GraphML, atomically."""
-    lines = nx.generate_graphml(to_networkx(graph), encoding="utf-8", prettyprint=True)
+    lines = nx.generate_graphml(_flat_networkx(graph), encoding="utf-8", prettyprint=True)
     return write_text_atomic(path, "\n".join(lines) + "\n")

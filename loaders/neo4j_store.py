@@ -205,7 +205,8 @@ class BoltStore:
     def _echo(self, value: str) -> str | None:
         try:
             with self._driver.session(database=self.database) as session:
-                return session.run("RETURN $value AS value", value=value).single()[0]
+                record = session.run("RETURN $value AS value", value=value).single()
+                return None if record is None else record[0]
         except Neo4jError:
             return None
 

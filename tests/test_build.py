@@ -115,17 +115,26 @@ def test_merge_gets_only_the_llm_budget_extraction_left():
     from kgbuild.llm.costs import LLMUsage, StageUsage
     from kgbuild.llm.run import LLMExtraction
     from kgbuild.llm.settings import LLMSettings
-    from kgbuild.pipeline import BuildState, _remaining_budget
+    from kgbuild.pipeline import remaining_budget
 
     settings = LLMSettings(model="m", max_cost=1.0, max_requests=10)
     usage = LLMUsage(backend="b", model="m", priced=True, stages={
         "extract": StageUsage(requests=3, cost_usd=0.25), "reflect": StageUsage(requests=4, cost_usd=0.5)})
     spent = LLMExtraction.model_construct(usage=usage)
-    state = BuildState(script=FIXTURE, options=BuildOptions(llm=settings), llm=spent)
-    left = _remaining_budget(state)
+    left = remaining_budget(settings, spent)
     assert (left.max_requests, left.max_cost) == (3, 0.25)
-    over = BuildState(script=FIXTURE, options=BuildOptions(llm=settings.model_copy(update={"max_requests": 5})),
-                      llm=spent)
-    assert _remaining_budget(over).max_requests == 0
+    assert remaining_budget(settings.model_copy(update={"max_requests": 5}), spent).max_requests == 0
     unlimited = LLMSettings(model="m")
-    assert _remaining_budget(BuildState(script=FIXTURE, options=BuildOptions(llm=unlimited), llm=spent)) == unlimited
+    assert remaining_budget(unlimited, spent) == unlimited
+    assert remaining_budget(settings, None) == settings
+
+
+def test_stages_in_the_wrong_order_fail_at_definition():
+    from kgbuild.pipeline import STAGES, PipelineDefinitionError, check_stage_order
+
+    check_stage_order(STAGES)
+    by_name = {s.name: s for s in STAGES}
+    with pytest.raises(PipelineDefinitionError, match="stage 'repair' reads Extracted but gets Chunked"):
+        check_stage_order([by_name["parse"], by_name["chunk"], by_name["repair"]])
+    with pytest.raises(PipelineDefinitionError, match="stage 'merge' reads Repaired but gets BuildInput"):
+        check_stage_order([by_name["merge"]])

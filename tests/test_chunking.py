@@ -16,7 +16,7 @@ def _el(kind, text, line, speaker=None):
 def _scene(index, n_speeches, words_per_line=10):
     els = [_el(ElementKind.SCENE_HEADING, f"INT. ROOM {index} - DAY", 1)]
     line = 2
-    for i in range(n_speeches):
+    for _i in range(n_speeches):
         els.append(_el(ElementKind.ACTION, " ".join(["walks"] * words_per_line), line))
         els.append(_el(ElementKind.CHARACTER, "ANNA", line + 1, "ANNA"))
         els.append(_el(ElementKind.PARENTHETICAL, "(quietly)", line + 2, "ANNA"))

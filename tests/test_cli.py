@@ -87,9 +87,10 @@ def test_oversized_file_refused_without_reading(tmp_path):
 
 def test_novel_is_not_a_screenplay(tmp_path):
     rng = random.Random(3)
-    words = ("the old house stood at the end of the lane and nobody in the village could "
-             "remember who had built it or why its windows were always dark when evening came "
-             "she said that her mother had known the family once").split()
+    text = ("the old house stood at the end of the lane and nobody in the village could remember who had built "
+            "it or why its windows were always dark when evening came she said that her mother had known the "
+            "family once")
+    words = text.split()
     paragraphs = []
     for _ in range(120):
         sentence = " ".join(rng.choice(words) for _ in range(60))

@@ -105,7 +105,8 @@ def test_movie_ids_follow_one_rule_and_two_movies_share_a_store(shared_data, tmp
     graphs = [load_graph(tmp_path / "b" / m.name / "graph.json") for m in (first, second)]
     assert [g.movie.id for g in graphs] == [first.name, second.name]
     db = tmp_path / "shared.lbdb"
-    loads = [run("load", str(tmp_path / "b" / m.name), "--db", str(db), "--replace", cache=cache) for m in (first, second)]
+    loads = [run("load", str(tmp_path / "b" / m.name), "--db", str(db), "--replace", cache=cache)
+             for m in (first, second)]
     assert all(r.returncode == 0 for r in loads), [r.stderr for r in loads]
     counts = json.loads(run("query", "MATCH (n) RETURN n.movie AS movie, count(*) AS nodes ORDER BY movie",
                             "--db", str(db), "--format", "json", cache=cache).stdout)

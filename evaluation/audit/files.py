@@ -12,7 +12,7 @@ from pathlib import Path
 from kgbuild.atomic import write_text_atomic
 from kgbuild.errors import InputError
 from kgbuild.evaluation.audit.requests import request_lines
-from kgbuild.evaluation.audit.sheet import facts_jsonl, fact_section, read_sheet_verdicts, render_sheet
+from kgbuild.evaluation.audit.sheet import fact_section, facts_jsonl, read_sheet_verdicts, render_sheet
 from kgbuild.evaluation.audit.tally import read_verdicts, report_markdown
 from kgbuild.evaluation.audit.types import AuditFact, AuditReport, AuditSample, Verdict
 from kgbuild.model import KnowledgeGraph, Screenplay

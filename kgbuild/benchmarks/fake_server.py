@@ -15,6 +15,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import random
@@ -22,7 +23,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable
-from enum import Enum
+from enum import StrEnum
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
 
@@ -35,7 +36,7 @@ logger = logging.getLogger(__name__)
 Responder = Callable[[dict[str, Any]], str]
 
 
-class Fault(str, Enum):
+class Fault(StrEnum):
     """What the server does with one request."""
 
     OK = "ok"
@@ -148,7 +149,7 @@ class FakeOpenAIServer:
         self._thread: threading.Thread | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
-    def start(self) -> FakeOpenAIServer:
+    def start(self) -> Self:
         """Start serving in a daemon thread; returns self."""
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
                                         name="fake-openai", daemon=True)
@@ -174,7 +175,8 @@ class FakeOpenAIServer:
     def base_url(self) -> str:
         """The OpenAI base URL of this server, e.g. 'http://127.0.0.1:54321/v1'."""
         host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        name = host.decode() if isinstance(host, bytes) else host
+        return f"http://{name}:{port}/v1"
 
     @property
     def requests(self) -> list[RecordedRequest]:
@@ -375,9 +377,7 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
 
         def _drop(self) -> None:
             self.close_connection = True
-            try:
+            with contextlib.suppress(OSError):
                 self.connection.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
 
     return Handler

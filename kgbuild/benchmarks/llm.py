@@ -64,7 +64,9 @@ def plausible_extraction(prompt: str, *, revised: bool = False) -> dict[str, Any
     heading's location; the speakers as Characters, the location parts as Locations (part_of
     their parent); who is where, and who speaks to whom.
     """
-    events, entities, relations = [], {}, []
+    events: list[dict[str, Any]] = []
+    entities: dict[tuple[str, str], dict[str, Any]] = {}
+    relations: list[dict[str, Any]] = []
 
     def entity(type_name: str, name: str, description: str, aliases: list[str], scene: int) -> None:
         item = entities.setdefault((type_name, name), {"name": name, "type": type_name, "description": description,

@@ -86,7 +86,8 @@ def bench_embedded_store(stage_root: Path, *, repeat: int = 20,
                 samples, rows = [], 0
                 for _ in range(repeat):
                     t0 = time.perf_counter()
-                    rows = len(connection.execute(query.cypher, params).get_all())
+                    result = connection.execute(query.cypher, params)
+                    rows = len((result[0] if isinstance(result, list) else result).get_all())
                     samples.append(time.perf_counter() - t0)
                 timings.append(QueryTiming(name=query.name, rows=rows,
                                            median_ms=round(statistics.median(samples) * 1000, 2)))

@@ -120,7 +120,8 @@ def _parse_result_line(text: str) -> tuple[str, ChatResult, str | None]:
         raise _LineError("the chat completion has no assistant content")
     if not any(_is_json(candidate) for candidate, _ in json_candidates(content)):
         raise _LineError("the assistant content holds no JSON")
-    usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
+    reported = body.get("usage")
+    usage: dict[str, Any] = reported if isinstance(reported, dict) else {}
     result = ChatResult(content=content,
                         usage=Usage(prompt_tokens=int(usage.get("prompt_tokens") or 0),
                                     completion_tokens=int(usage.get("completion_tokens") or 0)),
@@ -169,9 +170,9 @@ def import_batch_results(path: str | Path, cache: ResponseCache, *,
         try:
             custom_id, result, model = _parse_result_line(line)
         except _LineError as e:
-            custom_id = _peek_custom_id(line)
-            errors.append(BatchLineError(line=number, custom_id=custom_id,
-                                         message=f"{path}:{number}: {custom_id or '?'}: {e}"))
+            peeked = _peek_custom_id(line)
+            errors.append(BatchLineError(line=number, custom_id=peeked,
+                                         message=f"{path}:{number}: {peeked or '?'}: {e}"))
             continue
         cache.put(custom_id, result, model=model, source="batch")
         imported += 1

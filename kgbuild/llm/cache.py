@@ -26,10 +26,9 @@ from typing import Self
 
 from pydantic import BaseModel, ConfigDict
 
-from kgbuild.paths import cache_dir as resolve_cache_dir
-
 from kgbuild.errors import KgbuildError
 from kgbuild.llm.types import ChatRequest, ChatResult, Usage
+from kgbuild.paths import cache_dir as resolve_cache_dir
 
 logger = logging.getLogger(__name__)
 

@@ -3,8 +3,9 @@
 Names are normalized before ids are made (`entity_id(type, normalized name)`); an id is never
 taken from the model. Relation endpoints are resolved by normalized name among the events and
 entities of the same answer (names first, then aliases; when a name fits several items, the
-one that makes the relation admissible wins); an event's links are oriented by the schema. Scenes are always the chunk's: the model's scene
-ids are kept only when they belong to the chunk; a relation's scenes follow from its ends.
+one that makes the relation admissible wins); an event's links are oriented by the schema.
+Scenes are always the chunk's: the model's scene ids are kept only when they belong to the
+chunk; a relation's scenes follow from its ends.
 
 What cannot be placed in the graph is left out here (unknown entity types, unresolved or
 self-referential relations); `kgbuild.llm.reflect.check_extraction` reports the same cases

@@ -53,10 +53,14 @@ EVENT_MIN_WORDS = 2
 #: 'STEEL') would match inside any quote that contains them.
 QUOTE_MIN_SHARE = 0.5
 #: English function words, which make token_set_ratio find likeness in any two sentences.
-_FUNCTION_WORDS = frozenset("""a an the and or but if of to in on at by for with from into onto off out up
-down over as is are was were be been being am do does did has have had it its this that these those
-there then than so not no he him his she her hers they them their we us our you your i me my who
-whom what which when where while all any some""".split())
+_FUNCTION_WORDS = frozenset({
+    "a", "an", "the", "and", "or", "but", "if", "of", "to", "in", "on", "at", "by", "for", "with", "from",
+    "into", "onto", "off", "out", "up", "down", "over", "as", "is", "are", "was", "were", "be", "been",
+    "being", "am", "do", "does", "did", "has", "have", "had", "it", "its", "this", "that", "these", "those",
+    "there", "then", "than", "so", "not", "no", "he", "him", "his", "she", "her", "hers", "they", "them",
+    "their", "we", "us", "our", "you", "your", "i", "me", "my", "who", "whom", "what", "which", "when",
+    "where", "while", "all", "any", "some",
+})
 #: Element kinds an event's sentence is taken from (headings and cues tell no event).
 _EVENT_KINDS = frozenset({ElementKind.ACTION, ElementKind.DIALOGUE, ElementKind.PARENTHETICAL,
                           ElementKind.LYRIC, ElementKind.CENTERED, ElementKind.SHOT})
@@ -239,9 +243,10 @@ class _Grounder:
         found = [e for e in located if e is not None]
         if found:
             return merge_evidence(found)
-        ends = [self.entities.get(relation.source), self.entities.get(relation.target)]
-        if ends[0] is None or ends[1] is None:
+        subject, obj = self.entities.get(relation.source), self.entities.get(relation.target)
+        if subject is None or obj is None:
             return []
+        ends = [subject, obj]
         events = [e for e in ends if e.type == EVENT_TYPE]
         if len(events) == 2:
             return []
@@ -253,7 +258,7 @@ class _Grounder:
             if fallback is None:
                 fallback = locate_names(body(scenes), [names_of(other)], self.producer)
         else:
-            fallback = locate_names(body(scenes), [names_of(ends[0]), names_of(ends[1])], self.producer)
+            fallback = locate_names(body(scenes), [names_of(subject), names_of(obj)], self.producer)
         return [fallback] if fallback is not None else []
 
 

@@ -154,6 +154,8 @@ def _relation_issues(answer: ExtractionResponse, context: ChunkContext, schema: 
                                 + " and ".join(f"'{m}'" for m in missing)
                                 + " is not an event or entity of this extraction"))
             continue
+        if source is None or target is None:
+            continue
         if source == target:
             issues.append(Issue(hard=True, message=f"relation {label} links an item to itself"))
             continue

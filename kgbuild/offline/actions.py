@@ -167,7 +167,8 @@ def clauses(sentence: str, spans: list[tuple[int, int, str]], phrases: list[Phra
     for s, e, name in spans:
         if sentence[e:e + 2].lower() in ("'s", "’s") or not _CLAUSE_START.search(sentence[:s]):
             continue
-        subjects, end = (name,), e
+        subjects: tuple[str, ...] = (name,)
+        end = e
         joined = _AND_NAME.match(sentence[e:])
         if joined:
             other = _name_at(sentence, e + joined.end(), spans)
@@ -199,7 +200,7 @@ def clauses(sentence: str, spans: list[tuple[int, int, str]], phrases: list[Phra
         if phrase is None and not target:
             phrase = _phrase_at(phrases, len(words(sentence[:at])))
         if phrase is not None:
-            tail = re.match(r"^\s*\S+(?:\s+\S+){%d}" % (len(phrase.text.split())), sentence[at:])
+            tail = re.match(rf"^\s*\S+(?:\s+\S+){{{len(phrase.text.split())}}}", sentence[at:])
             end_at = at + (tail.end() if tail else 0)
         if not target and phrase is None:
             continue

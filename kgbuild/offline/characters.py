@@ -20,7 +20,8 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 # An introduction: 1-4 capitalised words, then a comma/parenthesis and an age or description.
 _INTRO = re.compile(
     r"\b((?:[A-Z][A-Z'’.\-]+)(?:\s+(?:[A-Z][A-Z'’.\-]+|[A-Z]\.)){0,3})"
-    r"(?=\s*(?:\(\s*\d|,\s*(?:\d|mid|early|late|about|around|a |an |the |his |her |in h|twent|thirt|fort|fift|sixt|sevent|eight|ninet|young|old|elderly|teen)))"
+    r"(?=\s*(?:\(\s*\d|,\s*(?:\d|mid|early|late|about|around|a |an |the |his |her |in h"
+    r"|twent|thirt|fort|fift|sixt|sevent|eight|ninet|young|old|elderly|teen)))"
 )
 _NOT_NAMES = {
     "INT", "EXT", "CONTINUED", "CUT", "FADE", "DAY", "NIGHT", "LATER", "POV", "ANGLE", "CLOSE",

@@ -175,12 +175,12 @@ def add_chinese_sentences(facts: Facts, scene: Scene, sents: list[ActionSentence
             held = [facts.mention("Object", t, index, "zh_thing", ev("zh_thing"))
                     for t in things(clause, cast_names)]
             for owner, thing in owned(clause, cast_names):
-                ref = facts.mention("Object", thing, index, "zh_thing", ev("zh_thing"))
-                facts.relate(("Character", owner), "possesses", ref, index, "zh_possessive",
+                owned_ref = facts.mention("Object", thing, index, "zh_thing", ev("zh_thing"))
+                facts.relate(("Character", owner), "possesses", owned_ref, index, "zh_possessive",
                              ev("zh_possessive"))
-            for thing in held:
+            for held_ref in held:
                 if subject:
-                    facts.relate(("Character", subject), "interacts_with", thing, index,
+                    facts.relate(("Character", subject), "interacts_with", held_ref, index,
                                  "zh_handles", ev("zh_handles"))
             if subject:
                 for place in here:

@@ -41,9 +41,9 @@ from kgbuild.offline.dialogue import Speech, attitude_cues, listener, quoted_lin
 from kgbuild.offline.facts import Facts, Ref
 from kgbuild.offline.genders import learn_genders
 from kgbuild.offline.headings import heading_places
+from kgbuild.offline.phrases import ING_NOUNS
 from kgbuild.offline.scenes import ActionSentence, is_chinese, name_spans, read_sentences
 from kgbuild.offline.selection import assemble
-from kgbuild.offline.phrases import ING_NOUNS
 from kgbuild.offline.stoplists import (
     AMBIENCE,
     BODY_PARTS,
@@ -98,9 +98,8 @@ def _phrase_types(read: dict[int, list[ActionSentence]], typer: PhraseTyper) -> 
         head = phrase.split()[-1]
         if head in COLORS or head.endswith("ed") or head.endswith("ing") and head not in ING_NOUNS:
             continue
-        if etype == "Object" and head not in _NOT_OBJECTS and phrase not in GENERIC_PEOPLE:
-            out[phrase] = etype
-        elif etype == "Location" and head in PLACE_HEADS:
+        if (etype == "Object" and head not in _NOT_OBJECTS and phrase not in GENERIC_PEOPLE
+                or etype == "Location" and head in PLACE_HEADS):
             out[phrase] = etype
     return out
 
@@ -234,9 +233,9 @@ def _action(facts: Facts, scene: Scene, script: _Script, sents: list[ActionSente
     index = scene.index
     previous: str | None = None
     for sent in sents:
-        for kin, owner, words in kinship.apposed_kin(sent.text, sent.spans):
-            if kin in refs and owner in refs:
-                facts.relate(refs[owner], "kinship_with", refs[kin], index, "kin_apposition",
+        for kin, elder, _words in kinship.apposed_kin(sent.text, sent.spans):
+            if kin in refs and elder in refs:
+                facts.relate(refs[elder], "kinship_with", refs[kin], index, "kin_apposition",
                              [_ev(scene, sent.element, sent.text, "kin_apposition")],
                              persistence=Persistence.STABLE)
         named = {n for _, _, n in sent.spans}
@@ -244,6 +243,7 @@ def _action(facts: Facts, scene: Scene, script: _Script, sents: list[ActionSente
         for phrase in sent.phrases:
             if script.types.get(phrase.text) != "Object" or phrase.owner is None:
                 continue
+            owner: str | None
             if phrase.determiner == "'s":
                 rule = "possessive"
                 owner = next((n for s, e, n in sent.spans if sent.text[e:e + 2].lower() in ("'s", "’s")
@@ -293,14 +293,15 @@ def _add_scene(facts: Facts, scene: Scene, script: _Script, events: Counter[str]
     for speech in speeches:
         if (speech.away or speech.offscreen) and speech.speaker not in refs:
             refs[speech.speaker] = script.character(
-                facts, speech.speaker, index, "speaks", [_ev(scene, speech.first_line, speech.first_line.text, "speaks")])
+                facts, speech.speaker, index, "speaks",
+                [_ev(scene, speech.first_line, speech.first_line.text, "speaks")])
     for name in list(refs):
         found = kinship.kin_in_name(name, set(refs))
         if found:
             owner, _ = found
-            evidence = [e.model_copy(update={"producer": "rule:kin_in_name"})
-                        for e in (present.get(name), present.get(owner)) if e is not None]
-            facts.relate(refs[owner], "kinship_with", refs[name], index, "kin_in_name", evidence,
+            kin_evidence = [e.model_copy(update={"producer": "rule:kin_in_name"})
+                            for e in (present.get(name), present.get(owner)) if e is not None]
+            facts.relate(refs[owner], "kinship_with", refs[name], index, "kin_in_name", kin_evidence,
                          persistence=Persistence.STABLE)
     in_scene = set(present) | {s.speaker for s in speeches if s.offscreen}
     _dialogue(facts, scene, script, speeches, in_scene, refs)

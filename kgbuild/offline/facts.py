@@ -8,6 +8,7 @@ nothing. Assembly (`kgbuild.offline.selection`) groups repeats; it does not filt
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from kgbuild.model import Evidence, Persistence, Scope
@@ -50,7 +51,7 @@ class Facts:
     relations: list[RelationFinding] = field(default_factory=list)
 
     def mention(self, etype: str, name: str, scene: int, rule: str,
-                evidence: list[Evidence | None] | tuple[Evidence | None, ...], **extra) -> Ref:
+                evidence: Sequence[Evidence | None], **extra) -> Ref:
         """Record an entity mention (only when some evidence is given); returns its reference."""
         ref = (etype, name)
         kept = tuple(e for e in evidence if e is not None)
@@ -59,7 +60,7 @@ class Facts:
         return ref
 
     def relate(self, subject: Ref, rtype: str, obj: Ref, scene: int, rule: str,
-               evidence: list[Evidence | None] | tuple[Evidence | None, ...], **extra) -> None:
+               evidence: Sequence[Evidence | None], **extra) -> None:
         """Record a relation finding (self-relations and facts without evidence are ignored)."""
         kept = tuple(e for e in evidence if e is not None)
         if subject != obj and kept:

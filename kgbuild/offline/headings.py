@@ -8,6 +8,7 @@ from inside out, and parsers leave times, transitions and camera notes among the
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from kgbuild.model import Scene
 from kgbuild.offline.stoplists import FIXTURES, PLACE_HEADS, word_set
@@ -60,7 +61,7 @@ def _comma_reversed(heading: str, parts: list[str]) -> bool:
     """True when the heading lists its places with commas from the inside out
     ('DINING ROOM, CLIFF HOUSE INN, COLORADO SPRINGS'): the first part is not larger than the
     last. 'CARL'S HOUSE, LIVING ROOM' goes from the outside in and is kept."""
-    commas = all(f"{a}, {b}" in heading or f"{a},{b}" in heading for a, b in zip(parts, parts[1:]))
+    commas = all(f"{a}, {b}" in heading or f"{a},{b}" in heading for a, b in pairwise(parts))
     return commas and _size(parts[0]) <= _size(parts[-1])
 
 

@@ -203,7 +203,7 @@ class _Inventory:
         """
         counts: Counter[str] = Counter()
         seen: set[str] = set()
-        for line, nxt in zip(lines, [*lines[1:], ""]):
+        for line, nxt in zip(lines, [*lines[1:], ""], strict=True):
             text = _ACTION_MARK.sub("", line.strip())
             if text and nxt.strip() and not _COLON.search(text[:-1]):
                 name, _, _ = _cue_parts(text.rstrip("：:"))
@@ -521,7 +521,7 @@ class _Reader:
             cuts += [b.end() for b in re.finditer(r"[，,]", before)]
         if not cuts and at_line_start:
             return None
-        cut = max(cuts, default=0)  # 0: right after another cue, as in '一年轻人：三姐：' 
+        cut = max(cuts, default=0)  # 0: right after another cue, as in '一年轻人：三姐：'
         piece = before[cut:].strip()
         if not piece or len(piece) > _MAX_NAME + _MAX_MODIFIER:
             return None

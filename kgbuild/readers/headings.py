@@ -24,7 +24,8 @@ _SCENE_NUMBER = r"[A-Z]{0,3}\d{1,4}[A-Z]{0,3}(?:[-.]\d{1,3}[A-Z]?)?"
 _LEADING_NUMBER = re.compile(rf"^\s*(?P<num>{_SCENE_NUMBER})(?:[.)]|\s)\s*(?=\S)", re.IGNORECASE)
 # A trailing number is a scene number only when set apart by 2+ spaces (printed layouts) or
 # repeating the leading one: "EXT. ROUTE 66" and "INT. ROOM 101" keep theirs.
-_TRAILING_NUMBER = re.compile(rf"\s{{2,}}(?P<num>{_SCENE_NUMBER})\s*\.?\s*$|\s(?P<same>{_SCENE_NUMBER})\s*\.?\s*$", re.IGNORECASE)
+_TRAILING_NUMBER = re.compile(
+    rf"\s{{2,}}(?P<num>{_SCENE_NUMBER})\s*\.?\s*$|\s(?P<same>{_SCENE_NUMBER})\s*\.?\s*$", re.IGNORECASE)
 _YEAR_SUFFIX = re.compile(r"\s*\((?:1[0-9]|20)\d{2}s?\)\s*$")
 _FOUNTAIN_NUMBER = re.compile(r"\s*#(?P<num>[\w.\-]+)#\s*$")
 
@@ -98,11 +99,17 @@ def is_english_heading(line: str) -> bool:
     """
     text, _ = strip_scene_numbers(line)
     m = _EN_PREFIX.match(text)
-    return bool(m) and m.group("ie").isupper()
+    return m is not None and m.group("ie").isupper()
+
+
+def _unwrapped(part: str) -> str:
+    """A heading part without the brackets and spaces around it: '(LATER)' -> 'LATER'."""
+    m = _TIME_WRAPPERS.match(part)
+    return m.group(1) if m else part
 
 
 def _is_time(part: str) -> bool:
-    text = _TIME_WRAPPERS.match(part).group(1).upper()
+    text = _unwrapped(part).upper()
     return text in HEADING_TIMES or any(text.endswith(" " + t) for t in ("DAY", "NIGHT"))
 
 
@@ -111,7 +118,7 @@ def _split_time(parts: list[str]) -> tuple[list[str], str | None]:
     parts = [_YEAR_SUFFIX.sub("", p) or p for p in parts]
     times: list[str] = []
     while len(parts) >= 2 and _is_time(parts[-1]):
-        times.insert(0, _TIME_WRAPPERS.match(parts.pop()).group(1).upper())
+        times.insert(0, _unwrapped(parts.pop()).upper())
     if not times:
         return parts, None
     absolute = [t for t in times if t not in RELATIVE_TIMES]

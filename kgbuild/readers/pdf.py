@@ -689,7 +689,7 @@ def group_lines(lines: list[Line], layout: Layout, *, slug_kind: ElementKind) ->
         kind = classify(line, layout, in_speech=in_speech, open_paren=open_paren,
                         centered=i in centered)
         text = line.text.strip()
-        if pending_more is not None and line.page != prev.lines[-1].page:
+        if pending_more is not None and prev is not None and line.page != prev.lines[-1].page:
             pending, pending_more = pending_more, None
             if kind is ElementKind.CHARACTER and parse_cue(text).name == pending:
                 i += 1  # NAME (CONT'D) after (MORE): the same speech goes on

@@ -279,7 +279,7 @@ def _next_content(
 def _skip_parentheticals(lines: list[_Line], fixed: list[str | None], j: int) -> int | None:
     """From a line after a cue, the first line that is not part of a parenthetical (looking
     past single blank lines)."""
-    k = j
+    k: int | None = j
     while k is not None and lines[k].text.startswith("(") and fixed[k] is None:
         start = k
         while k < len(lines) and ")" not in lines[k].text and k - start < 6:
@@ -737,7 +737,7 @@ def _elements_from_tags(lines: list[str], tags: list[str], first_line: int) -> l
     current: list[str] = []
     cur_tag = ""
     cur_start = 0
-    for n, (raw, tag) in enumerate(zip(lines, tags)):
+    for n, (raw, tag) in enumerate(zip(lines, tags, strict=True)):
         text = raw.strip() if tag == "C" else " ".join(raw.split())
         if tag not in _TAG_KIND or not text:
             if current:

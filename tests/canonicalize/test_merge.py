@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from kgbuild.canonicalize.constraints import SpeakerIndex
 from kgbuild.canonicalize.merge import (
     MergeOptions,
     MergePlan,
@@ -14,7 +15,6 @@ from kgbuild.canonicalize.merge import (
     merge_graph,
     plan_merges,
 )
-from kgbuild.canonicalize.constraints import SpeakerIndex
 from kgbuild.embeddings import CachedEmbedder, MiniLMEmbedder
 from kgbuild.graph import GraphBuilder
 from kgbuild.llm.client import LLMClient

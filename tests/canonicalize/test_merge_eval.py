@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 
 import pytest
 
-from kgbuild.benchmarks.merge import bench_clustering, format_merge_bench, MergeBench
+from kgbuild.benchmarks.merge import MergeBench, bench_clustering, format_merge_bench
+from kgbuild.embeddings import CachedEmbedder, MiniLMEmbedder
 from kgbuild.evaluation.merge_eval import (
     MentionSet,
     evaluate,
@@ -16,7 +18,6 @@ from kgbuild.evaluation.merge_eval import (
     pooled,
     stage_mentions,
 )
-from kgbuild.embeddings import CachedEmbedder, MiniLMEmbedder
 from kgbuild.model import Entity, Scope
 
 
@@ -52,7 +53,7 @@ def test_stage_mentions_carry_the_rename_map(shared_data):
     renames = json.loads((folder / "rename_map.json").read_text(encoding="utf-8"))
     carried = [n for n in names if n in renames]
     assert carried, "the rename-map aliases are mentions"
-    label = dict(zip(names, mentions.gold))
+    label = dict(zip(names, mentions.gold, strict=True))
     linked = [a for a in carried if renames[a] in label]
     assert linked
     assert all(label[a] == label[renames[a]] for a in linked)
@@ -66,7 +67,7 @@ def test_moviecoref_mentions_exclude_pronouns(shared_data):
     names = {m.name for m in mentions.mentions}
     assert {"Landy", "LANDY", "Pamela Landy"} <= names
     assert not names & {"you", "You", "I", "his", "him", "she"}
-    gold = dict(zip([m.name for m in mentions.mentions], mentions.gold))
+    gold = dict(zip([m.name for m in mentions.mentions], mentions.gold, strict=True))
     assert gold["Landy"] == gold["LANDY"] == gold["Pamela Landy"]
 
 
@@ -76,7 +77,7 @@ def test_moviecoref_mentions_carry_the_scenes_of_their_screenplay(shared_data):
     mentions = moviecoref_mentions(root / "labels" / "bourne.csv", root / "screenplay" / "bourne.txt")
     assert mentions.script and mentions.script.endswith("bourne.txt")
     scenes = {m.name: m.scenes for m in mentions.mentions}
-    assert len(scenes["Bourne"]) > 10 and all(a < b for a, b in zip(scenes["Bourne"], scenes["Bourne"][1:]))
+    assert len(scenes["Bourne"]) > 10 and all(a < b for a, b in pairwise(scenes["Bourne"]))
     assert sum(bool(s) for s in scenes.values()) > 0.9 * len(scenes)
     assert moviecoref_mentions(root / "labels" / "bourne.csv").mentions[0].scenes == []
 

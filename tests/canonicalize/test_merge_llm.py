@@ -157,8 +157,9 @@ def test_batch_export_covers_normalization_then_adjudication_and_resumes_from_th
     live = settings.model_copy(update={"batch_export": None})
     assert merge_graph_llm(story_with_a_relative_reference(), None, embedder, live, backend=again) == (merged, log)
     assert again.requests == []
-    reference = merge_graph_llm(story_with_a_relative_reference(), None, embedder,
-                                live.model_copy(update={"cache_dir": tmp_path / "fresh"}), backend=ScriptedBackend(answer))
+    fresh = live.model_copy(update={"cache_dir": tmp_path / "fresh"})
+    reference = merge_graph_llm(story_with_a_relative_reference(), None, embedder, fresh,
+                                backend=ScriptedBackend(answer))
     assert reference == (merged, log)
     assert "Moseley" not in {e.name for e in merged.entities}
     assert "his boss" in {e.name for e in merged.entities}

@@ -200,7 +200,7 @@ def test_tally_of_the_fixture_verdicts_matches_the_hand_count(sample):
     expected = {"kinship_with": (2, 2, 1, 1, 0), "located_at": (6, 5, 2, 2, 1), "possesses": (1, 1, 0, 1, 0),
                 "speaks_to": (8, 6, 3, 3, 0), "Character": (4, 4, 4, 0, 0), "Location": (4, 4, 3, 1, 0),
                 "Object": (2, 2, 1, 1, 0)}
-    for name, (in_graph, judged, supported, not_supported, cant_tell) in expected.items():
+    for name, (_in_graph, judged, supported, _not_supported, _cant_tell) in expected.items():
         t = by_type[name]
         assert (t.in_graph, t.judged, t.supported, t.not_supported, t.cant_tell) == expected[name], name
         assert t.share == pytest.approx(supported / judged)

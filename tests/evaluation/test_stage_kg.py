@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 
 import pytest
 from click.testing import CliRunner
@@ -33,7 +34,7 @@ def reference_graph():
     anna = ent("Character", "Anna Berg")
     locs = [ent("Location", n) for n in LOCATIONS]
     rels = [rel(anna, "located_at", loc) for loc in locs]
-    rels += [rel(a, "part_of", b) for a, b in zip(locs, locs[1:])]
+    rels += [rel(a, "part_of", b) for a, b in pairwise(locs)]
     return KnowledgeGraph(movie=MovieInfo(title="ref", language="en"),
                           entities=[anna, *locs], relations=rels)
 
@@ -42,12 +43,12 @@ def predicted_graph():
     """20% of the 10 entities renamed to near-synonyms, 20% dropped, 20% junk added."""
     anna = ent("Character", "Anna Berg")
     locs = [ent("Location", RENAMED.get(n, n)) for n in LOCATIONS]
-    kept = {l.id for l, n in zip(locs, LOCATIONS) if n not in DROPPED}
-    rels = [rel(anna, "located_at", l) for l in locs if l.id in kept]
-    rels += [rel(a, "part_of", b) for a, b in zip(locs, locs[1:]) if {a.id, b.id} <= kept]
+    kept = {loc.id for loc, n in zip(locs, LOCATIONS, strict=True) if n not in DROPPED}
+    rels = [rel(anna, "located_at", loc) for loc in locs if loc.id in kept]
+    rels += [rel(a, "part_of", b) for a, b in pairwise(locs) if {a.id, b.id} <= kept]
     banana, elephant = ent("Location", "Quantum Banana"), ent("Object", "Purple Elephant")
     rels += [rel(anna, "located_at", banana), rel(anna, "possesses", elephant)]
-    entities = [anna, *(l for l in locs if l.id in kept), banana, elephant]
+    entities = [anna, *(loc for loc in locs if loc.id in kept), banana, elephant]
     return KnowledgeGraph(movie=MovieInfo(title="pred", language="en"),
                           entities=entities, relations=rels)
 
@@ -201,7 +202,7 @@ def test_totals_are_the_sums_of_the_type_rows(embedder):
                                    "relations": [*pred.relations, rel(pred.entities[0], "possesses", galley)]})
     s = score_movie(pred, ref, renames={"Galley": "Cathedral"}, embedder=embedder)
     for total, rows in ((s.entities, s.entity_types), (s.relations, s.relation_types)):
-        assert counts(total) == tuple(sum(c) for c in zip(*(counts(r) for r in rows.values())))
+        assert counts(total) == tuple(sum(c) for c in zip(*(counts(r) for r in rows.values()), strict=True))
 
 
 # --- the command line: explanations, titles, corpora with movies missing ---

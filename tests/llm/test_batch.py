@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import subprocess
 import sys
@@ -46,10 +47,8 @@ def export_pending(server_url: str, cache: ResponseCache, numbers: list[int], pa
     async def scenario():
         async with make_client(server_url, cache=cache, batch_export=True) as client:
             for n in numbers:
-                try:
+                with contextlib.suppress(BatchPendingError):
                     await client.structured(stage="events", messages=question(n), response_model=Answer)
-                except BatchPendingError:
-                    pass
             return client.pending
     pending = asyncio.run(scenario())
     export_batch(path, pending)

@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-from kgbuild.schema import Schema, load_schema
 
 from kgbuild.chunking import chunk_screenplay
 from kgbuild.graph import entity_id, relation_id
@@ -27,6 +26,7 @@ from kgbuild.llm.responses import ExtractionResponse
 from kgbuild.llm.scripted import ScriptedBackend
 from kgbuild.llm.types import ChatMessage, ChatRequest, ChatResult, Usage
 from kgbuild.readers import read_screenplay
+from kgbuild.schema import Schema, load_schema
 
 SCHEMA = load_schema()
 
@@ -137,7 +137,8 @@ def test_prompt_version_is_part_of_every_request_key():
     text = "---\nname: demo\nversion: {v}\n---\n## system\nHello $who.\n## user\nBye.\n"
     v1, v2 = (parse_prompt(text.format(v=v)) for v in (1, 2))
     assert v1.render("system", who="you") == "[kgbuild prompt demo v1]\nHello you."
-    keys = {cache_key(ChatRequest(model="m", messages=[ChatMessage(role="system", content=p.render("system", who="x"))]))
+    keys = {cache_key(ChatRequest(model="m",
+                                  messages=[ChatMessage(role="system", content=p.render("system", who="x"))]))
             for p in (v1, v2)}
     assert len(keys) == 2
     with pytest.raises(PromptError, match="no value for 'who'"):

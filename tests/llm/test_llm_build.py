@@ -20,9 +20,9 @@ from click.testing import CliRunner
 from kgbuild.benchmarks.fake_server import FakeOpenAIServer, Fault, FaultPlan
 from kgbuild.benchmarks.llm import LLMBenchResult, bench_llm, format_llm_bench, server_responder
 from kgbuild.cli import cli
+from kgbuild.evidence import quote_occurs
 from kgbuild.graph import load_graph
 from kgbuild.llm.cache import ResponseCache, default_cache_path
-from kgbuild.evidence import quote_occurs
 from kgbuild.llm.extract import ChunkStatus, assemble
 from kgbuild.llm.scripted import ScriptedBackend
 from kgbuild.llm.settings import LLMSettings
@@ -212,7 +212,8 @@ def test_killed_build_restarts_with_only_the_requests_that_had_not_completed(bri
                     "--cache-dir", str(tmp_path / "emb")]
 
         # How many requests a whole build makes (with a cache of its own).
-        reference = subprocess.run(build("ref-cache", "ref"), check=False, capture_output=True, text=True, env=env, timeout=300)
+        reference = subprocess.run(build("ref-cache", "ref"), check=False, capture_output=True, text=True, env=env,
+                                   timeout=300)
         assert reference.returncode == 0, reference.stderr
         total = server.count()
         proc = subprocess.Popen(build("cache", "out"), env=env, stdout=subprocess.DEVNULL,
@@ -225,7 +226,8 @@ def test_killed_build_restarts_with_only_the_requests_that_had_not_completed(bri
             completed = len(cache)
         assert 0 < completed < total
         before = server.count()
-        restart = subprocess.run(build("cache", "out"), check=False, capture_output=True, text=True, env=env, timeout=300)
+        restart = subprocess.run(build("cache", "out"), check=False, capture_output=True, text=True, env=env,
+                                 timeout=300)
         assert restart.returncode == 0, restart.stderr
         assert server.count() - before == total - completed
     assert load_graph(tmp_path / "out" / "graph.json").relations == load_graph(
@@ -403,7 +405,8 @@ def test_no_server_at_the_address_stops_the_build_after_five_refusals(brick, tmp
 def test_failed_chunks_exit_4_and_an_existing_build_is_kept_unless_partial_is_allowed(brick, tmp_path):
     out = tmp_path / "out"
     runner = CliRunner()
-    assert runner.invoke(cli, ["build", str(brick), "-o", str(out), "-q", "--cache-dir", str(tmp_path / "e")]).exit_code == 0
+    built = runner.invoke(cli, ["build", str(brick), "-o", str(out), "-q", "--cache-dir", str(tmp_path / "e")])
+    assert built.exit_code == 0
     good = (out / "graph.json").read_bytes()
     always_429 = FaultPlan(rates={Fault.RATE_LIMIT: 1.0}, retry_after=0)
     args = ["build", str(brick), "-o", str(out), "-q", "--budget", "150", "--llm-model", "m",

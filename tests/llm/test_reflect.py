@@ -6,13 +6,13 @@ import asyncio
 import json
 
 import pytest
-from kgbuild.schema import load_schema
 
 from kgbuild.llm.client import LLMClient
 from kgbuild.llm.context import ChunkContext, SceneFacts
 from kgbuild.llm.reflect import assess, check_extraction, reflect, render_extraction
 from kgbuild.llm.responses import ExtractionResponse, ReflectionResponse
 from kgbuild.llm.scripted import ScriptedBackend
+from kgbuild.schema import load_schema
 
 SCHEMA = load_schema()
 

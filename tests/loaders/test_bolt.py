@@ -200,7 +200,7 @@ def test_notes_say_how_the_load_adapted_to_the_server(bolt, small_graph):
     assert first.notes[0].startswith("no uniqueness constraint on key for any label: the server refused "
                                      "CREATE CONSTRAINT")
     assert first.notes[1].startswith("the server writes parameters into the query text (as FalkorDB "
-                                     f"does): strings were escaped, and the load went in ")
+                                     "does): strings were escaped, and the load went in ")
     assert first.notes[1].endswith(f"statements of at most {SMALL_MESSAGE_BYTES:,} bytes")
 
 

@@ -35,7 +35,8 @@ def test_assembly_keeps_what_has_evidence_and_both_ends():
     hug = quote_evidence(scene, scene.elements[0], "Anna hugs Ben.", "rule:embrace")
     knife = quote_evidence(scene, scene.elements[1], "Anna holds a knife.", "rule:handles")
     facts = Facts()
-    anna, ben = facts.mention("Character", "Anna", 1, "speaks", [hug]), facts.mention("Character", "Ben", 1, "speaks", [hug])
+    anna = facts.mention("Character", "Anna", 1, "speaks", [hug])
+    ben = facts.mention("Character", "Ben", 1, "speaks", [hug])
     facts.mention("Object", "knife", 1, "handles", [knife])
     facts.mention("Object", "spoon", 1, "handles", [])  # no evidence: not an entity
     facts.relate(ben, "affinity_with", anna, 1, "embrace", [hug])

@@ -40,7 +40,7 @@ def _fixture(fixtures: Path, name: str) -> tuple[list[str], str]:
 def test_fixture_tags(fixtures: Path, name: str) -> None:
     lines, expected = _fixture(fixtures, name)
     got = "".join(classify_lines(lines))
-    wrong = [(n + 1, e, g, lines[n].strip()) for n, (e, g) in enumerate(zip(expected, got)) if e != g]
+    wrong = [(n + 1, e, g, lines[n].strip()) for n, (e, g) in enumerate(zip(expected, got, strict=True)) if e != g]
     assert not wrong
 
 
