@@ -130,30 +130,14 @@ def laplacian_cluster_count(adjacency: np.ndarray, **regularization: Any) -> int
 
 
 def kmeans(points: np.ndarray, k: int, *, seed: int = 0, iterations: int = 50) -> np.ndarray:
-    """Lloyd's k-means with k-means++ seeding (deterministic for a seed); returns labels."""
+    """k-means labels of `points` (scikit-learn, k-means++ seeding, one run: deterministic for a seed)."""
+    from sklearn.cluster import KMeans
+
     m = points.shape[0]
     if k >= m:
         return np.arange(m)
-    rng = np.random.default_rng(seed)
-    centers = [points[rng.integers(m)]]
-    dist = ((points - centers[0]) ** 2).sum(axis=1)
-    for _ in range(1, k):
-        total = dist.sum()
-        pick = rng.choice(m, p=dist / total) if total > 0 else rng.integers(m)
-        centers.append(points[pick])
-        dist = np.minimum(dist, ((points - points[pick]) ** 2).sum(axis=1))
-    c = np.stack(centers)
-    labels = np.zeros(m, dtype=np.int64)
-    for step in range(iterations):
-        d = (points ** 2).sum(1)[:, None] - 2 * points @ c.T + (c ** 2).sum(1)[None, :]
-        new = d.argmin(axis=1)
-        if step and np.array_equal(new, labels):
-            break
-        labels = new
-        for j in range(k):
-            members = points[labels == j]
-            if len(members):
-                c[j] = members.mean(axis=0)
+    model = KMeans(n_clusters=k, init="k-means++", n_init=1, max_iter=iterations, random_state=seed)
+    labels: np.ndarray = model.fit_predict(points)
     return labels
 
 
