@@ -2,7 +2,7 @@
 
 Each stage reads one state type and returns the next, a new object (no stage mutates its
 input): `BuildInput` -parse-> `Parsed` -chunk-> `Chunked` -extract-> `Extracted` -repair->
-`Repaired` -merge-> `Merged` -correct-> `BuildResult`. Each state holds everything the states
+`Repaired` -merge-> `Merged` -derive-> `Derived` -correct-> `BuildResult`. Each state holds everything the states
 before it held, as required fields, so a stage never checks for something an earlier stage
 should have made. `STAGES` is checked when this module is imported: a stage placed before the
 stage that makes its input fails at definition, not in the middle of a build.
@@ -166,7 +166,15 @@ class Merged(Repaired):
 
 
 @dataclass(frozen=True, kw_only=True)
-class BuildResult(Merged):
+class Derived(Merged):
+    """After `derive`: the graph with the facts that follow from others (where and when the
+    characters of an event are, `kgbuild.canonicalize.derive`), and what each derivation added."""
+
+    derivations: list[RepairCount]
+
+
+@dataclass(frozen=True, kw_only=True)
+class BuildResult(Derived):
     """A finished build: the corrected graph, what each correction did, seconds per stage."""
 
     corrected: list[CorrectionResult]
@@ -319,7 +327,17 @@ def _merge(state: Repaired, progress: Progress) -> Merged:
     return _advance(state, Merged, graph=graph, merge_log=[*state.prior_merge_log, *log])
 
 
-def _correct(state: Merged, progress: Progress) -> BuildResult:
+def _derive(state: Merged, progress: Progress) -> Derived:
+    from kgbuild.canonicalize.derive import derive_whereabouts
+    from kgbuild.schema import load_schema
+
+    progress.stage("derive", 1)
+    graph, count = derive_whereabouts(state.graph, load_schema(), state.screenplay)
+    progress.advance()
+    return _advance(state, Derived, graph=graph, derivations=[count])
+
+
+def _correct(state: Derived, progress: Progress) -> BuildResult:
     if not state.corrections:
         return _advance(state, BuildResult, corrected=[])
     from kgbuild.canonicalize.corrections import apply_corrections
@@ -337,7 +355,8 @@ STAGES: tuple[Stage[Any, Any], ...] = (
     Stage("extract", Chunked, Extracted, _extract),
     Stage("repair", Extracted, Repaired, _repair),
     Stage("merge", Repaired, Merged, _merge),
-    Stage("correct", Merged, BuildResult, _correct),
+    Stage("derive", Merged, Derived, _derive),
+    Stage("correct", Derived, BuildResult, _correct),
 )
 check_stage_order(STAGES)
 

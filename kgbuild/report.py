@@ -140,6 +140,11 @@ def build_report(state: BuildResult) -> str:
         changed = ", ".join(f"{k} {v}" for k, v in sorted(count.changed.items())) or "nothing"
         lines.append(f"- **{count.rule}**: {changed}")
         lines += [f"  - {example}" for example in count.examples]
+    lines += ["", "## Derived facts", ""]
+    for count in state.derivations:
+        added = ", ".join(f"{k} {v}" for k, v in sorted(count.changed.items())) or "nothing"
+        lines.append(f"- **{count.rule}**: {added}")
+        lines += [f"  - {example}" for example in count.examples]
     lines += ["", "## Merges", "", *merge_section(state)]
     if state.corrected:
         applied = sum(r.applied for r in state.corrected)

@@ -18,16 +18,9 @@ from dataclasses import dataclass
 from kgbuild.evidence import sentences
 from kgbuild.model import Element, ElementKind, Scene
 from kgbuild.offline.characters import Cast
+from kgbuild.readers.cues import voice_is_away, voice_is_offscreen
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
-#: Cue extensions that put the voice outside the scene.
-_AWAY = re.compile(r"^(?:V\.?\s?O\.?|VO|ON (?:THE )?PHONE|PHONE|FILTERED|ON TV|ON RADIO|RADIO|TV|"
-                   r"PRE-?LAP|ON SCREEN|RECORDING|TAPE)$", re.IGNORECASE)
-#: Cue extensions of a voice heard from out of frame: in the scene's world, but not shown there.
-_OFFSCREEN = re.compile(r"^(?:O\.?\s?S\.?|O\.?\s?C\.?|OS|OC|OFF|OFF-?SCREEN|OFF CAMERA|THROUGH DOOR)$",
-                        re.IGNORECASE)
-
-
 # 'This is our youngest, Todd.': a name after an introduction presents someone, it calls no one.
 _INTRODUCES = re.compile(r"\b(?:this is|these are|meet|here is|here's|introduce|i'd like you to meet)\b",
                          re.IGNORECASE)
@@ -57,8 +50,8 @@ def scene_speeches(scene: Scene, cast: Cast) -> list[Speech]:
 
     def flush() -> None:
         for speaker, cue, lines in current:
-            away = any(_AWAY.match(x.strip()) for x in cue.extensions)
-            offscreen = any(_OFFSCREEN.match(x.strip()) for x in cue.extensions)
+            away = voice_is_away(cue.extensions)
+            offscreen = voice_is_offscreen(cue.extensions)
             out.append(Speech(speaker, " ".join(el.text for el in lines).strip(), cue, tuple(lines), away,
                               offscreen))
         current.clear()

@@ -17,6 +17,35 @@ _EXTENSION_ALIASES = {
 }
 
 
+#: Cue extensions that put the voice outside the scene's place (voice-over, phone, recording).
+_AWAY = re.compile(r"^(?:V\.?\s?O\.?|VO|ON (?:THE )?PHONE|PHONE|FILTERED|ON TV|ON RADIO|RADIO|TV|"
+                   r"PRE-?LAP|ON SCREEN|RECORDING|TAPE)$", re.IGNORECASE)
+#: Cue extensions of a voice heard from out of frame: in the scene's world, but not shown there.
+_OFFSCREEN = re.compile(r"^(?:O\.?\s?S\.?|O\.?\s?C\.?|OS|OC|OFF|OFF-?SCREEN|OFF CAMERA|THROUGH DOOR)$",
+                        re.IGNORECASE)
+
+
+def voice_is_away(extensions: list[str]) -> bool:
+    """True when a cue's extensions put the voice outside the scene's place (V.O., phone, TV...).
+
+    Example:
+        >>> voice_is_away(["V.O."]), voice_is_away(["CONT'D"])
+        (True, False)
+    """
+    return any(_AWAY.match(x.strip()) for x in extensions)
+
+
+def voice_is_offscreen(extensions: list[str]) -> bool:
+    """True when a cue's extensions make the voice heard from out of frame (O.S., O.C.): the
+    speaker is in the scene's world but not shown in it.
+
+    Example:
+        >>> voice_is_offscreen(["O.S."])
+        True
+    """
+    return any(_OFFSCREEN.match(x.strip()) for x in extensions)
+
+
 @dataclass(frozen=True)
 class Cue:
     """A parsed character cue."""

@@ -1,0 +1,126 @@
+"""Facts derived from other facts: where and when the characters of an event are.
+
+An event's place and time are links of the event (`occurs_at`, `occurs_on`); the STAGE-KG
+references, and people querying a graph, ask it of the characters (`located_at`,
+`present_on`). Whoever performs or experiences an event is where and when it happens, so each
+such pair gives a derived relation. Whoever only undergoes it is not always there (the one a
+phone call reaches, the one a letter is about): an undergoer counts only when the screenplay
+shows them in the event's scene, speaking on screen there (not V.O., O.S. or on the phone).
+
+A derived relation carries the evidence of the two facts it comes from, each marked
+`derived:<relation id>`, and the event's scenes. A fact the graph already states is left as it
+is (counted as `already_stated`): its own evidence shows it more directly.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from kgbuild.canonicalize.repairs import RepairCount
+from kgbuild.graph import relation_id
+from kgbuild.model import ElementKind, Entity, Evidence, KnowledgeGraph, Persistence, Relation, Screenplay
+from kgbuild.readers.cues import normalize_name, voice_is_away, voice_is_offscreen
+from kgbuild.schema import Schema
+
+#: Event role links that put the character at the event.
+PRESENT_ROLES = ("performs", "experiences")
+#: The role link that does only when the screenplay shows the character in the scene.
+SHOWN_ROLE = "undergoes"
+#: (event link, derived relation): the event's place and time, and what they give a character.
+WHEREABOUTS = (("occurs_at", "located_at"), ("occurs_on", "present_on"))
+
+
+@dataclass(frozen=True)
+class _Link:
+    relation: Relation
+    other: str  # the entity id at the other end
+
+
+def on_screen_speakers(screenplay: Screenplay) -> dict[int, set[str]]:
+    """Scene index -> cue keys of the characters who speak on screen in it.
+
+    Example:
+        >>> on_screen_speakers(screenplay)[3]  # doctest: +SKIP
+        {'ANNA', 'BEN'}
+    """
+    shown: dict[int, set[str]] = defaultdict(set)
+    for scene in screenplay.scenes:
+        for el in scene.elements:
+            if (el.kind is ElementKind.CHARACTER and el.speaker and not voice_is_away(el.extensions)
+                    and not voice_is_offscreen(el.extensions)):
+                shown[scene.index].add(normalize_name(el.speaker))
+    return shown
+
+
+def _names(entity: Entity) -> set[str]:
+    return {normalize_name(n) for n in (entity.name, *entity.aliases)}
+
+
+def _derived_evidence(*sources: Relation) -> list[Evidence]:
+    return [ev.model_copy(update={"producer": f"derived:{rel.id}"}) for rel in sources for ev in rel.evidence[:1]]
+
+
+def derive_whereabouts(graph: KnowledgeGraph, schema: Schema,
+                       screenplay: Screenplay | None = None) -> tuple[KnowledgeGraph, RepairCount]:
+    """Add `located_at` / `present_on` for the characters of each event with a place or time.
+
+    Args:
+        graph: A merged graph.
+        schema: Its schema: a derived relation is added only where its types are admissible.
+        screenplay: The screenplay, to tell whether an undergoer is in the event's scene; without
+            it, undergoers give nothing.
+
+    Returns:
+        The new graph (the input is not changed) and what was added or confirmed, per type.
+
+    Example:
+        >>> graph, count = derive_whereabouts(graph, load_schema(), screenplay)  # doctest: +SKIP
+        >>> count.changed  # doctest: +SKIP
+        {'located_at': 12, 'present_on': 3, 'already_stated': 40}
+    """
+    entities = {e.id: e for e in graph.entities}
+    speakers = on_screen_speakers(screenplay) if screenplay is not None else {}
+    roles: dict[str, list[_Link]] = defaultdict(list)
+    settings: dict[str, list[tuple[str, _Link]]] = defaultdict(list)
+    wanted = dict(WHEREABOUTS)
+    for rel in graph.relations:
+        if rel.type in (*PRESENT_ROLES, SHOWN_ROLE):
+            roles[rel.target].append(_Link(rel, rel.source))
+        elif rel.type in wanted:
+            settings[rel.source].append((wanted[rel.type], _Link(rel, rel.target)))
+    count = RepairCount(rule="derive_whereabouts")
+    relations = {(r.source, r.type, r.target): r for r in graph.relations}
+    for event_id, links in settings.items():
+        event = entities.get(event_id)
+        if event is None:
+            continue
+        for link in roles.get(event_id, []):
+            character = entities.get(link.other)
+            if character is None or not _there(link.relation, character, event, speakers):
+                continue
+            for derived_type, setting in links:
+                place = entities.get(setting.other)
+                if place is None or place.id == character.id:
+                    continue
+                if not schema.is_admissible(derived_type, character.type, place.type):
+                    continue
+                key = (character.id, derived_type, place.id)
+                if key in relations:
+                    count.add("already_stated", f"{character.name} -{derived_type}-> {place.name}")
+                    continue
+                relations[key] = Relation(id=relation_id(*key), source=character.id, target=place.id, type=derived_type,
+                               name="is at" if derived_type == "located_at" else "is there on",
+                               description=f"During '{event.name}'.", scenes=sorted(event.scenes),
+                               persistence=Persistence.MOMENTARY,
+                               evidence=_derived_evidence(link.relation, setting.relation))
+                count.add(derived_type, f"{character.name} -{derived_type}-> {place.name} ({event.name})")
+    return graph.model_copy(update={"relations": list(relations.values())}), count
+
+
+def _there(role: Relation, character: Entity, event: Entity, speakers: dict[int, set[str]]) -> bool:
+    """Whether the role puts the character where the event happens."""
+    if role.type in PRESENT_ROLES:
+        return True
+    names = _names(character)
+    return any(names & speakers.get(scene, set()) for scene in event.scenes)
