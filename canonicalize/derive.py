@@ -8,8 +8,10 @@ phone call reaches, the one a letter is about): an undergoer counts only when th
 shows them in the event's scene, speaking on screen there (not V.O., O.S. or on the phone).
 
 A derived relation carries the evidence of the two facts it comes from, each marked
-`derived:<relation id>`, and the event's scenes. A fact the graph already states is left as it
-is (counted as `already_stated`): its own evidence shows it more directly.
+`derived:<relation id>`, and the event's scenes; the same fact derived from several events
+is one relation with their scenes and evidence (`merge_relation_records`). A fact the graph
+already states is left as it is (counted as `already_stated`): its own evidence shows it more
+directly.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from kgbuild.canonicalize.repairs import RepairCount
-from kgbuild.graph import relation_id
+from kgbuild.graph import merge_relation_records, relation_id
 from kgbuild.model import ElementKind, Entity, Evidence, KnowledgeGraph, Persistence, Relation, Screenplay
 from kgbuild.readers.cues import normalize_name, voice_is_away, voice_is_offscreen
 from kgbuild.schema import Schema
@@ -91,6 +93,7 @@ def derive_whereabouts(graph: KnowledgeGraph, schema: Schema,
             settings[rel.source].append((wanted[rel.type], _Link(rel, rel.target)))
     count = RepairCount(rule="derive_whereabouts")
     relations = {(r.source, r.type, r.target): r for r in graph.relations}
+    stated = set(relations)
     for event_id, links in settings.items():
         event = entities.get(event_id)
         if event is None:
@@ -106,14 +109,18 @@ def derive_whereabouts(graph: KnowledgeGraph, schema: Schema,
                 if not schema.is_admissible(derived_type, character.type, place.type):
                     continue
                 key = (character.id, derived_type, place.id)
-                if key in relations:
+                if key in stated:
                     count.add("already_stated", f"{character.name} -{derived_type}-> {place.name}")
                     continue
-                relations[key] = Relation(id=relation_id(*key), source=character.id, target=place.id, type=derived_type,
+                derived = Relation(id=relation_id(*key), source=character.id, target=place.id, type=derived_type,
                                name="is at" if derived_type == "located_at" else "is there on",
                                description=f"During '{event.name}'.", scenes=sorted(event.scenes),
                                persistence=Persistence.MOMENTARY,
                                evidence=_derived_evidence(link.relation, setting.relation))
+                if key in relations:
+                    relations[key] = merge_relation_records(relations[key], derived)
+                    continue
+                relations[key] = derived
                 count.add(derived_type, f"{character.name} -{derived_type}-> {place.name} ({event.name})")
     return graph.model_copy(update={"relations": list(relations.values())}), count
 

@@ -31,7 +31,7 @@ def test_build_writes_graph_screenplay_report_and_graphml(tmp_path):
     assert sorted(p.name for p in out.iterdir()) == sorted([*BUILD_FILES, "merge_log.jsonl"])
     graph = load_graph(out / "graph.json")
     assert graph.provenance.backend == "offline"
-    assert set(graph.provenance.timings) == {"parse", "chunk", "extract", "repair", "merge", "correct"}
+    assert set(graph.provenance.timings) == {"parse", "chunk", "extract", "repair", "merge", "derive", "correct"}
     assert {e.name for e in graph.entities if e.type == "Character"} == {"Margo Vance", "Teddy Brake"}
     screenplay = json.loads((out / "screenplay.json").read_text())
     assert len(screenplay["scenes"]) == 3

@@ -80,7 +80,11 @@ def test_scripted_build_gives_the_expected_graph_retries_and_review(brick, tmp_p
     scenes = {s.index: s for s in state.screenplay.scenes}
     for fact in [*state.graph.entities, *state.graph.relations]:
         assert fact.evidence and all(quote_occurs(ev, scenes[ev.scene]) for ev in fact.evidence), fact.id
-        assert {ev.producer for ev in fact.evidence} == {"llm:scripted-model/extract@1"}
+        producers = {ev.producer for ev in fact.evidence}
+        derived_from = {p.removeprefix("derived:") for p in producers if p.startswith("derived:")}
+        # Extracted facts cite the model; derived ones (located_at) cite the relations they follow from.
+        assert producers - {f"derived:{r}" for r in derived_from} <= {"llm:scripted-model/extract@1"}, fact.id
+        assert derived_from <= {r.id for r in state.graph.relations}, fact.id
     assembly = assemble(state.screenplay, state.llm.run.outcomes, version="x", model="scripted-model")
     assert (assembly.ungrounded.entities, assembly.ungrounded.relations) == (0, len(ungrounded_relations()))
     # Retries exactly where the scripted scores (and the hard failure) say so.
@@ -108,7 +112,7 @@ def test_scripted_build_gives_the_expected_graph_retries_and_review(brick, tmp_p
     assert (provenance.backend, provenance.model) == ("llm", "scripted-model")
     assert provenance.token_usage["total.requests"] == 16
     assert provenance.token_usage["extract_retry.calls"] == 4
-    assert set(provenance.timings) == {"parse", "chunk", "extract", "repair", "merge", "correct"}
+    assert set(provenance.timings) == {"parse", "chunk", "extract", "repair", "merge", "derive", "correct"}
 
     # A second build of the same script is answered from the cache: no request at all.
     again = ScriptedBackend(model.reply)
