@@ -416,6 +416,9 @@ def _register() -> None:
     from kgbuild.audit_cli import audit
 
     cli.add_command(audit)
+    from kgbuild.view_cli import view
+
+    cli.add_command(view)
 
 
 _register()
