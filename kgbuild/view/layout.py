@@ -75,7 +75,7 @@ def _component_positions(graph: nx.Graph, nodes: list[str], rng: np.random.Gener
     if len(nodes) == 2:
         return np.array([[-0.5, 0.0], [0.5, 0.0]])
     index = {node: i for i, node in enumerate(nodes)}
-    edges = [(index[u], index[v], w) for u, v, w in graph.subgraph(nodes).edges(data="weight")]
+    edges = sorted((*sorted((index[u], index[v])), w) for u, v, w in graph.subgraph(nodes).edges(data="weight"))
     rows = np.array([e[0] for e in edges])
     cols = np.array([e[1] for e in edges])
     weights = np.array([1.0 + math.log(e[2]) for e in edges])
