@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from kgbuild.errors import KgbuildError
 
 if TYPE_CHECKING:
-    from selenium.webdriver.remote.webdriver import WebDriver
+    from selenium.webdriver.chrome.webdriver import WebDriver
 
 logger = logging.getLogger(__name__)
 

@@ -19,12 +19,18 @@ from scipy.spatial import cKDTree
 
 logger = logging.getLogger(__name__)
 
-#: Distance between two linked nodes in the page's coordinates (pixels at zoom 1).
+#: Distance between two linked nodes in the page's coordinates (pixels at zoom 1); graphs of more
+#: than `_ROOMY` nodes get shorter links (down to half) so that the whole graph, fitted to a
+#: screen, still shows its nodes.
 EDGE_LENGTH = 130.0
+_ROOMY = 400
 #: Force-directed steps per component.
 ITERATIONS = 200
 #: Repulsion reaches this many ideal edge lengths.
 _CUTOFF = 2.0
+#: Strength of the repulsion beyond the cutoff, relative to Fruchterman-Reingold's: enough to keep
+#: the layout from collapsing, weak enough to keep it compact (leaves near their hubs).
+_FAR = 0.2
 #: Space between packed components, in ideal edge lengths.
 _GAP = 2.0
 
@@ -34,9 +40,32 @@ def _sum_at(index: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
     return np.bincount(index, weights=values, minlength=n)
 
 
+def _far_push(pos: np.ndarray) -> np.ndarray:
+    """Repulsion on every node from the nodes beyond the cutoff, each grid cell's nodes taken
+    together at their centroid (a one-level Barnes-Hut): it keeps the layout from contracting
+    into a dense ball, which short-range repulsion alone lets happen."""
+    n = len(pos)
+    cells = max(2, math.isqrt(n) // 3)
+    low = pos.min(axis=0)
+    span = np.maximum(np.ptp(pos, axis=0), 1e-9)
+    grid = np.minimum((pos - low) / span * cells, cells - 1).astype(int)
+    index = grid[:, 0] * cells + grid[:, 1]
+    mass = np.bincount(index, minlength=cells * cells).astype(float)
+    used = mass > 0
+    weight = mass[used]
+    dx = pos[:, :1] - np.bincount(index, weights=pos[:, 0], minlength=cells * cells)[used] / weight
+    dy = pos[:, 1:] - np.bincount(index, weights=pos[:, 1], minlength=cells * cells)[used] / weight
+    dist2 = dx * dx + dy * dy
+    scale = np.where(dist2 > _CUTOFF * _CUTOFF, _FAR * weight / np.maximum(dist2, 1e-9), 0.0)
+    return np.stack([(scale * dx).sum(axis=1), (scale * dy).sum(axis=1)], axis=1)
+
+
 def _force_layout(n: int, rows: np.ndarray, cols: np.ndarray, weights: np.ndarray,
                   rng: np.random.Generator, iterations: int) -> np.ndarray:
     """Fruchterman-Reingold positions of one connected component, ideal edge length 1.
+
+    Repulsion is exact within `_CUTOFF` (pairs found with a k-d tree) and grid-approximated beyond
+    (`_far_push`), so a step costs about O(n) rather than O(n²).
 
     Args:
         n: Number of nodes.
@@ -59,8 +88,9 @@ def _force_layout(n: int, rows: np.ndarray, cols: np.ndarray, weights: np.ndarra
         push = delta / np.maximum(np.einsum("ij,ij->i", delta, delta), 1e-4)[:, None]
         delta = pos[rows] - pos[cols]
         pull = delta * (np.sqrt(np.einsum("ij,ij->i", delta, delta)) * weights)[:, None]
-        disp = np.stack([_sum_at(a, push[:, k], n) - _sum_at(b, push[:, k], n)
-                         - _sum_at(rows, pull[:, k], n) + _sum_at(cols, pull[:, k], n) for k in (0, 1)], axis=1)
+        disp = _far_push(pos) + np.stack([_sum_at(a, push[:, k], n) - _sum_at(b, push[:, k], n)
+                                          - _sum_at(rows, pull[:, k], n) + _sum_at(cols, pull[:, k], n)
+                                          for k in (0, 1)], axis=1)
         length = np.maximum(np.sqrt(np.einsum("ij,ij->i", disp, disp)), 1e-9)
         pos += disp * (np.minimum(length, temperature) / length)[:, None]
         temperature -= cooling
@@ -110,7 +140,8 @@ def stable_layout(nodes: Sequence[str], edges: Iterable[tuple[str, str]], *, see
         iterations: Force-directed steps per component.
 
     Returns:
-        Node id -> (x, y), about `EDGE_LENGTH` apart along edges, rounded to 0.1.
+        Node id -> (x, y), about `EDGE_LENGTH` apart along edges (less in large graphs), rounded
+        to 0.1.
 
     Example:
         >>> pos = stable_layout(["a", "b", "c"], [("a", "b"), ("b", "c")])
@@ -129,9 +160,10 @@ def stable_layout(nodes: Sequence[str], edges: Iterable[tuple[str, str]], *, see
     rng = np.random.default_rng(seed)
     components = sorted((sorted(c) for c in nx.connected_components(graph)), key=lambda c: (-len(c), c[0]))
     blocks = [_component_positions(graph, c, rng, iterations) for c in components]
+    scale = EDGE_LENGTH * min(1.0, max(0.5, math.sqrt(_ROOMY / len(graph))))
     positions: dict[str, tuple[float, float]] = {}
     for members, block in zip(components, _pack(blocks), strict=True):
         for node, (x, y) in zip(members, block, strict=True):
-            positions[node] = (round(float(x) * EDGE_LENGTH, 1), round(float(y) * EDGE_LENGTH, 1))
+            positions[node] = (round(float(x) * scale, 1), round(float(y) * scale, 1))
     logger.debug("laid out %d nodes in %d components", len(positions), len(components))
     return positions

@@ -133,9 +133,9 @@ def stage_reference(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def browser():
-    """One headless Chromium for the session. Skipped with the reason when Chromium cannot be found
-    (scripts/dev test installs it where it can); with CI=true a missing browser fails instead."""
+def chromium_ready() -> None:
+    """Skip, with the reason, when headless Chromium cannot run here (scripts/dev test installs it
+    where it can); with CI=true a missing browser fails instead."""
     try:
         find_chromium()
         if importlib.util.find_spec("selenium") is None:
@@ -144,5 +144,10 @@ def browser():
         if os.environ.get("CI") == "true":
             pytest.fail(f"CI=true and the browser tests cannot run: {e}")
         pytest.skip(f"browser tests need headless Chromium: {e}")
+
+
+@pytest.fixture(scope="session")
+def browser(chromium_ready):
+    """One headless Chromium for the session."""
     with headless_chromium() as driver:
         yield driver

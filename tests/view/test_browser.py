@@ -171,10 +171,10 @@ def test_type_filters_and_play(browser, example_build):
     shown_events = "return kgview.cy.nodes(':visible').filter(n => n.data('type') === 'Event').length"
     box = browser.find_element(By.CSS_SELECTOR, 'nav input[data-kind="entity"][data-type="Event"]')
     box.click()
-    assert browser.execute_script(shown_events) == 0
+    wait_for(lambda: browser.execute_script(shown_events) == 0, "the events to hide")
     assert browser.execute_script("return kgview.cy.nodes(':visible').length") > 0
     box.click()
-    assert browser.execute_script(shown_events) > 0
+    wait_for(lambda: browser.execute_script(shown_events) > 0, "the events to come back")
     slide_to(browser, 1)
     browser.find_element(By.ID, "play").click()
     wait_for(lambda: browser.execute_script("return kgview.scene") >= 3, "the story to play on")

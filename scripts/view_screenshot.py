@@ -1,0 +1,43 @@
+"""Screenshot of a story view page in headless Chromium, as the README shows it.
+
+Usage: .venv/bin/python scripts/view_screenshot.py PAGE.html OUT.png [--scene N] [--focus NAME]
+
+Opens the page, moves the slider to scene N, finds NAME with the search box and opens its panel,
+then saves the window (1280 x 760) as PNG.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+from kgbuild.view.browser import headless_chromium, open_page
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("page", type=Path)
+    parser.add_argument("png", type=Path)
+    parser.add_argument("--scene", type=int)
+    parser.add_argument("--focus")
+    args = parser.parse_args()
+    with headless_chromium(width=1280, height=760) as driver:
+        open_page(driver, args.page)
+        if args.scene:
+            driver.execute_script("kgview.setScene(arguments[0])", args.scene)
+        if args.focus:
+            box = driver.find_element(By.ID, "search")
+            box.send_keys(args.focus)
+            time.sleep(0.3)
+            box.send_keys(Keys.ENTER)
+            time.sleep(0.6)  # the camera moves to the entity
+        args.png.parent.mkdir(parents=True, exist_ok=True)
+        driver.save_screenshot(str(args.png))
+
+
+if __name__ == "__main__":
+    main()
