@@ -3,7 +3,7 @@
 Usage: .venv/bin/python scripts/view_screenshot.py PAGE.html OUT.png [--scene N] [--focus NAME]
 
 Opens the page, moves the slider to scene N, finds NAME with the search box and opens its panel,
-then saves the window (1280 x 760) as PNG.
+fits the view to it and its neighbours, then saves the window (1280 x 720 CSS pixels) as PNG.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def main() -> None:
     parser.add_argument("--scene", type=int)
     parser.add_argument("--focus")
     args = parser.parse_args()
-    with headless_chromium(width=1280, height=760) as driver:
+    with headless_chromium(width=1280, height=860) as driver:
         open_page(driver, args.page)
         if args.scene:
             driver.execute_script("kgview.setScene(arguments[0])", args.scene)
@@ -35,6 +35,8 @@ def main() -> None:
             time.sleep(0.3)
             box.send_keys(Keys.ENTER)
             time.sleep(0.6)  # the camera moves to the entity
+            driver.execute_script("const cy = kgview.cy; cy.fit(cy.$(':selected').closedNeighborhood(':visible'), 20)")
+            time.sleep(0.3)
         args.png.parent.mkdir(parents=True, exist_ok=True)
         driver.save_screenshot(str(args.png))
 

@@ -197,6 +197,7 @@
       (headings.get(scene) ? " · " + headings.get(scene) : "");
     sceneLabel.title = sceneLabel.textContent;
     showCounts();
+    refreshPanel();
   }
   kgview.setScene = setScene;
   slider.addEventListener("input", function () { setScene(Number(slider.value)); });
@@ -292,7 +293,24 @@
     });
   }
 
+  var shown = null;  /* what the panel shows: { kind: "entity" | "relation", id } */
+  var refresh = null;
+
+  /* The panel dims what comes after the current scene, so it is redrawn when the scene changes. */
+  function refreshPanel() {
+    if (refresh !== null) { clearTimeout(refresh); }
+    refresh = setTimeout(function () {
+      refresh = null;
+      if (shown !== null && !panel.hidden) {
+        var top = panel.scrollTop;
+        (shown.kind === "entity" ? showEntity : showRelation)(shown.id);
+        panel.scrollTop = top;
+      }
+    }, 120);
+  }
+
   function closePanel() {
+    shown = null;
     panel.hidden = true;
     cy.elements().unselect();
     highlight(null);
@@ -320,7 +338,8 @@
   function sceneLinks(scenes) {
     if (!scenes.length) { return el("p", { "class": "none", text: "No scene recorded." }); }
     return el("div", { "class": "scenes" }, scenes.map(function (s) {
-      return el("a", { "class": "link", href: "#", text: String(s), title: sceneText(s),
+      return el("a", { "class": "link" + (s > kgview.scene ? " later" : ""), href: "#", text: String(s),
+        title: sceneText(s) + (s > kgview.scene ? " (after the current scene)" : ""),
         onclick: function (ev) { ev.preventDefault(); setScene(s); } });
     }));
   }
@@ -355,6 +374,7 @@
   }
 
   function showEntity(id) {
+    shown = { kind: "entity", id: id };
     var n = nodesById.get(id);
     var type = entityTypes.get(n.type);
     var facts = (incident.get(id) || []).slice().sort(storyOrder);
@@ -387,6 +407,7 @@
   }
 
   function showRelation(id) {
+    shown = { kind: "relation", id: id };
     var e = edgesById.get(id);
     var type = relationTypes.get(e.type);
     var children = [
