@@ -180,3 +180,19 @@ def test_type_filters_and_play(browser, example_build):
     wait_for(lambda: browser.execute_script("return kgview.scene") >= 3, "the story to play on")
     browser.find_element(By.ID, "play").click()
     assert console_errors(browser) == []
+
+
+def test_what_the_library_reports_shown_follows_every_scene_at_once(browser, example_build):
+    """No frame is drawn between the moves: ':visible' must not lag behind the slider."""
+    graph = load(browser, example_build)
+    last = browser.execute_script("return Number(document.getElementById('scene').max)")
+    shown = browser.execute_script("""
+        const out = {};
+        for (let n = 1; n <= arguments[0]; n += 1) {
+          kgview.setScene(n);
+          out[n] = kgview.cy.nodes(':visible').map(x => x.id());
+        }
+        return out;""", last)
+    assert len(shown) == last >= 90
+    for scene, ids in shown.items():
+        assert set(ids) == expected_nodes(graph, int(scene)), scene

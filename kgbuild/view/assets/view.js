@@ -181,18 +181,27 @@
       shownNodes + " entities, " + shownEdges + " relations";
   }
 
+  /* Cytoscape applies class changes lazily, at the next frame; until then ele.visible() and
+     ':visible' answer from a cache. Reading the style of the changed elements applies it now, so
+     that both say what the next frame shows. */
+  function applyNow(changed) {
+    changed.forEach(function (ele) { ele.pstyle("display"); });
+  }
+
   function setScene(n) {
     var scene = Math.max(1, Math.min(lastScene, Math.round(n)));
     kgview.scene = scene;
     slider.value = String(scene);
+    var changed = [];
     cy.batch(function () {
       cy.elements().forEach(function (ele) {
         var first = ele.data("first");
         var later = first !== null && first > scene;
-        if (ele.hasClass("later") !== later) { ele.toggleClass("later", later); }
+        if (ele.hasClass("later") !== later) { ele.toggleClass("later", later); changed.push(ele); }
         if (ele.isNode() && ele.hasClass("new") !== (first === scene)) { ele.toggleClass("new", first === scene); }
       });
     });
+    applyNow(changed);
     sceneLabel.textContent = "Scene " + scene + " of " + lastScene +
       (headings.get(scene) ? " · " + headings.get(scene) : "");
     sceneLabel.title = sceneLabel.textContent;
@@ -249,16 +258,14 @@
     document.querySelectorAll("nav input[type=checkbox]").forEach(function (box) {
       if (!box.checked) { off[box.getAttribute("data-kind")].add(box.getAttribute("data-type")); }
     });
+    var changed = [];
     cy.batch(function () {
-      cy.nodes().forEach(function (n) {
-        var hide = off.entity.has(n.data("type"));
-        if (n.hasClass("filtered") !== hide) { n.toggleClass("filtered", hide); }
-      });
-      cy.edges().forEach(function (e) {
-        var hide = off.relation.has(e.data("type"));
-        if (e.hasClass("filtered") !== hide) { e.toggleClass("filtered", hide); }
+      cy.elements().forEach(function (ele) {
+        var hide = off[ele.isNode() ? "entity" : "relation"].has(ele.data("type"));
+        if (ele.hasClass("filtered") !== hide) { ele.toggleClass("filtered", hide); changed.push(ele); }
       });
     });
+    applyNow(changed);
     showCounts();
   }
 
