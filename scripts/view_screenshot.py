@@ -3,15 +3,21 @@
 Usage: .venv/bin/python scripts/view_screenshot.py PAGE.html OUT.png [--scene N] [--focus NAME]
 
 Opens the page, moves the slider to scene N, finds NAME with the search box and opens its panel,
-fits the view to it and its neighbours, then saves the window (1280 x 720 CSS pixels) as PNG.
+fits the view to it and its neighbours, then saves the window (about 1280 x 720 CSS pixels) as a PNG of
+128 colours (small enough to keep in the repository). The README's picture:
+
+    scripts/dev example && .venv/bin/python scripts/view_screenshot.py out/lizard-people/view.html \
+        examples/lizard-people-view.png --scene 40 --focus Reggie
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import time
 from pathlib import Path
 
+from PIL import Image
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
@@ -37,8 +43,9 @@ def main() -> None:
             time.sleep(0.6)  # the camera moves to the entity
             driver.execute_script("const cy = kgview.cy; cy.fit(cy.$(':selected').closedNeighborhood(':visible'), 20)")
             time.sleep(0.3)
-        args.png.parent.mkdir(parents=True, exist_ok=True)
-        driver.save_screenshot(str(args.png))
+        shot = Image.open(io.BytesIO(driver.get_screenshot_as_png())).convert("RGB")
+    args.png.parent.mkdir(parents=True, exist_ok=True)
+    shot.quantize(colors=128, method=Image.Quantize.MEDIANCUT).save(args.png, optimize=True)
 
 
 if __name__ == "__main__":
