@@ -18,8 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from kgbuild.benchmarks.store import biggest_movie
 from kgbuild.evaluation.reference import load_stage_movie
 from kgbuild.graph import load_graph, save_graph
-from kgbuild.readers import read_screenplay
 from kgbuild.paths import VIEW_FILE
+from kgbuild.readers import read_screenplay
 from kgbuild.view import write_view
 from kgbuild.view.browser import console_errors, headless_chromium, open_page
 

@@ -97,7 +97,7 @@ def _force_layout(n: int, rows: np.ndarray, cols: np.ndarray, weights: np.ndarra
     return pos - pos.mean(axis=0)
 
 
-def _component_positions(graph: nx.Graph, nodes: list[str], rng: np.random.Generator,
+def _component_positions(graph: nx.Graph[str], nodes: list[str], rng: np.random.Generator,
                          iterations: int) -> np.ndarray:
     """Positions of one component's nodes (in `nodes` order), ideal edge length 1."""
     if len(nodes) == 1:
@@ -105,10 +105,14 @@ def _component_positions(graph: nx.Graph, nodes: list[str], rng: np.random.Gener
     if len(nodes) == 2:
         return np.array([[-0.5, 0.0], [0.5, 0.0]])
     index = {node: i for i, node in enumerate(nodes)}
-    edges = sorted((*sorted((index[u], index[v])), w) for u, v, w in graph.subgraph(nodes).edges(data="weight"))
-    rows = np.array([e[0] for e in edges])
-    cols = np.array([e[1] for e in edges])
-    weights = np.array([1.0 + math.log(e[2]) for e in edges])
+    links: list[tuple[int, int, int]] = []
+    for u, v, attrs in graph.subgraph(nodes).edges(data=True):
+        first, second = sorted((index[u], index[v]))
+        links.append((first, second, int(attrs["weight"])))
+    links.sort()
+    rows = np.array([link[0] for link in links])
+    cols = np.array([link[1] for link in links])
+    weights = np.array([1.0 + math.log(link[2]) for link in links])
     return _force_layout(len(nodes), rows, cols, weights, rng, iterations)
 
 
@@ -148,7 +152,7 @@ def stable_layout(nodes: Sequence[str], edges: Iterable[tuple[str, str]], *, see
         >>> sorted(pos) == ["a", "b", "c"]
         True
     """
-    graph = nx.Graph()
+    graph: nx.Graph[str] = nx.Graph()
     graph.add_nodes_from(sorted(nodes))
     for u, v in edges:
         if u == v or u not in graph or v not in graph:
