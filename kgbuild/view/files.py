@@ -119,8 +119,11 @@ def write_view(path: str | os.PathLike[str], output: str | os.PathLike[str] | No
     """
     data, page = movie_page(path)
     target = Path(output) if output is not None else graph_file(path).parent / VIEW_FILE
-    write_text_atomic(target, page)
-    return ViewPage(path=target, movie=data.movie.key, entities=len(data.nodes), relations=len(data.edges),
+    return _record(write_text_atomic(target, page), data, page)
+
+
+def _record(path: Path, data: ViewData, page: str) -> ViewPage:
+    return ViewPage(path=path, movie=data.movie.key, entities=len(data.nodes), relations=len(data.edges),
                     bytes=len(page.encode("utf-8")), top_characters=top_characters(data),
                     with_screenplay=bool(data.scenes))
 
@@ -172,11 +175,8 @@ def write_corpus_views(folder: str | os.PathLike[str], index: str | os.PathLike[
             logger.debug("no page for %s: %s", movie, e)
             failed.append(FailedMovie(folder=movie, reason=str(e)))
             continue
-        path = write_text_atomic(movie / VIEW_FILE, page)
-        pages.append(ViewPage(path=path, movie=data.movie.key, entities=len(data.nodes), relations=len(data.edges),
-                              bytes=len(page.encode("utf-8")), top_characters=top_characters(data),
-                              with_screenplay=bool(data.scenes)))
-        entries.append(IndexEntry(href=_href(path, target), movie_id=data.movie.key,
+        pages.append(_record(write_text_atomic(movie / VIEW_FILE, page), data, page))
+        entries.append(IndexEntry(href=_href(pages[-1].path, target), movie_id=data.movie.key,
                                   title=data.movie.title or data.movie.key, language=data.movie.language,
                                   scenes=data.last_scene, entities=len(data.nodes), relations=len(data.edges),
                                   top_characters=pages[-1].top_characters))

@@ -2,7 +2,7 @@
  *
  * window.kgview exposes the state for people and tests: the Cytoscape instance (cy), the current
  * scene, ready (true after the first frame), firstRenderMs (performance.now() at that frame),
- * errors (uncaught errors seen on the page), setScene(n) and focusEntity(id).
+ * errors (uncaught errors seen on the page), setScene(n), focusEntity(id) and heading(scene).
  */
 (function () {
   "use strict";
@@ -11,9 +11,7 @@
   window.kgview = kgview;
   window.addEventListener("error", function (event) { kgview.errors.push(String(event.message)); });
 
-  performance.mark("script-start");
   var data = JSON.parse(document.getElementById("kgview-data").textContent);
-  performance.mark("data-parsed");
   var nodesById = new Map(data.nodes.map(function (n) { return [n.id, n]; }));
   var edgesById = new Map(data.edges.map(function (e) { return [e.id, e]; }));
   var entityTypes = new Map(data.entity_types.map(function (t) { return [t.name, t]; }));
@@ -69,12 +67,12 @@
   /* The initial viewport fits the node positions (cheaper than letting the library measure
      every label before the first frame). */
   function fitViewport(container) {
-    var xs = data.nodes.map(function (n) { return n.x; });
-    var ys = data.nodes.map(function (n) { return n.y; });
-    if (!xs.length) { return { zoom: 1, pan: { x: 0, y: 0 } }; }
+    if (!data.nodes.length) { return { zoom: 1, pan: { x: 0, y: 0 } }; }
+    var x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+    data.nodes.forEach(function (n) {
+      x0 = Math.min(x0, n.x); x1 = Math.max(x1, n.x); y0 = Math.min(y0, n.y); y1 = Math.max(y1, n.y);
+    });
     var pad = 40;
-    var x0 = Math.min.apply(null, xs), x1 = Math.max.apply(null, xs);
-    var y0 = Math.min.apply(null, ys), y1 = Math.max.apply(null, ys);
     var w = Math.max(container.clientWidth - 2 * pad, 50), h = Math.max(container.clientHeight - 2 * pad, 50);
     var zoom = Math.max(0.02, Math.min(2, w / Math.max(x1 - x0, 1), h / Math.max(y1 - y0, 1)));
     return { zoom: zoom, pan: { x: pad + (w - zoom * (x1 - x0)) / 2 - zoom * x0,
@@ -152,7 +150,6 @@
     pixelRatio: large ? 1 : "auto"
   });
   kgview.cy = cy;
-  performance.mark("cy-created");
   cy.one("render", function () {
     kgview.firstRenderMs = performance.now();
     kgview.ready = true;
