@@ -122,7 +122,7 @@ def chunk(script: Path, output: Path, budget: int, no_pack: bool) -> None:
                    "a speech or an action paragraph, and those are longer than the budget.")
 
 
-_BENCHES = ("parsing", "scoring", "build", "store", "llm", "merge")
+_BENCHES = ("parsing", "scoring", "build", "store", "llm", "merge", "view")
 
 
 @cli.command()
@@ -137,11 +137,14 @@ _BENCHES = ("parsing", "scoring", "build", "store", "llm", "merge")
               help="Seconds the local LLM server waits before each answer (llm benchmark).")
 @click.option("--json", "as_json", is_flag=True, help="Print the numbers as JSON.")
 def bench(data: Path, only: tuple[str, ...], repeat: int, llm_latency: float, as_json: bool) -> None:
-    """Time parsing, STAGE-KG scoring, an offline build, the embedded store, an LLM build and merging.
+    """Time parsing, STAGE-KG scoring, an offline build, the embedded store, an LLM build, merging
+    and the story view.
 
     The LLM benchmark builds a feature-length script against a local OpenAI-compatible server
     (no network) with one request in flight and with 32. The merge benchmark clusters 10,000 and
-    50,000 synthetic mentions with cached embeddings, then measures embedding throughput.
+    50,000 synthetic mentions with cached embeddings, then measures embedding throughput. The view
+    benchmark writes the pages of the example and of the largest STAGE reference graph and times
+    their first render in headless Chromium (skipped, with the reason, when Chromium is missing).
     """
     from kgbuild.benchmarks.build import bench_build
     from kgbuild.benchmarks.parsing import bench_parsing, discover_inputs
@@ -155,7 +158,7 @@ def bench(data: Path, only: tuple[str, ...], repeat: int, llm_latency: float, as
     rows = bench_parsing(paths, repeat=repeat) if "parsing" in chosen else []
     scoring = bench_scoring(data / "stage") if "scoring" in chosen else None
     building = bench_build(feature) if "build" in chosen else None
-    store = llm_result = merge_result = None
+    store = llm_result = merge_result = view_result = None
     if "store" in chosen:
         from kgbuild.benchmarks.store import bench_embedded_store
 
@@ -168,11 +171,20 @@ def bench(data: Path, only: tuple[str, ...], repeat: int, llm_latency: float, as
         from kgbuild.benchmarks.merge import bench_merge
 
         merge_result = bench_merge()
+    if "view" in chosen:
+        from kgbuild.benchmarks.view import bench_view
+        from kgbuild.view.browser import BrowserMissingError
+
+        try:
+            view_result = bench_view(feature, data / "stage")
+        except BrowserMissingError as e:
+            click.echo(f"kgbuild: view benchmark skipped: {e}", err=True)
     if as_json:
         from pydantic import BaseModel
 
         results: dict[str, Any] = {"parsing": [r.model_dump() for r in rows], "scoring": scoring,
-                                   "build": building, "store": store, "llm": llm_result, "merge": merge_result}
+                                   "build": building, "store": store, "llm": llm_result, "merge": merge_result,
+                                   "view": view_result}
         click.echo(json.dumps({k: v.model_dump() if isinstance(v, BaseModel) else v
                                for k, v in results.items()}, indent=1))
         return
@@ -218,6 +230,10 @@ def bench(data: Path, only: tuple[str, ...], repeat: int, llm_latency: float, as
         from kgbuild.benchmarks.merge import format_merge_bench
 
         console.print("\n".join(format_merge_bench(merge_result)))
+    if view_result:
+        from kgbuild.benchmarks.view import format_view_bench
+
+        console.print("\n".join(format_view_bench(view_result)))
 
 
 class _Bars:
@@ -416,6 +432,9 @@ def _register() -> None:
     from kgbuild.audit_cli import audit
 
     cli.add_command(audit)
+    from kgbuild.view_cli import view
+
+    cli.add_command(view)
 
 
 _register()

@@ -15,17 +15,20 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from kgbuild import __version__
 from kgbuild.errors import OutputError
 from kgbuild.graph import save_graph
 from kgbuild.loaders.embedded import DEFAULT_DB_NAME, write_embedded
 from kgbuild.loaders.graphml import export_graphml
-from kgbuild.paths import MERGE_LOG_FILE, check_writable_dir
+from kgbuild.paths import MERGE_LOG_FILE, VIEW_FILE, check_writable_dir
 from kgbuild.pipeline import BuildResult
 from kgbuild.report import build_report
+from kgbuild.view.data import view_data
+from kgbuild.view.page import render_page
 
 #: The files of a build, in the order they are moved into place (graph.json last); the
 #: embedded store (`graph.lbdb`) comes just before graph.json.
-BUILD_FILES = ("screenplay.json", "report.md", "graph.graphml", DEFAULT_DB_NAME, "graph.json")
+BUILD_FILES = ("screenplay.json", "report.md", "graph.graphml", VIEW_FILE, DEFAULT_DB_NAME, "graph.json")
 #: Written by LLM builds only: the chunks left below the reflection threshold or failed.
 REVIEW_FILE = "review.jsonl"
 
@@ -56,9 +59,9 @@ def check_build_target(outdir: str | os.PathLike[str], script: str | os.PathLike
 
 
 def write_build(state: BuildResult, outdir: str | os.PathLike[str]) -> list[Path]:
-    """Write screenplay.json, report.md, graph.graphml, the embedded store graph.lbdb (a fresh
-    database holding this movie only) and graph.json into `outdir`, and for an LLM build
-    review.jsonl (one JSON object per chunk to review; empty when there is none), and with
+    """Write screenplay.json, report.md, graph.graphml, the story view view.html, the embedded
+    store graph.lbdb (a fresh database holding this movie only) and graph.json into `outdir`, and
+    for an LLM build review.jsonl (one JSON object per chunk to review; empty when there is none), and with
     merging on merge_log.jsonl (one line per merge, kept-apart cluster, link or failure).
     A review.jsonl left by an earlier LLM build is removed by an offline build, a merge_log.jsonl
     by a build without merging.
@@ -74,6 +77,8 @@ def write_build(state: BuildResult, outdir: str | os.PathLike[str]) -> list[Path
                                                  encoding="utf-8")
         (staging / "report.md").write_text(build_report(state), encoding="utf-8")
         export_graphml(state.graph, staging / "graph.graphml")
+        (staging / VIEW_FILE).write_text(render_page(view_data(state.graph, state.screenplay), version=__version__),
+                                         encoding="utf-8")
         write_embedded(state.graph, staging / DEFAULT_DB_NAME)
         save_graph(state.graph, staging / "graph.json")
         names = list(BUILD_FILES)

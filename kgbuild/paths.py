@@ -16,6 +16,10 @@ from kgbuild.errors import OutputError
 CACHE_ENV = "KGBUILD_CACHE_DIR"
 #: The merge decisions, one JSON line each, written beside graph.json by a build or `kgbuild merge`.
 MERGE_LOG_FILE = "merge_log.jsonl"
+#: The story view page (`kgbuild view`, and every build) beside graph.json.
+VIEW_FILE = "view.html"
+#: The index page `kgbuild view` writes into a corpus folder, linking each movie's view page.
+VIEW_INDEX_FILE = "index.html"
 
 
 def cache_dir(given: str | os.PathLike[str] | None = None) -> Path:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from kgbuild.paths import VIEW_FILE
 from kgbuild.pipeline import BuildResult
 from kgbuild.schema import load_schema
 
@@ -113,6 +114,8 @@ def build_report(state: BuildResult) -> str:
         f"- Backend: {graph.provenance.backend if graph.provenance else 'unknown'}",
         f"- Scenes: {len(sp.scenes)}; chunks: {len(state.chunks)}",
         f"- Entities: {len(graph.entities)}; relations: {len(graph.relations)}",
+        (f"- Story view: [{VIEW_FILE}]({VIEW_FILE}), the graph scene by scene with the evidence of every "
+         "fact; open it in a browser (it needs no network; `kgbuild view` rewrites it)"),
         "- Timings (s): " + ", ".join(f"{k} {v:.2f}" for k, v in state.timings.items()),
         "",
         "## Entities by type",

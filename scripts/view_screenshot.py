@@ -1,0 +1,52 @@
+"""Screenshot of a story view page in headless Chromium, as the README shows it.
+
+Usage: .venv/bin/python scripts/view_screenshot.py PAGE.html OUT.png [--scene N] [--focus NAME]
+
+Opens the page, moves the slider to scene N, finds NAME with the search box and opens its panel,
+fits the view to it and its neighbours, then saves the window (about 1280 x 720 CSS pixels) as a PNG of
+128 colours (small enough to keep in the repository). The README's picture:
+
+    scripts/dev example && .venv/bin/python scripts/view_screenshot.py out/lizard-people/view.html \
+        examples/lizard-people-view.png --scene 40 --focus Reggie
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import time
+from pathlib import Path
+
+from PIL import Image
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+from kgbuild.view.browser import headless_chromium, open_page
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("page", type=Path)
+    parser.add_argument("png", type=Path)
+    parser.add_argument("--scene", type=int)
+    parser.add_argument("--focus")
+    args = parser.parse_args()
+    with headless_chromium(width=1280, height=860) as driver:
+        open_page(driver, args.page)
+        if args.scene:
+            driver.execute_script("kgview.setScene(arguments[0])", args.scene)
+        if args.focus:
+            box = driver.find_element(By.ID, "search")
+            box.send_keys(args.focus)
+            time.sleep(0.3)
+            box.send_keys(Keys.ENTER)
+            time.sleep(0.6)  # the camera moves to the entity
+            driver.execute_script("const cy = kgview.cy; cy.fit(cy.$(':selected').closedNeighborhood(':visible'), 20)")
+            time.sleep(0.3)
+        shot = Image.open(io.BytesIO(driver.get_screenshot_as_png())).convert("RGB")
+    args.png.parent.mkdir(parents=True, exist_ok=True)
+    shot.quantize(colors=128, method=Image.Quantize.MEDIANCUT).save(args.png, optimize=True)
+
+
+if __name__ == "__main__":
+    main()
