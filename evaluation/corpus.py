@@ -9,9 +9,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from kgbuild.embeddings import Embedder
 from kgbuild.errors import InputError
 from kgbuild.evaluation.metrics import PRF, Averaged, macro, micro
-from kgbuild.evaluation.reference import load_any
-from kgbuild.evaluation.stage_kg import MovieScore, ScoreOptions, score_movie
+from kgbuild.evaluation.reference import LoadReport, load_any
+from kgbuild.evaluation.stage_kg import MovieScore, ScoreOptions, protocol_name, score_movie
 from kgbuild.model import KnowledgeGraph, MovieInfo
+from kgbuild.scenes import SceneSelection, recorded_selection, restrict_graph
 from kgbuild.schema import Schema, load_schema
 
 
@@ -35,6 +36,7 @@ class CorpusScore(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     options: ScoreOptions
+    protocol: str = Field(default="kgbuild", description="The options' preset: kgbuild, paper or custom.")
     movies: list[MovieScore]
     groups: dict[str, GroupScore] = Field(description="'all' and one entry per reference group.")
     missing_predictions: list[str] = Field(default_factory=list)
@@ -88,6 +90,38 @@ def find_predictions(pred_dir: Path) -> dict[str, Path]:
     return found
 
 
+def load_pair(pred: Path | None, ref: Path, *, scenes: SceneSelection | None = None,
+              schema: Schema | None = None) -> tuple[KnowledgeGraph | None, LoadReport | None,
+                                                     KnowledgeGraph, LoadReport, dict[str, str]]:
+    """Load a prediction and its reference, both restricted to the scenes scored.
+
+    The scenes are `scenes` when given, else the ranges the prediction was built from
+    (`MovieInfo.scene_ranges`, `kgbuild build --scenes`), else every scene. The reference is
+    restricted before anything is counted, so its degree >= 2 rule applies to the restricted
+    reference.
+
+    Args:
+        pred: The prediction (a graph.json, build folder or STAGE folder), or None for none.
+        ref: The reference (a STAGE folder or a graph.json).
+        scenes: The scenes to score, overriding the prediction's recorded ranges.
+        schema: The schema; the default when None.
+
+    Returns:
+        The prediction and its load report (None, None without one), the reference, its load
+        report and its rename map.
+    """
+    predicted = pred_report = None
+    selection = scenes
+    if pred is not None:
+        predicted, pred_report, _ = load_any(pred, schema=schema)
+        if selection is None:
+            selection = recorded_selection(predicted)
+        if selection is not None:
+            predicted = restrict_graph(predicted, selection)
+    reference, ref_report, renames = load_any(ref, schema=schema, scenes=selection)
+    return predicted, pred_report, reference, ref_report, renames
+
+
 def score_corpus(
     pred_dir: Path,
     ref_dir: Path,
@@ -95,11 +129,13 @@ def score_corpus(
     embedder: Embedder,
     options: ScoreOptions | None = None,
     schema: Schema | None = None,
+    scenes: SceneSelection | None = None,
 ) -> CorpusScore:
     """Score every reference movie against its prediction (an empty graph when missing).
 
     Groups: 'all', plus one per parent folder of the reference movies (in the STAGE release
-    these are 'English' and 'Chinese').
+    these are 'English' and 'Chinese'). With `scenes`, every movie is scored on those scenes;
+    without, a prediction built from some scenes is scored on those (see `load_pair`).
     """
     options = options or ScoreOptions()
     schema = schema or load_schema()
@@ -109,13 +145,11 @@ def score_corpus(
     groups: dict[str, list[MovieScore]] = {}
     missing = []
     for movie, folder in refs.items():
-        reference, ref_report, renames = load_any(folder, schema=schema)
-        if movie in preds:
-            predicted, pred_report, _ = load_any(preds[movie], schema=schema)
-        else:
+        loaded, pred_report, reference, ref_report, renames = load_pair(
+            preds.get(movie), folder, scenes=scenes, schema=schema)
+        if loaded is None:
             missing.append(movie)
-            predicted = KnowledgeGraph(movie=MovieInfo(title=movie, language=reference.movie.language))
-            pred_report = None
+        predicted = loaded or KnowledgeGraph(movie=MovieInfo(title=movie, language=reference.movie.language))
         score = score_movie(predicted, reference, renames=renames, embedder=embedder,
                             options=options, schema=schema, movie=movie)
         score = score.model_copy(update={"prediction_report": pred_report, "reference_report": ref_report})
@@ -126,6 +160,7 @@ def score_corpus(
         aggregates.update({name: aggregate(items) for name, items in sorted(groups.items())})
     return CorpusScore(
         options=options,
+        protocol=protocol_name(options),
         movies=scores,
         groups=aggregates,
         missing_predictions=missing,

@@ -5,6 +5,14 @@ A STAGE movie folder holds `extraction_results.json` (per-scene entities and rel
 name mapped through the rename map, each entity named and typed by the majority of its mentions
 and merged from them by the one merge policy (`kgbuild.graph.merge_entity_records`). Both
 sources become the same `KnowledgeGraph`, plus a `LoadReport` of what could not be used.
+
+Scenes: `extraction_results.json` is keyed per scene part (`scene_N_part_M`; `scene_N__2_part_M`
+for a second scene printed with the number N). Each part's `document_metadata.order` is the
+0-based position of its entry in `script.json`, so `order + 1` is the scene index kgbuild gives
+that entry (`Scene.index`: the STAGE reader makes one scene per entry, in list order); N is the
+scene number as printed, which is the same in 10 of the 11 dev movies and off by up to one
+after a repeated number in the other. A part without `order` falls back to N. A reference can
+be restricted to some scenes (`scenes=`): only the parts of those scenes are read.
 """
 
 from __future__ import annotations
@@ -28,6 +36,7 @@ from kgbuild.graph import (
     relation_id,
 )
 from kgbuild.model import Entity, KnowledgeGraph, MovieInfo, Relation, Scope
+from kgbuild.scenes import SceneSelection, restrict_graph
 from kgbuild.schema import Schema, load_schema
 
 _SCENE_KEY = re.compile(r"scene_(\d+)")
@@ -83,14 +92,30 @@ def _mention(ent: dict, scene: int, renames: dict[str, str], known_types: set[st
                   scope=Scope.GLOBAL if ent.get("scope") == Scope.GLOBAL else Scope.LOCAL)
 
 
+def stage_scene_index(key: str, part: object) -> int:
+    """The kgbuild scene index of one part of `extraction_results.json` (see the module docstring).
+
+    Example:
+        >>> stage_scene_index("scene_9__2_part_1", {"document_metadata": {"order": 9}})
+        10
+    """
+    metadata = part.get("document_metadata") if isinstance(part, dict) else None
+    order = metadata.get("order") if isinstance(metadata, dict) else None
+    if isinstance(order, int) and not isinstance(order, bool) and order >= 0:
+        return order + 1
+    m = _SCENE_KEY.search(key)
+    return int(m.group(1)) if m else 0
+
+
 def load_stage_movie(
-    movie_dir: str | Path, *, schema: Schema | None = None
+    movie_dir: str | Path, *, schema: Schema | None = None, scenes: SceneSelection | None = None
 ) -> tuple[KnowledgeGraph, LoadReport, dict[str, str]]:
     """Build the reference graph of one STAGE movie folder.
 
     Args:
         movie_dir: Folder with extraction_results.json and (optionally) rename_map.json.
         schema: The schema; the default STAGE-KG schema when None.
+        scenes: Read only the parts of these scene indices (`stage_scene_index`); None: all.
 
     Returns:
         The graph, what was skipped, and the rename map (for matching predictions).
@@ -120,11 +145,12 @@ def load_stage_movie(
     mentions: dict[str, list[Entity]] = defaultdict(list)
     raw_relations: list[tuple[str, str, str, int, dict]] = []
     for key, scene in results.items():
+        index = stage_scene_index(key, scene)
+        if scenes is not None and index not in scenes:
+            continue
         if not isinstance(scene, dict) or scene.get("ok") is False:
             report.failed_scenes += 1
             continue
-        m = _SCENE_KEY.search(key)
-        index = int(m.group(1)) if m else 0
         for ent in scene.get("entities") or []:
             mention = _mention(ent, index, renames, known_types, report)
             if mention is not None:
@@ -162,7 +188,7 @@ def load_stage_movie(
         relations[key] = merge_relation_records(relations[key], record) if key in relations else record
     graph = KnowledgeGraph(
         movie=MovieInfo(id=folder.name, title=folder.name, language="zh" if folder.name.startswith("ch") else "en",
-                        scenes=len(results)),
+                        scenes=len(results), scene_ranges=scenes.as_list() if scenes is not None else []),
         entities=list(entities.values()),
         relations=list(relations.values()),
     )
@@ -236,8 +262,15 @@ def check_prediction(
     return graph.model_copy(update={"entities": entities, "relations": relations}), report
 
 
-def load_any(path: str | Path, *, schema: Schema | None = None) -> tuple[KnowledgeGraph, LoadReport, dict[str, str]]:
+def load_any(path: str | Path, *, schema: Schema | None = None,
+             scenes: SceneSelection | None = None) -> tuple[KnowledgeGraph, LoadReport, dict[str, str]]:
     """Load a STAGE movie folder or a graph.json (a folder holding graph.json also works).
+
+    Args:
+        path: The folder or file.
+        schema: The schema; the default STAGE-KG schema when None.
+        scenes: Keep only these scenes: a STAGE folder reads only their parts, a graph keeps the
+            facts grounded in them (`kgbuild.scenes.restrict_graph`). None: everything.
 
     Returns:
         The graph (unscorable items removed), the load report, and the rename map (empty for
@@ -245,7 +278,7 @@ def load_any(path: str | Path, *, schema: Schema | None = None) -> tuple[Knowled
     """
     p = Path(path)
     if p.is_dir() and (p / "extraction_results.json").is_file():
-        return load_stage_movie(p, schema=schema)
+        return load_stage_movie(p, schema=schema, scenes=scenes)
     if p.is_dir() and (p / "graph.json").is_file():
         p = p / "graph.json"
     if p.is_dir():
@@ -255,4 +288,6 @@ def load_any(path: str | Path, *, schema: Schema | None = None) -> tuple[Knowled
             path=str(p),
         )
     graph, report = check_prediction(load_graph(p), str(p), schema=schema)
+    if scenes is not None:
+        graph = restrict_graph(graph, scenes)
     return graph, report, {}

@@ -1,18 +1,25 @@
 """The STAGE-KG protocol (paper sec. 4, app. D.1): match entities, then score entities and relations.
 
 What the paper fixes: event-centric entities (Event, Occasion) and event-centric relations are
-left out; only reference entities of degree >= 2 (degree over the whole reference graph) are
-scored; entities are grounded by the rename map first (accepted directly, whatever the types),
-then by same-type embedding similarity above a threshold, one-to-one, greedy; a relation is
-right when both ends match and the type is equal.
+left out; only reference entities of degree >= 2 (degree over the whole reference graph, or over
+the reference restricted to the scenes scored) are scored; entities are grounded by the rename
+map first (accepted directly, whatever the types), then by same-type embedding similarity above
+a threshold, one-to-one, greedy; a relation is right when both ends match and the type is equal.
 
-What it leaves open, and our documented defaults (`ScoreOptions`):
+What it leaves open, and our documented defaults (`ScoreOptions`, the `kgbuild` protocol):
 - `threshold` 0.80: cosine similarity of MiniLM name embeddings needed for a match.
+- `entity_text` 'name': what is embedded for an entity, its name alone; 'name_description'
+  embeds its name and description as one text, as the paper words it ("embedded using its
+  canonical name and description").
 - `description_weight` 0.0: similarity = (1-w)·cos(name) + w·cos(description).
 - `pred_min_degree` 0: no degree filter on the predicted side.
-- Between the rename map and the embeddings, names equal after normalization (case, spaces,
-  punctuation) to a reference name or alias match too, within the same type only. When two
-  predictions ground to one reference through the rename map, the one of the same type wins.
+- `name_identity` on: between the rename map and the embeddings, names equal after
+  normalization (case, spaces, punctuation) to a reference name or alias match too, within the
+  same type only (the paper has two stages, rename map then embeddings). When two predictions
+  ground to one reference through the rename map, the one of the same type wins.
+
+`PROTOCOLS` names two presets: `kgbuild` (the defaults above) and `paper`, the paper's reading
+of app. D.1 (`entity_text` 'name_description', `name_identity` off; the rest as `kgbuild`).
 - A per-type row counts the predictions of that type: a true or false positive in the row of
   the predicted type, a false negative in the row of the reference type, so the totals are the
   sums of the rows. A rename-map match across types is a true positive of the predicted type
@@ -27,6 +34,7 @@ What it leaves open, and our documented defaults (`ScoreOptions`):
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -48,12 +56,36 @@ class ScoreOptions(BaseModel):
 
     threshold: float = Field(default=0.80, ge=0.0, le=1.0,
                              description="Cosine similarity needed for an embedding match.")
+    entity_text: Literal["name", "name_description"] = Field(
+        default="name", description="What is embedded for an entity: its name, or its name and description "
+        "as one text ('Name: description').")
     description_weight: float = Field(default=0.0, ge=0.0, le=1.0,
                                       description="Weight of description similarity.")
+    name_identity: bool = Field(
+        default=True, description="Match names equal after normalization (same type) before the embeddings.")
     min_degree: int = Field(default=2, ge=0, description="Reference degree needed to be scored.")
     pred_min_degree: int = Field(default=0, ge=0, description="Predicted degree needed to count.")
     near_miss_margin: float = Field(default=0.10, ge=0.0,
                                     description="How far under the threshold a near miss may be.")
+
+
+#: The named presets of `kgbuild score --protocol`: today's defaults, and the paper's reading of app. D.1.
+PROTOCOLS: dict[str, ScoreOptions] = {
+    "kgbuild": ScoreOptions(),
+    "paper": ScoreOptions(entity_text="name_description", name_identity=False),
+}
+
+
+def protocol_name(options: ScoreOptions) -> str:
+    """The preset `options` equal ('kgbuild', 'paper'), or 'custom'."""
+    return next((name for name, preset in PROTOCOLS.items() if preset == options), "custom")
+
+
+def protocol_differences(options: ScoreOptions, protocol: str = "kgbuild") -> dict[str, object]:
+    """The options whose values differ from the named preset's (field -> value), for reports."""
+    base = PROTOCOLS[protocol]
+    return {name: getattr(options, name) for name in ScoreOptions.model_fields
+            if getattr(options, name) != getattr(base, name)}
 
 
 class NearMiss(BaseModel):
@@ -100,6 +132,10 @@ class MovieScore(BaseModel):
     cross_type_matches: list[CrossTypeMatch] = Field(default_factory=list)
     prediction_report: LoadReport | None = None
     reference_report: LoadReport | None = None
+    protocol: str = Field(default="kgbuild", description="The options' preset: kgbuild, paper or custom.")
+    scene_ranges: list[tuple[int, int]] = Field(
+        default_factory=list, description="The scenes scored (both graphs restricted to them; the degree "
+        "rule applied on the restricted reference); empty: every scene.")
 
 
 def _degrees(graph: KnowledgeGraph) -> Counter[str]:
@@ -115,8 +151,10 @@ def _non_event(graph: KnowledgeGraph, schema: Schema) -> list[Entity]:
     return [e for e in graph.entities if not schema.is_event_centric_entity(e.type)]
 
 
-def _name_candidates(pred: list[Entity], ref: list[Entity], renames: dict[str, str]) -> list[tuple[float, str, str]]:
-    """Rename-map and normalized-name candidates, scored so that they beat any embedding.
+def _name_candidates(pred: list[Entity], ref: list[Entity], renames: dict[str, str],
+                     identity: bool = True) -> list[tuple[float, str, str]]:
+    """Rename-map and (with `identity`) normalized-name candidates, scored so that they beat any
+    embedding.
 
     The rename map grounds across types (same type first); equal names need the same type.
     """
@@ -131,14 +169,24 @@ def _name_candidates(pred: list[Entity], ref: list[Entity], renames: dict[str, s
         if target in by_name:
             r = by_name[target]
             out.append((_RENAME + (0.5 if r.type == p.type else 0.0), p.id, r.id))
+        if not identity:
+            continue
         for r in by_key.get(canonical_key(p.name), []):
             if r.type == p.type:
                 out.append((_IDENTITY, p.id, r.id))
     return out
 
 
-def _similarity(pred: list[Entity], ref: list[Entity], embedder: Embedder, w: float) -> np.ndarray:
-    names = embedder.encode([e.name for e in pred] + [e.name for e in ref])
+def entity_text(entity: Entity, options: ScoreOptions) -> str:
+    """The text embedded for an entity: its name, or 'Name: description' (`options.entity_text`)."""
+    if options.entity_text == "name_description" and entity.description.strip():
+        return f"{entity.name}: {entity.description.strip()}"
+    return entity.name
+
+
+def _similarity(pred: list[Entity], ref: list[Entity], embedder: Embedder, options: ScoreOptions) -> np.ndarray:
+    w = options.description_weight
+    names = embedder.encode([entity_text(e, options) for e in pred] + [entity_text(e, options) for e in ref])
     sim = names[: len(pred)] @ names[len(pred):].T
     if w > 0:
         descs = embedder.encode([e.description or e.name for e in pred] + [e.description or e.name for e in ref])
@@ -154,7 +202,7 @@ def _embedding_candidates(
     for etype in sorted({p.type for p in pred} & {r.type for r in ref}):
         ps = [p for p in pred if p.type == etype]
         rs = [r for r in ref if r.type == etype]
-        sim = _similarity(ps, rs, embedder, options.description_weight)
+        sim = _similarity(ps, rs, embedder, options)
         for i, j in zip(*np.nonzero(sim >= options.threshold), strict=True):
             candidates.append((float(sim[i, j]), ps[i].id, rs[j].id))
         best = sim.argmax(axis=1)
@@ -181,7 +229,8 @@ def match_entities(
     pred: list[Entity], ref: list[Entity], renames: dict[str, str], embedder: Embedder,
     options: ScoreOptions,
 ) -> tuple[dict[str, str], list[NearMiss]]:
-    """Match predicted to reference entities: rename map, same-type name identity, then embeddings.
+    """Match predicted to reference entities: rename map, same-type name identity (unless
+    `options.name_identity` is off), then embeddings.
 
     Only what the name steps leave unmatched is embedded, so scoring a graph against itself
     never loads the model.
@@ -189,7 +238,7 @@ def match_entities(
     Returns:
         predicted id -> reference id, and the near misses.
     """
-    matched = _greedy(_name_candidates(pred, ref, renames))
+    matched = _greedy(_name_candidates(pred, ref, renames, options.name_identity))
     rest_p = [p for p in pred if p.id not in matched]
     taken = set(matched.values())
     rest_r = [r for r in ref if r.id not in taken]
@@ -312,4 +361,6 @@ def score_movie(
         false_positives={k: sorted(v) for k, v in sorted(false_pos.items())},
         near_misses=sorted(near, key=lambda n: -n.similarity),
         cross_type_matches=sorted(cross_type, key=lambda c: (c.predicted_type, c.predicted, c.reference)),
+        protocol=protocol_name(options),
+        scene_ranges=list(reference.movie.scene_ranges),
     )

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
     from kgbuild.evaluation.stage_kg import MovieScore, ScoreOptions
     from kgbuild.model import Entity, Evidence, KnowledgeGraph, Relation, Screenplay
+    from kgbuild.scenes import SceneSelection
 
 __version__ = "0.1.0"
 
@@ -89,6 +90,7 @@ def build(
     llm_model: str | None = None,
     llm_base_url: str | None = None,
     max_cost: float | None = None,
+    scenes: str | SceneSelection | None = None,
 ) -> KnowledgeGraph:
     """Build the story graph of a screenplay, as `kgbuild build` does.
 
@@ -109,6 +111,9 @@ def build(
         llm_model: Extract with this LLM (OpenAI-compatible; key from `$OPENAI_API_KEY`).
         llm_base_url: Its base URL ending in /v1; None: `$OPENAI_BASE_URL`, else OpenAI.
         max_cost: Stop cleanly before the estimated LLM cost (USD) exceeds this.
+        scenes: Build only these scenes ('12-40', '3', '1-10,50-60' or a `SceneSelection`;
+            1-based scene indices as `read_screenplay` numbers them): chunks, LLM requests and
+            facts cover them alone, and `graph.movie.scene_ranges` records them.
 
     Returns:
         The repaired, merged and corrected graph. An LLM build in which some chunks got no
@@ -118,7 +123,7 @@ def build(
 
     Raises:
         InputError: the script or the corrections file cannot be read; `llm_base_url` or
-            `max_cost` without `llm_model`.
+            `max_cost` without `llm_model`; `scenes` unreadable or past the last scene.
         OutputError: `outdir` or a cache folder cannot be written, or `outdir` holds the build
             of another script and `force` is not given.
         kgbuild.llm.types.BudgetExceededError: `max_cost` reached (answers so far are cached).
@@ -138,6 +143,7 @@ def build(
     from kgbuild.paths import check_writable_dir
     from kgbuild.pipeline import BuildOptions, run_build
 
+    selection = _selection(scenes)
     if outdir is not None:
         from kgbuild.output import check_build_target
 
@@ -153,7 +159,7 @@ def build(
     with default_embedder(cache_dir) as embedder:
         options = BuildOptions(strict_repairs=not lenient, embedder=embedder, llm=llm, merge=merge,
                                corrections=Path(corrections) if corrections is not None else None,
-                               movie=movie)
+                               movie=movie, scenes=selection)
         state = run_build(script, options)
     failed = 0
     if state.llm is not None:
@@ -271,17 +277,28 @@ def query(cypher: str, *, db: PathLike | None = None,
     return run_query(resolve_db_path(db), cypher, params).as_dicts()
 
 
-def _graph_for_scoring(given: KnowledgeGraph | PathLike) -> tuple[KnowledgeGraph, Any, dict[str, str], str, str]:
-    """A graph to score, its load report, its rename map, its movie id and its title."""
+def _selection(scenes: str | SceneSelection | None) -> SceneSelection | None:
+    from kgbuild.scenes import parse_scene_ranges
+
+    return parse_scene_ranges(scenes) if isinstance(scenes, str) else scenes
+
+
+def _graph_for_scoring(given: KnowledgeGraph | PathLike, scenes: SceneSelection | None = None
+                       ) -> tuple[KnowledgeGraph, Any, dict[str, str], str, str]:
+    """A graph to score (restricted to `scenes`), its load report, its rename map, its movie id
+    and its title."""
     from pathlib import Path
 
     from kgbuild.evaluation.reference import check_prediction, load_any, stage_title
     from kgbuild.model import KnowledgeGraph
+    from kgbuild.scenes import restrict_graph
 
     if isinstance(given, KnowledgeGraph):
         graph, report = check_prediction(given, given.movie.key)
+        if scenes is not None:
+            graph = restrict_graph(graph, scenes)
         return graph, report, {}, given.movie.key, given.movie.title
-    graph, report, renames = load_any(Path(given))
+    graph, report, renames = load_any(Path(given), scenes=scenes)
     path = Path(given)
     if path.is_dir() and (path / "extraction_results.json").is_file():
         return graph, report, renames, path.resolve().name, stage_title(path)
@@ -289,7 +306,8 @@ def _graph_for_scoring(given: KnowledgeGraph | PathLike) -> tuple[KnowledgeGraph
 
 
 def score(pred: KnowledgeGraph | PathLike, ref: KnowledgeGraph | PathLike, *,
-          options: ScoreOptions | None = None, cache_dir: PathLike | None = None) -> MovieScore:
+          options: ScoreOptions | None = None, cache_dir: PathLike | None = None,
+          protocol: str = "kgbuild", scenes: str | SceneSelection | None = None) -> MovieScore:
     """Score a predicted graph against a reference with the STAGE-KG protocol (`kgbuild score`).
 
     Entities of unknown types and relations of unknown types or with missing endpoints are left
@@ -299,15 +317,23 @@ def score(pred: KnowledgeGraph | PathLike, ref: KnowledgeGraph | PathLike, *,
         pred: The prediction: a graph, a graph.json, or a build folder.
         ref: The reference: a STAGE movie folder (extraction_results.json, rename_map.json), a
             graph, a graph.json or a build folder.
-        options: The choices the paper leaves open (threshold 0.80, ...); None: the defaults.
+        options: The choices the paper leaves open (threshold 0.80, ...); None: the preset of
+            `protocol`.
         cache_dir: The embedding cache folder; None: `$KGBUILD_CACHE_DIR`, else ~/.cache/kgbuild.
+        protocol: The preset used when `options` is None: 'kgbuild' (the defaults) or 'paper'
+            (`kgbuild.evaluation.stage_kg.PROTOCOLS`).
+        scenes: Score only these scenes ('12-40', '1-10,50-60' or a `SceneSelection`): the
+            reference keeps its facts of those scenes (then the degree >= 2 rule), the
+            prediction its facts grounded in them. None: the ranges the prediction was built
+            from (`graph.movie.scene_ranges`), else every scene.
 
     Returns:
         Entity and relation precision, recall and F1 (`result.entities.f1`), per type, and what
         `kgbuild score --explain` shows (misses, false positives, near misses).
 
     Raises:
-        InputError: a path that is neither a graph.json nor a STAGE folder, or a broken file.
+        InputError: a path that is neither a graph.json nor a STAGE folder, or a broken file;
+            an unknown protocol; `scenes` unreadable.
         OutputError: the cache folder cannot be written.
 
     Example:
@@ -316,10 +342,18 @@ def score(pred: KnowledgeGraph | PathLike, ref: KnowledgeGraph | PathLike, *,
         (1.0, 1.0)
     """
     from kgbuild.embeddings import default_embedder
-    from kgbuild.evaluation.stage_kg import score_movie
+    from kgbuild.errors import InputError
+    from kgbuild.evaluation.stage_kg import PROTOCOLS, score_movie
+    from kgbuild.scenes import recorded_selection
 
-    predicted, pred_report, _, _, _ = _graph_for_scoring(pred)
-    reference, ref_report, renames, movie, title = _graph_for_scoring(ref)
+    if protocol not in PROTOCOLS:
+        raise InputError(f"unknown protocol {protocol!r}; the protocols are {', '.join(sorted(PROTOCOLS))}")
+    options = options or PROTOCOLS[protocol]
+    selection = _selection(scenes)
+    predicted, pred_report, _, _, _ = _graph_for_scoring(pred, selection)
+    if selection is None:
+        selection = recorded_selection(predicted)
+    reference, ref_report, renames, movie, title = _graph_for_scoring(ref, selection)
     with default_embedder(cache_dir) as embedder:
         result = score_movie(predicted, reference, renames=renames, embedder=embedder, options=options,
                              movie=movie, title=title)

@@ -20,6 +20,7 @@ from kgbuild.model import SourceFormat
 from kgbuild.paths import cache_dir as resolve_cache_dir
 from kgbuild.paths import check_writable_dir, check_writable_file
 from kgbuild.readers import DEFAULT_MAX_BYTES, read_screenplay
+from kgbuild.scenes import SceneSelection, scenes_param
 from kgbuild.summary import ScreenplaySummary, summarize
 
 if TYPE_CHECKING:
@@ -300,10 +301,17 @@ EXIT_PARTIAL = 4
 @click.option("--corrections", type=click.Path(dir_okay=False, exists=True, path_type=Path),
               help="Corrections to apply (JSON Lines: reject, merge, split, rename, retype) "
               "[default: SCRIPT_STEM.corrections.jsonl beside SCRIPT, if present].")
+@click.option("--scenes", metavar="RANGES", callback=scenes_param,
+              help="Build only these scenes: A-B, N or A-B,C-D (scene indices as 'kgbuild parse' counts "
+              "them, from 1); the graph records the ranges.")
+@click.option("--dry-run", is_flag=True,
+              help="Parse and chunk, print the scenes, chunks and (with --llm-model) the LLM requests, "
+              "tokens and cost the build would need; write nothing, send nothing.")
 def build(script: Path, outdir: Path | None, from_stage: str | None, budget: int | None, lenient: bool,
           cache_dir: Path | None, max_bytes: int, quiet: bool, threshold: int | None, max_retries: int | None,
           neo4j_uri: str | None, neo4j_database: str | None, no_merge: bool, movie: str | None, force: bool,
-          allow_partial: bool, corrections: Path | None, llm: LLMFlags) -> None:
+          allow_partial: bool, corrections: Path | None, scenes: SceneSelection | None, dry_run: bool,
+          llm: LLMFlags) -> None:
     """Build the story graph of SCRIPT into OUTDIR: offline by default, with an LLM if given one.
 
     OUTDIR gets graph.json, the embedded store graph.lbdb (query it with 'kgbuild query --db
@@ -312,11 +320,26 @@ def build(script: Path, outdir: Path | None, from_stage: str | None, budget: int
     line, e.g. {"action": "reject", "fact": "rel:..."}, {"action": "rename", "fact":
     "character:neil", "name": "Neil Perry"}, {"action": "split", "entities": [ID, ID]}.
 
-    Exit status: 0 built; 2 bad input, an unwritable place, the LLM server refusing the requests
-    or the budget (nothing written); 3 batch-export mode wrote the requests of the next stage
-    (extraction, review or merging); 4 some LLM chunks failed (an existing build is kept unless
-    --allow-partial).
+    Exit status: 0 built (or --dry-run); 2 bad input, an unwritable place, the LLM server refusing
+    the requests or the budget (nothing written); 3 batch-export mode wrote the requests of the
+    next stage (extraction, review or merging); 4 some LLM chunks failed (an existing build is
+    kept unless --allow-partial).
     """
+    if from_stage is not None and (scenes is not None or dry_run):
+        raise click.UsageError("--from-stage reruns a build folder as it was built: --scenes and --dry-run "
+                               "apply to a script")
+    if dry_run:
+        if llm.batch_export is not None:
+            raise click.UsageError("--dry-run writes nothing: leave out --llm-batch-export")
+        from kgbuild.dry_run import dry_run_lines
+        from kgbuild.pipeline import BuildOptions
+
+        settings = llm.settings(threshold=threshold, max_retries=max_retries)
+        options = BuildOptions(token_budget=budget, max_bytes=max_bytes, llm=settings, movie=movie,
+                               corrections=corrections, scenes=scenes)
+        for line in dry_run_lines(script, options):
+            click.echo(line)
+        return
     from kgbuild.store_cli import neo4j_credentials
 
     credentials = neo4j_credentials() if neo4j_uri else None
@@ -345,7 +368,7 @@ def build(script: Path, outdir: Path | None, from_stage: str | None, budget: int
         check_writable_dir(resolve_cache_dir(settings.cache_dir), "LLM cache folder")
     options = BuildOptions(token_budget=budget, strict_repairs=not lenient, max_bytes=max_bytes,
                            embedder=default_embedder(cache_dir), llm=settings, merge=not no_merge,
-                           corrections=corrections, movie=movie)
+                           corrections=corrections, movie=movie, scenes=scenes)
     columns = (TextColumn("{task.description:<18}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn())
     with Progress(*columns, console=Console(stderr=True), disable=quiet, transient=False) as bars:
@@ -369,8 +392,10 @@ def build(script: Path, outdir: Path | None, from_stage: str | None, budget: int
         sys.exit(EXIT_PARTIAL)
     written = write_build(state, outdir)
     graph = state.graph
+    built = (f"scenes {scenes.describe()} of {len(state.screenplay.scenes)}" if scenes is not None
+             else f"{len(state.screenplay.scenes)} scenes")
     click.echo(
-        f"{len(state.screenplay.scenes)} scenes -> {len(graph.entities)} entities, "
+        f"{built} -> {len(graph.entities)} entities, "
         f"{len(graph.relations)} relations. Wrote " + ", ".join(str(p) for p in written)
     )
     if neo4j_uri and credentials:
@@ -435,6 +460,9 @@ def _register() -> None:
     from kgbuild.view_cli import view
 
     cli.add_command(view)
+    from kgbuild.diff_cli import diff
+
+    cli.add_command(diff)
 
 
 _register()

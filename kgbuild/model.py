@@ -221,7 +221,11 @@ class MovieInfo(_Model):
     title: str
     language: str
     source_sha256: str | None = None
-    scenes: int = 0
+    scenes: int = Field(default=0, description="Scenes in the whole script.")
+    scene_ranges: list[tuple[int, int]] = Field(
+        default_factory=list,
+        description="The scenes the graph was built from, as inclusive (first, last) scene indices "
+        "('kgbuild build --scenes'); empty: the whole script.")
 
     @property
     def key(self) -> str:

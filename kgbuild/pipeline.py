@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from kgbuild.llm.run import LLMExtraction
     from kgbuild.llm.settings import LLMSettings
     from kgbuild.llm.types import ChatBackend
+    from kgbuild.scenes import SceneSelection
 
 
 class Progress(Protocol):
@@ -74,6 +75,9 @@ class BuildOptions:
         corrections: The corrections file to apply (see `kgbuild.canonicalize.corrections`);
             None means the one beside the script, when it exists.
         movie: The movie id; None means the reader's (`kgbuild.readers.movie_id`).
+        scenes: Build only these scenes (`kgbuild build --scenes`): chunks, LLM requests and
+            facts cover them alone, the whole script still naming the cast; the graph records
+            the ranges in `movie.scene_ranges`. None: every scene.
     """
 
     token_budget: int | None = None
@@ -85,6 +89,7 @@ class BuildOptions:
     merge: bool = True
     corrections: Path | None = None
     movie: str | None = None
+    scenes: SceneSelection | None = None
 
     def corrections_path(self, script: Path) -> Path | None:
         """The corrections file this build applies, if any."""
@@ -239,13 +244,20 @@ def _parse(state: BuildInput, progress: Progress) -> Parsed:
     screenplay = read_screenplay(state.script, max_bytes=state.options.max_bytes)
     if state.options.movie:
         screenplay = screenplay.model_copy(update={"id": state.options.movie})
+    if state.options.scenes is not None:
+        from kgbuild.scenes import check_selection
+
+        check_selection(state.options.scenes, screenplay)
     progress.advance()
     return _advance(state, Parsed, screenplay=screenplay, corrections=corrections)
 
 
 def _chunk(state: Parsed, progress: Progress) -> Chunked:
+    from kgbuild.scenes import select_screenplay
+
     progress.stage("chunk", 1)
-    chunks = chunk_screenplay(state.screenplay, token_budget=state.options.chunk_budget())
+    chunks = chunk_screenplay(select_screenplay(state.screenplay, state.options.scenes),
+                              token_budget=state.options.chunk_budget())
     progress.advance()
     return _advance(state, Chunked, chunks=chunks)
 
@@ -253,9 +265,10 @@ def _chunk(state: Parsed, progress: Progress) -> Chunked:
 def _extract_offline(state: Chunked, progress: Progress) -> Extracted:
     from kgbuild.offline import extract_offline
 
-    progress.stage("extract (offline)", len(state.screenplay.scenes))
+    selection = state.options.scenes
+    progress.stage("extract (offline)", len(selection) if selection is not None else len(state.screenplay.scenes))
     graph = extract_offline(state.screenplay, embedder=state.options.embedder, version=__version__,
-                            on_scene=progress.advance)
+                            on_scene=progress.advance, scenes=selection)
     return _advance(state, Extracted, graph=graph, llm=None)
 
 
@@ -265,7 +278,7 @@ def _extract_llm(state: Chunked, settings: LLMSettings, progress: Progress) -> E
 
     progress.stage("extract (llm)", len(state.chunks))
     result = run_llm_extraction(state.screenplay, state.chunks, settings, backend=state.options.llm_backend,
-                                on_chunk=progress.advance)
+                                on_chunk=progress.advance, scenes=state.options.scenes)
     assembly = assemble(state.screenplay, result.run.outcomes, version=__version__,
                         model=settings.model, token_usage=token_usage(result.usage))
     return _advance(state, Extracted, graph=assembly.graph,
@@ -274,8 +287,15 @@ def _extract_llm(state: Chunked, settings: LLMSettings, progress: Progress) -> E
 
 def _extract(state: Chunked, progress: Progress) -> Extracted:
     if state.options.llm is None:
-        return _extract_offline(state, progress)
-    return _extract_llm(state, state.options.llm, progress)
+        extracted = _extract_offline(state, progress)
+    else:
+        extracted = _extract_llm(state, state.options.llm, progress)
+    if state.options.scenes is None:
+        return extracted
+    from kgbuild.scenes import restrict_graph
+
+    # The facts are of the selected scenes already; this also records the ranges in the graph.
+    return _advance(extracted, Extracted, graph=restrict_graph(extracted.graph, state.options.scenes))
 
 
 def _repair(state: Extracted, progress: Progress) -> Repaired:
@@ -410,6 +430,34 @@ def run_build(
     """
     state = BuildInput(script=Path(script), options=options or BuildOptions())
     return _run(state, STAGES, progress or _Silent())
+
+
+def prepare_build(
+    script: str | os.PathLike[str],
+    options: BuildOptions | None = None,
+    *,
+    progress: Progress | None = None,
+) -> Chunked:
+    """Run the stages before extraction only (parse, chunk): what `kgbuild build --dry-run` reads.
+
+    Args:
+        script: The screenplay file.
+        options: Build options; defaults when None (no embedder is needed).
+        progress: Where progress goes; silent when None.
+
+    Returns:
+        The screenplay and the chunks the build would extract.
+
+    Raises:
+        InputError: the script cannot be read, or `options.scenes` goes past its last scene.
+    """
+    stages = STAGES[: [stage.name for stage in STAGES].index("chunk") + 1]
+    current: BuildInput = BuildInput(script=Path(script), options=options or BuildOptions())
+    for stage in stages:
+        current = stage.run(current, progress or _Silent())
+    if not isinstance(current, Chunked):
+        raise PipelineDefinitionError(f"the stages up to chunk end with {type(current).__name__}, not Chunked")
+    return current
 
 
 def _read_build_folder(folder: Path, options: BuildOptions) -> Repaired:

@@ -7,19 +7,26 @@ from typing import TYPE_CHECKING
 
 from kgbuild.paths import VIEW_FILE
 from kgbuild.pipeline import BuildResult
+from kgbuild.scenes import recorded_selection
 from kgbuild.schema import load_schema
 
 if TYPE_CHECKING:
     from kgbuild.llm.run import LLMExtraction
 
 
+def _built_scenes(state: BuildResult) -> list[int]:
+    """The indices of the scenes the build covers: the `--scenes` ranges the graph records, or all."""
+    selection = recorded_selection(state.graph)
+    return [s.index for s in state.screenplay.scenes if selection is None or s.index in selection]
+
+
 def scenes_without_entities(state: BuildResult) -> list[int]:
-    """Scenes that no entity other than a scene event is grounded in."""
+    """Scenes (of those built) that no entity other than a scene event is grounded in."""
     schema = load_schema()
     grounded = {
         i for e in state.graph.entities if not schema.is_event_centric_entity(e.type) for i in e.scenes
     }
-    return [s.index for s in state.screenplay.scenes if s.index not in grounded]
+    return [i for i in _built_scenes(state) if i not in grounded]
 
 
 def llm_section(llm: LLMExtraction) -> list[str]:
@@ -103,6 +110,14 @@ def opposite_pairs_section(graph) -> list[str]:
     return lines
 
 
+def _scenes_line(state: BuildResult) -> str:
+    selection = recorded_selection(state.graph)
+    if selection is None:
+        return f"- Scenes: {len(state.screenplay.scenes)}; chunks: {len(state.chunks)}"
+    return (f"- Scenes: {len(_built_scenes(state))} of {len(state.screenplay.scenes)} (--scenes "
+            f"{selection.describe()}); chunks: {len(state.chunks)}")
+
+
 def build_report(state: BuildResult) -> str:
     """Render the report of a finished build."""
     sp, graph = state.screenplay, state.graph
@@ -112,7 +127,7 @@ def build_report(state: BuildResult) -> str:
         (f"- Source: `{sp.source.path}` ({sp.source.format.value}, {sp.language}, "
         f"sha256 {sp.source.sha256[:12]})"),
         f"- Backend: {graph.provenance.backend if graph.provenance else 'unknown'}",
-        f"- Scenes: {len(sp.scenes)}; chunks: {len(state.chunks)}",
+        _scenes_line(state),
         f"- Entities: {len(graph.entities)}; relations: {len(graph.relations)}",
         (f"- Story view: [{VIEW_FILE}]({VIEW_FILE}), the graph scene by scene with the evidence of every "
          "fact; open it in a browser (it needs no network; `kgbuild view` rewrites it)"),

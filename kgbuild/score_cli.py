@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import click
@@ -12,7 +13,8 @@ from rich.table import Table
 from kgbuild.atomic import write_text_atomic
 from kgbuild.errors import InputError
 from kgbuild.evaluation.metrics import PRF, Averaged
-from kgbuild.evaluation.stage_kg import MovieScore, ScoreOptions
+from kgbuild.evaluation.stage_kg import PROTOCOLS, MovieScore, ScoreOptions
+from kgbuild.scenes import SceneSelection, scenes_param
 
 _ID_CHARS = 14  # enough to tell STAGE ids apart; the JSON output keeps the whole id
 
@@ -124,6 +126,36 @@ def _warn_unpaired(movies: list[MovieScore], missing: set[str], unused: list[str
                   f"[/yellow] {', '.join(unused)}")
 
 
+def _describe_options(options: ScoreOptions) -> str:
+    embedded = "name and description as one text" if options.entity_text == "name_description" else "names"
+    return (f"threshold {options.threshold:.2f} on {embedded}"
+            + (f" (description weight {options.description_weight:g})" if options.description_weight else "")
+            + f", normalized-name identity {'on' if options.name_identity else 'off'}, "
+            f"reference degree >= {options.min_degree}, predicted degree >= {options.pred_min_degree}")
+
+
+def _protocol_line(protocol: str, options: ScoreOptions, given: Mapping[str, object]) -> str:
+    changed = {k: v for k, v in given.items() if getattr(PROTOCOLS[protocol], k) != v}
+    flags = [f"--{'' if v else 'no-'}name-identity" if k == "name_identity" else f"--{k.replace('_', '-')} {v}"
+             for k, v in changed.items()]
+    suffix = f" with {', '.join(flags)}" if flags else ""
+    return f"Protocol: {protocol}{suffix} ({_describe_options(options)})"
+
+
+def _scenes_line(movies: list[MovieScore], given: SceneSelection | None) -> str | None:
+    ranged = [m for m in movies if m.scene_ranges]
+    if not ranged:
+        return None
+    rule = ("each reference restricted to them before scoring, so its degree >= 2 rule counts the "
+            "restricted reference's relations only; predictions keep the facts grounded in them")
+    if given is not None:
+        return f"Scenes: {given.describe()} (--scenes); {rule}"
+    ranges = sorted({SceneSelection.of(m.scene_ranges).describe() for m in ranged})
+    whose = "the prediction" if len(movies) == 1 else f"{len(ranged)} of {len(movies)} predictions"
+    return (f"Scenes: {'; '.join(ranges)}, as recorded in {whose} (built with --scenes; give --scenes to "
+            f"override); {rule}")
+
+
 @click.command()
 @click.argument("pred", type=click.Path(exists=True, path_type=Path))
 @click.argument("ref", type=click.Path(exists=True, path_type=Path))
@@ -132,45 +164,63 @@ def _warn_unpaired(movies: list[MovieScore], missing: set[str], unused: list[str
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the full scores as JSON here.")
 @click.option("--explain", is_flag=True, help="List the largest sources of error.")
-@click.option("--threshold", type=click.FloatRange(0, 1), default=ScoreOptions().threshold,
-              show_default=True, help="Cosine similarity needed for an embedding match.")
+@click.option("--protocol", type=click.Choice(sorted(PROTOCOLS)), default="kgbuild", show_default=True,
+              help="Preset of the options below: kgbuild (names embedded, normalized names matched first) or "
+              "paper (the paper's reading of app. D.1: name and description embedded as one text, rename map "
+              "then embeddings only). The options below override it.")
+@click.option("--threshold", type=click.FloatRange(0, 1),
+              help=f"Cosine similarity needed for an embedding match [default: {ScoreOptions().threshold}].")
+@click.option("--entity-text", type=click.Choice(["name", "name_description"]),
+              help="What is embedded for an entity: its name, or its name and description as one text "
+              "[default: name; paper: name_description].")
+@click.option("--name-identity/--no-name-identity", default=None,
+              help="Match names equal after normalization (same type) before the embeddings "
+              "[default: on; paper: off].")
 @click.option("--description-weight", type=click.FloatRange(0, 1),
-              default=ScoreOptions().description_weight, show_default=True,
-              help="Weight of description similarity next to name similarity.")
-@click.option("--min-degree", type=click.IntRange(min=0), default=ScoreOptions().min_degree,
-              show_default=True, help="Reference degree an entity needs to be scored.")
+              help="Weight of description similarity next to name similarity "
+              f"[default: {ScoreOptions().description_weight}].")
+@click.option("--min-degree", type=click.IntRange(min=0),
+              help=f"Reference degree an entity needs to be scored [default: {ScoreOptions().min_degree}].")
 @click.option("--pred-min-degree", type=click.IntRange(min=0),
-              default=ScoreOptions().pred_min_degree, show_default=True,
-              help="Predicted degree an entity needs to count.")
+              help=f"Predicted degree an entity needs to count [default: {ScoreOptions().pred_min_degree}].")
+@click.option("--scenes", metavar="RANGES", callback=scenes_param,
+              help="Score only these scenes (A-B, N or A-B,C-D, by kgbuild's scene index): the reference keeps "
+              "its parts of those scenes (then the degree rule), the prediction its facts grounded in them "
+              "[default: the ranges a prediction built with --scenes records, else every scene].")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Embedding cache folder [default: $KGBUILD_CACHE_DIR or ~/.cache/kgbuild].")
 @click.option("--top", type=int, default=12, show_default=True, help="Examples per list.")
-def score(pred: Path, ref: Path, corpus: bool, json_out: Path | None, explain: bool,
-          threshold: float, description_weight: float, min_degree: int, pred_min_degree: int,
-          cache_dir: Path | None, top: int) -> None:
+def score(pred: Path, ref: Path, corpus: bool, json_out: Path | None, explain: bool, protocol: str,
+          threshold: float | None, entity_text: str | None, name_identity: bool | None,
+          description_weight: float | None, min_degree: int | None,
+          pred_min_degree: int | None, scenes: SceneSelection | None, cache_dir: Path | None, top: int) -> None:
     """Score predicted graph(s) PRED against STAGE reference(s) REF with STAGE-KG P/R/F1.
 
     PRED is a graph.json (or a STAGE movie folder); REF is a STAGE movie folder
-    (extraction_results.json + rename_map.json) or a graph.json.
+    (extraction_results.json + rename_map.json) or a graph.json. The output says which
+    protocol (preset of options) and which scenes were scored.
     """
     from kgbuild.paths import check_writable_file
 
     if json_out is not None:
         check_writable_file(json_out, "JSON output file")
     from kgbuild.embeddings import default_embedder
-    from kgbuild.evaluation.corpus import aggregate, find_predictions, find_references, score_corpus
-    from kgbuild.evaluation.reference import load_any, stage_title
+    from kgbuild.evaluation.corpus import aggregate, find_predictions, find_references, load_pair, score_corpus
+    from kgbuild.evaluation.reference import stage_title
     from kgbuild.evaluation.stage_kg import score_movie
 
-    options = ScoreOptions(threshold=threshold, description_weight=description_weight,
-                           min_degree=min_degree, pred_min_degree=pred_min_degree)
+    given = {k: v for k, v in {"threshold": threshold, "entity_text": entity_text, "name_identity": name_identity,
+                               "description_weight": description_weight, "min_degree": min_degree,
+                               "pred_min_degree": pred_min_degree}.items()
+             if v is not None}
+    options = PROTOCOLS[protocol].model_copy(update=given)
     console = Console(highlight=False, soft_wrap=True,
                       width=None if sys.stdout.isatty() else 120)
     missing: set[str] = set()
     if corpus:
         refs = find_references(ref)
         _check_predictions(pred, refs, find_predictions(pred))
-        result = score_corpus(pred, ref, embedder=default_embedder(cache_dir), options=options)
+        result = score_corpus(pred, ref, embedder=default_embedder(cache_dir), options=options, scenes=scenes)
         result = result.model_copy(update={"movies": [
             m.model_copy(update={"title": stage_title(refs[m.movie])}) for m in result.movies]})
         movies = result.movies
@@ -179,8 +229,12 @@ def score(pred: Path, ref: Path, corpus: bool, json_out: Path | None, explain: b
         _warn_unpaired(result.movies, missing, result.unused_predictions, pred)
         payload = result.model_dump_json(indent=1)
     else:
-        predicted, pred_report, _ = load_any(pred)
-        reference, ref_report, renames = load_any(ref)
+        predicted, pred_report, reference, ref_report, renames = load_pair(pred, ref, scenes=scenes)
+        assert predicted is not None
+        if reference.movie.scene_ranges and not reference.entities:
+            raise InputError(f"the reference has no facts in scenes "
+                             f"{SceneSelection.of(reference.movie.scene_ranges).describe()}; check the range "
+                             "against the reference's script ('kgbuild parse REF/script.json')", path=str(ref))
         title = stage_title(ref) if ref.is_dir() else reference.movie.title
         single = score_movie(predicted, reference, renames=renames,
                              embedder=default_embedder(cache_dir), options=options,
@@ -190,6 +244,10 @@ def score(pred: Path, ref: Path, corpus: bool, json_out: Path | None, explain: b
         movies = [single]
         groups = {"all": aggregate(movies)}
         payload = single.model_dump_json(indent=1)
+    console.print(_protocol_line(protocol, options, given))
+    scenes_line = _scenes_line(movies, scenes)
+    if scenes_line:
+        console.print(scenes_line)
     caption = ("- : no prediction (an empty graph in the averages)" if missing else None)
     table = _score_table("STAGE-KG scores", caption)
     for m in movies:

@@ -42,3 +42,46 @@ ZH_TIMES_OF_DAY: tuple[str, ...] = (
     "清晨", "早晨", "上午", "中午", "下午", "傍晚", "黄昏", "夜晚", "深夜", "凌晨", "午夜", "白天",
     "晚上", "早上", "日", "夜", "晨", "昏", "晚", "早", "午",
 )
+
+#: Modifiers that join a time of day ('LATER THAT MORNING', 'THE NEXT AFTERNOON', 'EARLY DAY').
+TIME_OF_DAY_MODIFIERS: tuple[str, ...] = (
+    "EARLY", "LATE", "LATER", "EARLIER", "THE NEXT", "NEXT", "THAT", "THIS", "THE SAME", "SAME",
+    "LATER THAT", "EARLIER THAT", "LATE THAT", "EARLY THAT", "EARLY IN THE", "LATE IN THE", "IN THE",
+    "THE FOLLOWING", "FOLLOWING", "THE PREVIOUS", "PREVIOUS", "ONE",
+)
+
+#: Units a heading counts time in: 'TWO DAYS LATER', '30 YEARS LATER', 'SEVERAL WEEKS EARLIER'.
+TIME_UNITS: tuple[str, ...] = ("SECOND", "MINUTE", "HOUR", "DAY", "NIGHT", "WEEK", "MONTH", "YEAR", "MOMENT")
+
+#: Counts of those units, before them ('A FEW', 'SEVERAL', 'TWO', '3').
+TIME_COUNTS: tuple[str, ...] = (
+    "A", "AN", "ONE", "TWO", "THREE", "FOUR", "FIVE", "SIX", "SEVEN", "EIGHT", "NINE", "TEN", "TWELVE",
+    "FIFTEEN", "TWENTY", "THIRTY", "FORTY", "FIFTY", "A HUNDRED", "A FEW", "FEW", "SEVERAL", "MANY", "SOME",
+    "A COUPLE OF", "A COUPLE", "COUPLE OF",
+)
+
+#: Words after such a count that make it a time relative to the scene before.
+TIME_DIRECTIONS: tuple[str, ...] = ("LATER", "EARLIER", "AGO", "BEFORE", "AFTER", "AFTERWARDS", "PASS", "PASSED")
+
+#: Editing and camera notes a heading may carry besides its places and its time: 'NIGHT -
+#: INTERCUT', 'DAY (FLASHBACK)', 'DAWN -- TIME CUTS'. They are neither places nor times.
+HEADING_NOTES: frozenset[str] = frozenset({
+    "FLASHBACK", "FLASH BACK", "FLASHBACKS", "FLASHBACK SEQUENCE", "END FLASHBACK", "END OF FLASHBACK",
+    "FLASHFORWARD", "FLASH FORWARD", "FLASH-FORWARD", "BACK TO PRESENT", "BACK TO THE PRESENT",
+    "PRESENT", "PRESENT DAY", "THE PRESENT", "PAST", "THE PAST", "DREAM", "DREAM SEQUENCE", "FANTASY",
+    "NIGHTMARE", "MEMORY", "INTERCUT", "INTERCUTTING", "INTERCUT WITH", "AERIAL", "AERIAL SHOT",
+    "AERIAL VIEW", "ESTABLISHING", "ESTABLISHING SHOT", "EST", "MONTAGE", "SERIES OF SHOTS",
+    "VARIOUS SHOTS", "TIME CUT", "TIME CUTS", "MOCO", "SLOW MOTION", "B&W", "BLACK AND WHITE",
+    "SPLIT SCREEN", "STOCK FOOTAGE", "ARCHIVE FOOTAGE", "SUPER", "TITLE", "TITLES", "POV", "SHOT", "SHOTS",
+})
+
+#: Chinese times that relate a scene to the one before: '稍后' (later), '次日' (the next day).
+ZH_RELATIVE_TIMES: tuple[str, ...] = (
+    "若干年后", "片刻后", "几天后", "数日后", "数天后", "一周后", "数月后", "多年后", "数年后", "几年后",
+    "接上场", "接前场", "第二天", "稍后", "随后", "同时", "连续", "继续", "当天", "同日", "次日", "翌日", "隔天",
+)
+
+#: Chinese heading notes (flashback, dream, montage...): neither places nor times.
+ZH_HEADING_NOTES: frozenset[str] = frozenset({
+    "闪回", "回忆", "回忆中", "梦境", "幻想", "空镜", "字幕", "画面组合", "镜头组合", "蒙太奇",
+})

@@ -100,15 +100,21 @@ class ResponseCache:
 
     Args:
         path: The database file (created with its folder if missing).
+        read_only: Open for lookups only, creating and writing nothing (`kgbuild build
+            --dry-run`); a missing file reads as an empty cache and `put` is refused.
 
     Raises:
         CacheError: the file cannot be opened as a cache.
     """
 
-    def __init__(self, path: str | os.PathLike[str]):
+    def __init__(self, path: str | os.PathLike[str], *, read_only: bool = False):
         self.path = Path(path)
+        self.read_only = read_only
         self._lock = threading.Lock()
         try:
+            if read_only:
+                self._db = self._open_read_only()
+                return
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, timeout=60, check_same_thread=False, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -117,6 +123,20 @@ class ResponseCache:
         except (OSError, sqlite3.Error) as e:
             raise CacheError(f"cannot open the LLM response cache {self.path}: {e}. "
                              "Check the folder is writable, or pass another --cache-dir.") from e
+
+    def _open_read_only(self) -> sqlite3.Connection:
+        if not self.path.is_file():
+            db = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+            db.execute(_SCHEMA)
+            return db
+        # Without a write-ahead log beside it the file is all there is: open it as immutable, so that
+        # SQLite creates no -wal and -shm files. With one (a build is writing), read it as well.
+        wal = self.path.with_name(self.path.name + "-wal").exists()
+        mode = "mode=ro" if wal else "immutable=1"
+        db = sqlite3.connect(f"{self.path.resolve().as_uri()}?{mode}", uri=True, timeout=60,
+                             check_same_thread=False, isolation_level=None)
+        db.execute("SELECT COUNT(*) FROM responses").fetchone()
+        return db
 
     @classmethod
     def open_default(cls, cache_dir: str | os.PathLike[str] | None = None) -> ResponseCache:
@@ -168,6 +188,8 @@ class ResponseCache:
         Raises:
             CacheError: the write failed (disk full, read-only file...).
         """
+        if self.read_only:
+            raise CacheError(f"the LLM response cache {self.path} was opened read-only")
         request_json = canonical_json(request) if request is not None else None
         model = request.model if request is not None else model
         try:
@@ -178,6 +200,14 @@ class ResponseCache:
                      result.usage.completion_tokens, result.finish_reason, source, time.time()))
         except sqlite3.Error as e:
             raise CacheError(f"cannot write to the LLM response cache {self.path}: {e}") from e
+
+    def completions(self, model: str) -> list[tuple[str, int]]:
+        """(request JSON, completion tokens) of every stored reply of `model` sent live (batch
+        imports keep no request), for measuring how long a model's answers are."""
+        with self._lock:
+            rows = self._db.execute("SELECT request, completion_tokens FROM responses WHERE model = ? "
+                                    "AND request IS NOT NULL", (model,)).fetchall()
+        return [(row[0], int(row[1])) for row in rows]
 
     def delete(self, key: str) -> bool:
         """Remove the entry for `key`; True if there was one."""

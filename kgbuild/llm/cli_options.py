@@ -1,7 +1,7 @@
 """The LLM options of the commands that use an LLM (`build`, `merge`, `audit`), defined once.
 
 `llm_options` adds --llm-model, --llm-base-url, --llm-cache-dir, --concurrency, --max-cost,
---max-requests and, where a command can stop for a Batch API round trip, --llm-batch-export,
+--max-requests, --prices and, where a command can stop for a Batch API round trip, --llm-batch-export,
 with the same names, help and environment variables everywhere. The command receives them as
 one `LLMFlags` argument named `llm`; `LLMFlags.settings` turns them into `LLMSettings`.
 
@@ -35,7 +35,7 @@ MODEL_HELP = (f"Use this LLM (any OpenAI-compatible endpoint; key from $OPENAI_A
 #: Click parameter name of each flag, by `LLMSettings` field.
 _PARAMS = {"model": "llm_model", "base_url": "llm_base_url", "cache_dir": "llm_cache_dir",
            "concurrency": "llm_concurrency", "max_cost": "llm_max_cost", "max_requests": "llm_max_requests",
-           "batch_export": "llm_batch_export"}
+           "batch_export": "llm_batch_export", "prices": "llm_prices"}
 
 
 class LLMFlags(BaseModel):
@@ -50,6 +50,7 @@ class LLMFlags(BaseModel):
     max_cost: float | None = Field(default=None, description="--max-cost.")
     max_requests: int | None = Field(default=None, description="--max-requests.")
     batch_export: Path | None = Field(default=None, description="--llm-batch-export.")
+    prices: Path | None = Field(default=None, description="--prices.")
 
     def settings(self, **extra: object) -> LLMSettings | None:
         """The `LLMSettings` of these flags and a command's own LLM flags, or None without a model.
@@ -60,6 +61,7 @@ class LLMFlags(BaseModel):
 
         Raises:
             click.UsageError: LLM flags were given without --llm-model.
+            InputError: the --prices file cannot be used (read here, before any work).
         """
         given = {k: v for k, v in {**self.model_dump(exclude={"model"}), **extra}.items() if v is not None}
         if self.model is None:
@@ -67,7 +69,12 @@ class LLMFlags(BaseModel):
                 raise click.UsageError(f"{', '.join(map(_flag, given))} need an LLM: add --llm-model "
                                        f"(or set {MODEL_ENV})")
             return None
-        return LLMSettings(model=self.model, **given)
+        settings = LLMSettings(model=self.model, **given)
+        if settings.prices is not None:
+            from kgbuild.llm.factory import price_table
+
+            price_table(settings)
+        return settings
 
 
 def _flag(field: str) -> str:
@@ -104,6 +111,9 @@ def llm_options(*, batch_export: bool = True, model_env: str = MODEL_ENV, model_
                      "stay cached."),
         click.option("--max-requests", "llm_max_requests", type=click.IntRange(min=0),
                      help="Stop cleanly before sending more LLM requests than this; answers so far stay cached."),
+        click.option("--prices", "llm_prices", type=click.Path(dir_okay=False, path_type=Path),
+                     help="Token prices over the built-in list prices (JSON or TOML: model -> input_per_mtok, "
+                     "output_per_mtok in USD per 1M tokens, optionally batch_discount)."),
     ]
     if batch_export:
         options.append(click.option(

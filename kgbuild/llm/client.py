@@ -54,7 +54,7 @@ DEFAULT_COMPLETION_ESTIMATE = 1000
 _QUOTE_LIMIT = 1500
 
 
-def _prompt_tokens(request: ChatRequest) -> int:
+def request_prompt_tokens(request: ChatRequest) -> int:
     """Estimated prompt tokens of `request`: its messages and, when it has one, its JSON schema."""
     tokens = sum(estimate_tokens(m.content) for m in request.messages)
     if request.response_schema is not None:
@@ -164,8 +164,8 @@ class LLMClient:
         self._refusals = 0
         self._price = self.prices.price(model)
         if self._price is None and self.budget.max_cost is not None:
-            logger.warning("no price known for model %r: --max-cost cannot be enforced; add its price "
-                           "or use --max-requests", model)
+            logger.warning("no price known for model %r: --max-cost cannot be enforced; give its price with "
+                           "--prices FILE, or use --max-requests", model)
 
     # -- public API --------------------------------------------------------------------------
     def request_for(self, messages: list[ChatMessage], response_model: type[BaseModel], *,
@@ -353,7 +353,7 @@ class LLMClient:
     def _estimate_cost(self, request: ChatRequest) -> float:
         if self._price is None:
             return 0.0
-        prompt = _prompt_tokens(request)
+        prompt = request_prompt_tokens(request)
         if request.max_tokens is not None:
             completion = request.max_tokens
         elif self._completions:
@@ -382,7 +382,8 @@ class LLMClient:
     def _account(self, stage: str, request: ChatRequest, result: ChatResult, estimate: float) -> None:
         usage = result.usage
         if usage.prompt_tokens == 0 and usage.completion_tokens == 0:
-            usage = Usage(prompt_tokens=_prompt_tokens(request), completion_tokens=estimate_tokens(result.content))
+            usage = Usage(prompt_tokens=request_prompt_tokens(request),
+                          completion_tokens=estimate_tokens(result.content))
         cost = self._price.cost(usage) if self._price is not None else 0.0
         self._reserved -= estimate
         self._spent += cost

@@ -1,14 +1,30 @@
 """Token prices and the per-stage usage report of an LLM run.
 
 Prices are USD per 1M tokens (list prices of the model's provider; batch APIs charge half).
-Override or extend them with `PriceTable.with_overrides`; a model the table does not know is
-reported with `priced=False` and a cost of 0, so a cost budget cannot protect it.
+Override or extend them with `PriceTable.with_overrides`, or from a file with `load_prices`
+(`--prices FILE`, JSON or TOML); a model the table does not know is reported with
+`priced=False` and a cost of 0, so a cost budget cannot protect it.
+
+A price file maps model names to prices, e.g. in TOML::
+
+    ["gpt-4o-mini"]
+    input_per_mtok = 0.15
+    output_per_mtok = 0.60
+    batch_discount = 0.5      # optional: the share of the live price a Batch API charges
+
+or the same in JSON: ``{"gpt-4o-mini": {"input_per_mtok": 0.15, "output_per_mtok": 0.6}}``.
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+import json
+import os
+import tomllib
+from pathlib import Path
 
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from kgbuild.errors import InputError
 from kgbuild.llm.types import Usage
 
 
@@ -16,20 +32,22 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+#: Batch APIs (OpenAI and others) charge this fraction of the live price.
+BATCH_DISCOUNT = 0.5
+
+
 class ModelPrice(_Model):
     """What one model costs."""
 
     input_per_mtok: float = Field(ge=0, description="USD per 1M prompt tokens.")
     output_per_mtok: float = Field(ge=0, description="USD per 1M completion tokens.")
+    batch_discount: float = Field(default=BATCH_DISCOUNT, ge=0, le=1,
+                                  description="The share of the live price a Batch API charges (0.5: half).")
 
     def cost(self, usage: Usage, *, batch: bool = False) -> float:
-        """USD for `usage`; half price when it went through a Batch API."""
+        """USD for `usage`; at `batch_discount` of the price when it went through a Batch API."""
         usd = (usage.prompt_tokens * self.input_per_mtok + usage.completion_tokens * self.output_per_mtok) / 1e6
-        return usd * BATCH_DISCOUNT if batch else usd
-
-
-#: Batch APIs (OpenAI and others) charge this fraction of the live price.
-BATCH_DISCOUNT = 0.5
+        return usd * self.batch_discount if batch else usd
 
 #: OpenAI list prices (USD per 1M tokens, standard tier) for a few common models.
 DEFAULT_PRICES: dict[str, ModelPrice] = {
@@ -65,6 +83,57 @@ class PriceTable(_Model):
         """USD for `usage` on `model` (0.0 for an unknown model)."""
         price = self.price(model)
         return price.cost(usage, batch=batch) if price is not None else 0.0
+
+
+def no_price_message(model: str) -> str:
+    """What to say when the price table does not know `model`: how to give its price."""
+    return (f"no price known for model {model!r}: give one with --prices FILE (JSON or TOML), e.g. "
+            f'{{"{model}": {{"input_per_mtok": 0.5, "output_per_mtok": 1.5}}}} (USD per 1M tokens)')
+
+
+def load_prices(path: str | os.PathLike[str], base: PriceTable | None = None) -> PriceTable:
+    """The price table with the prices of a JSON or TOML file over `base` (the list prices).
+
+    Args:
+        path: A `.toml` file (read as TOML), or any other file (read as JSON): model name ->
+            `{input_per_mtok, output_per_mtok[, batch_discount]}`.
+        base: The table the file adds to or overrides; the built-in list prices when None.
+
+    Returns:
+        A new table.
+
+    Raises:
+        InputError: the file cannot be read, is not JSON/TOML, or a price is not valid.
+
+    Example:
+        >>> load_prices("prices.toml").price("my-local-model")  # doctest: +SKIP
+        ModelPrice(input_per_mtok=0.0, output_per_mtok=0.0, batch_discount=0.5)
+    """
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise InputError(f"cannot read the price file: {e}", path=str(file)) from e
+    toml = file.suffix.lower() == ".toml"
+    try:
+        data = tomllib.loads(text) if toml else json.loads(text)
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as e:
+        raise InputError(f"not valid {'TOML' if toml else 'JSON'} ({e}); a price file maps model names to "
+                         '{"input_per_mtok": ..., "output_per_mtok": ...}', path=str(file)) from e
+    if not isinstance(data, dict) or not data:
+        raise InputError('a price file maps model names to {"input_per_mtok": ..., "output_per_mtok": ...}',
+                         path=str(file))
+    prices: dict[str, ModelPrice] = {}
+    for model, given in data.items():
+        try:
+            prices[model] = ModelPrice.model_validate(given)
+        except ValidationError as e:
+            problem = e.errors()[0]
+            where = ".".join(str(p) for p in problem["loc"]) or "the price"
+            raise InputError(f"model {model!r}: {where}: {problem['msg']} (give input_per_mtok and "
+                             "output_per_mtok in USD per 1M tokens, optionally batch_discount)",
+                             path=str(file)) from e
+    return (base or PriceTable()).with_overrides(prices)
 
 
 class StageUsage(_Model):
@@ -106,7 +175,7 @@ class LLMUsage(_Model):
 def format_usage(usage: LLMUsage) -> list[str]:
     """Lines of text describing `usage`, one per stage and a total."""
     lines = [f"LLM {usage.model} via {usage.backend}"
-             + ("" if usage.priced else " (price unknown: costs shown as 0)")]
+             + ("" if usage.priced else " (price unknown: costs shown as 0; give one with --prices FILE)")]
     rows = [*usage.stages.items(), ("total", usage.total)]
     for name, u in rows:
         lines.append(

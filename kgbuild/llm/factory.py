@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from kgbuild.llm.batch import export_batch
 from kgbuild.llm.cache import ResponseCache, default_cache_path
 from kgbuild.llm.client import Budget, LLMClient
+from kgbuild.llm.costs import PriceTable, load_prices
 from kgbuild.llm.settings import LLMSettings
 from kgbuild.llm.types import BatchPendingError, ChatBackend, ChatRequest, ChatResult, LLMRequestError
 
@@ -52,6 +53,24 @@ def chat_backend(settings: LLMSettings) -> ChatBackend:
     return OpenAIBackend(base_url=settings.base_url, timeout=settings.timeout)
 
 
+def price_table(settings: LLMSettings) -> PriceTable:
+    """The prices the settings use: the built-in list prices, under the --prices file if any.
+
+    Raises:
+        InputError: the price file cannot be read or holds an invalid price.
+    """
+    return load_prices(settings.prices) if settings.prices is not None else PriceTable()
+
+
+def make_client(settings: LLMSettings, backend: ChatBackend, cache: ResponseCache | None) -> LLMClient:
+    """The client of `settings` on `backend` and `cache`: every LLM stage's, and `--dry-run`'s
+    (which builds the requests this client would send, `LLMClient.request_for`, without a cache)."""
+    return LLMClient(backend, settings.model, cache=cache, concurrency=settings.concurrency,
+                     timeout=settings.timeout, max_retries=settings.request_retries,
+                     budget=Budget(max_cost=settings.max_cost, max_requests=settings.max_requests),
+                     batch_export=settings.batch_export is not None, prices=price_table(settings))
+
+
 @contextmanager
 def open_llm_client(settings: LLMSettings, *, backend: ChatBackend | None = None) -> Iterator[LLMClient]:
     """Open the response cache of `settings` and yield the client every LLM stage uses.
@@ -77,11 +96,7 @@ def open_llm_client(settings: LLMSettings, *, backend: ChatBackend | None = None
         ...     asyncio.run(client.structured(stage="x", messages=msgs, response_model=N))
     """
     with ResponseCache(default_cache_path(settings.cache_dir)) as cache:
-        yield LLMClient(backend if backend is not None else chat_backend(settings), settings.model, cache=cache,
-                        concurrency=settings.concurrency, timeout=settings.timeout,
-                        max_retries=settings.request_retries,
-                        budget=Budget(max_cost=settings.max_cost, max_requests=settings.max_requests),
-                        batch_export=settings.batch_export is not None)
+        yield make_client(settings, backend if backend is not None else chat_backend(settings), cache)
 
 
 def raise_pending(client: LLMClient, settings: LLMSettings, progress: str) -> None:

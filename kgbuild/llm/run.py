@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Container
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -72,9 +72,11 @@ class LLMExtraction(BaseModel):
         "screenplay (`kgbuild.llm.extract.assemble`); None until the graph is assembled.")
 
 
-def script_words(screenplay: Screenplay) -> int:
-    """Words in the screenplay's elements (headings, action, cues, dialogue...)."""
-    return sum(len(el.text.split()) for scene in screenplay.scenes for el in scene.elements)
+def script_words(screenplay: Screenplay, scenes: Container[int] | None = None) -> int:
+    """Words in the screenplay's elements (headings, action, cues, dialogue...), of `scenes` only
+    when given."""
+    return sum(len(el.text.split()) for scene in screenplay.scenes
+               if scenes is None or scene.index in scenes for el in scene.elements)
 
 
 def cost_rates(usage: LLMUsage, words: int) -> CostRates:
@@ -109,7 +111,8 @@ async def _extract(client: LLMClient, screenplay: Screenplay, chunks: list[Chunk
 
 def run_llm_extraction(screenplay: Screenplay, chunks: list[Chunk], settings: LLMSettings, *,
                        backend: ChatBackend | None = None, schema: Schema | None = None,
-                       on_chunk: Callable[[], None] | None = None) -> LLMExtraction:
+                       on_chunk: Callable[[], None] | None = None,
+                       scenes: Container[int] | None = None) -> LLMExtraction:
     """Extract every chunk with the configured LLM.
 
     Args:
@@ -120,6 +123,8 @@ def run_llm_extraction(screenplay: Screenplay, chunks: list[Chunk], settings: LL
             `ScriptedBackend`); a fresh one per call.
         schema: The graph schema; the default STAGE-KG schema when None.
         on_chunk: Called once per finished chunk (progress).
+        scenes: The scenes the chunks were cut from, when not the whole screenplay
+            (`kgbuild build --scenes`): the words per 1,000 count theirs only.
 
     Returns:
         The chunks' outcomes, usage per stage, and usage per 1,000 script words.
@@ -145,5 +150,5 @@ def run_llm_extraction(screenplay: Screenplay, chunks: list[Chunk], settings: LL
             f"{cache_path}; rerun with a larger --max-requests/--max-cost to continue without "
             "repeating them.")
     usage = client.usage()
-    return LLMExtraction(run=run, usage=usage, rates=cost_rates(usage, script_words(screenplay)),
+    return LLMExtraction(run=run, usage=usage, rates=cost_rates(usage, script_words(screenplay, scenes)),
                          cache_path=str(cache_path))

@@ -51,6 +51,10 @@ class LLMSettings(BaseModel):
         default=None,
         description="Batch mode: write the uncached requests of the next stage to this OpenAI Batch "
         "API JSONL file and stop, instead of sending them.")
+    prices: Path | None = Field(
+        default=None,
+        description="A price file (JSON or TOML, see `kgbuild.llm.costs.load_prices`) over the built-in "
+        "list prices, for cost estimates and --max-cost.")
     timeout: float = Field(default=120.0, gt=0, description="Seconds per request before it is retried.")
     request_retries: int = Field(
         default=6, ge=0,

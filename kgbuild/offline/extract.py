@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Container
 
 from kgbuild.embeddings import Embedder
 from kgbuild.evidence import heading_evidence, quote_evidence
@@ -312,18 +312,22 @@ def _add_scene(facts: Facts, scene: Scene, script: _Script, events: Counter[str]
 
 
 def collect_facts(screenplay: Screenplay, embedder: Embedder,
-                  on_scene: Callable[[], object] | None = None) -> Facts:
+                  on_scene: Callable[[], object] | None = None, scenes: Container[int] | None = None) -> Facts:
     """Run every rule over every scene and record what each finds, with its evidence.
 
     Args:
         screenplay: The parsed screenplay.
         embedder: Types English noun phrases (places, things).
         on_scene: Called after each scene (progress).
+        scenes: Only these scene indices give facts (the cast and names still come from the
+            whole script); None: every scene.
     """
     script = _Script(screenplay, embedder)
     facts = Facts()
     events: Counter[str] = Counter()
     for scene in screenplay.scenes:
+        if scenes is not None and scene.index not in scenes:
+            continue
         _add_scene(facts, scene, script, events)
         if on_scene is not None:
             on_scene()
@@ -336,6 +340,7 @@ def extract_offline(
     embedder: Embedder | None = None,
     version: str = "",
     on_scene: Callable[[], object] | None = None,
+    scenes: Container[int] | None = None,
 ) -> KnowledgeGraph:
     """Build a story graph from a screenplay with rules only; every fact carries its evidence.
 
@@ -344,7 +349,9 @@ def extract_offline(
         embedder: Types noun phrases (places, things); the bundled MiniLM model behind the
             on-disk cache when None.
         version: The kgbuild version for the provenance.
-        on_scene: Called after each scene (progress).
+        on_scene: Called after each scene that gives facts (progress).
+        scenes: Only these scene indices give facts, the whole script still naming the cast
+            (`kgbuild build --scenes`); None: every scene.
 
     Returns:
         A graph in the default schema (see the module docstring for the rules).
@@ -356,5 +363,5 @@ def extract_offline(
         from kgbuild.embeddings import default_embedder
 
         embedder = default_embedder()
-    facts = collect_facts(screenplay, embedder, on_scene)
+    facts = collect_facts(screenplay, embedder, on_scene, scenes)
     return assemble(facts, screenplay, version=version)

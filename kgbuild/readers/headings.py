@@ -1,6 +1,11 @@
 """Scene headings: recognise them and split them into number, INT/EXT, location parts and time.
 
 Used by every reader, English and Chinese, so a heading means the same thing whatever the format.
+The location parts hold places only: a time may stand anywhere in a heading ('INT. DAY.
+LANDY'S OFFICE', 'APARTMENT COMPLEX -- SUNSET, CONNIE'S APARTMENT', 'TSAI'S HOUSE - NIGHT
+(LATER)', '蔡家 夜（稍后）'), and editing notes ('- INTERCUT', '(FLASHBACK)') are neither places nor
+times. Of several times the first time of day wins over relative ones ('MORNING - SEVERAL YEARS
+LATER' is MORNING).
 """
 
 from __future__ import annotations
@@ -8,7 +13,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from kgbuild.timewords import HEADING_TIMES, RELATIVE_TIMES, ZH_TIMES_OF_DAY
+from kgbuild.timewords import (
+    HEADING_NOTES,
+    HEADING_TIMES,
+    RELATIVE_TIMES,
+    TIME_COUNTS,
+    TIME_DIRECTIONS,
+    TIME_OF_DAY_MODIFIERS,
+    TIME_UNITS,
+    TIMES_OF_DAY,
+    ZH_HEADING_NOTES,
+    ZH_RELATIVE_TIMES,
+    ZH_TIMES_OF_DAY,
+)
 
 # INT./EXT. prefixes, anchored at the start; the dot or a space must follow so that CLINT or
 # INTERCUT are not headings.
@@ -30,7 +47,33 @@ _YEAR_SUFFIX = re.compile(r"\s*\((?:1[0-9]|20)\d{2}s?\)\s*$")
 _FOUNTAIN_NUMBER = re.compile(r"\s*#(?P<num>[\w.\-]+)#\s*$")
 
 _TIME_WRAPPERS = re.compile(r"^[\s(\[]*(.*?)[\s)\]]*$")
-_LOCATION_SPLIT = re.compile(r"\s+[-–—]+\s+|\s*--+\s*|\s*[–—]\s*|\.\s+(?=\S)|\s*,\s+")
+# A period ends a part ('INT. DAY. CRI HUB') unless it ends an initial ('A.P. NEWSROOM') or an
+# abbreviation ('ST. MARY'S CHURCH').
+_LOCATION_SPLIT = re.compile(
+    r"\s+[-–—]+\s+|\s*--+\s*|\s*[–—]\s*|(?<!\b[A-Z])(?<!\bST)(?<!\bMT)(?<!\bDR)(?<!\bMR)(?<!\bMS)(?<!\bFT)"
+    r"(?<!\bMRS)(?<!\bJR)\.\s+(?=\S)|\s*,\s+")
+_PART_EDGES = " .-–—:;"
+_BRACKETS = re.compile(r"[(\[（【]([^)\]）】]*)[)\]）】]")
+_NUMBER_TOKEN = re.compile(r"(?<![\w'])\d{1,4}[A-Z]?(?![\w'])")
+_TIME_JOINS = re.compile(r"\s*/\s*|\s+TO\s+|\s+AND\s+|\s*&\s*")
+
+
+def _alternation(words: tuple[str, ...] | frozenset[str]) -> str:
+    return "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(words, key=lambda w: (-len(w), w)))
+
+
+# 'LATER THAT MORNING', 'TWO DAYS LATER', 'A BIT LATER': times the word lists do not hold.
+_TIME_FORMS = re.compile(
+    rf"^(?:(?:{_alternation(TIME_OF_DAY_MODIFIERS)})\s+(?:{_alternation(TIMES_OF_DAY)})"
+    rf"|(?:(?:(?:{_alternation(TIME_COUNTS)}|\d+)\s+(?:{_alternation(TIME_UNITS)})S?|(?:{_alternation(TIME_UNITS)})S)"
+    rf"\s+(?:{_alternation(TIME_DIRECTIONS)}))"
+    r"|(?:A\s+BIT|A\s+LITTLE|A\s+WHILE|MUCH|SOME\s+TIME|SOMETIME|SHORTLY|SOON|STILL)\s+(?:LATER|AFTER|AFTERWARDS?))$")
+# A lone modifier is no time ('OFFICE -- LATE' waits for 'AFTERNOON' on the next line) nor a place
+# ('OFFICE - DAY, EARLY').
+_LONE_MODIFIERS = frozenset({"EARLY", "LATE"})
+# A time glued to the last place without a separator: 'LANDY'S OFFICE DAY', 'HOLDEN'S BEDROOM -NIGHT'.
+_GLUED_TIME = re.compile(rf"^(?P<place>.*\S)(?:\s+-|\s)\s*(?P<time>{_alternation(HEADING_TIMES)})$")
+_RELATIVE_END = re.compile(rf"\b(?:{_alternation(TIME_DIRECTIONS)})$")
 _YEAR = re.compile(r"^\(?(?:1[0-9]|20)\d{2}s?\)?$|^\(?(?:PRESENT|PAST|FLASHBACK)\)?$", re.IGNORECASE)
 
 # Chinese headings: "1 老师家 内 日", "1、日.外.青石崔", "3. 日 外 青石岭", "第一场", "2、银行监控室，日，内".
@@ -108,21 +151,109 @@ def _unwrapped(part: str) -> str:
     return m.group(1) if m else part
 
 
-def _is_time(part: str) -> bool:
-    text = _unwrapped(part).upper()
-    return text in HEADING_TIMES or any(text.endswith(" " + t) for t in ("DAY", "NIGHT"))
+def _time_value(text: str, *, loose: bool = False) -> str | None:
+    """`text` as a time ('NIGHT', 'LATER THAT MORNING', 'TWO DAYS LATER'), or None if it is not one.
+
+    `loose` also takes any words ending in DAY or NIGHT ('FRIDAY NIGHT', 'CHRISTMAS DAY'): only
+    for a part after the first, since 'INT. INTERROGATION ROOM DAY' is a place with its time glued on.
+    """
+    value = " ".join(text.upper().replace("’", "'").split()).strip(_PART_EDGES + "?!,")
+    if not value:
+        return None
+    if value in HEADING_TIMES or _TIME_FORMS.match(value) or (loose and value.endswith((" DAY", " NIGHT"))):
+        return value
+    return None
+
+
+def _joined_times(text: str) -> list[str] | None:
+    """'DAY/DUSK', 'SUNSET TO DUSK', 'NIGHT / LATER': every piece a time, or None. After a slash
+    a time may be followed by how the scene is shot ('DAY / DRIVING'), which is dropped."""
+    pieces = [p for p in _TIME_JOINS.split(text.upper().strip(_PART_EDGES + "?!")) if p.strip()]
+    values = [_time_value(p) for p in pieces]
+    if len(values) < 2 or values[0] is None:
+        return None
+    if any(v is None for v in values) and "/" not in text:
+        return None
+    return [v for v in values if v is not None]
+
+
+def _part_times(part: str, *, loose: bool) -> list[str] | None:
+    """The times a heading part states when it states nothing else, or None.
+
+    Brackets after a time hold notes about it: 'NIGHT (LATER)', 'DAY (AVENGERS 1)', 'DAY [FLASHBACK]'
+    are all times (the times among the notes are kept, after the main one). A bracket may also be
+    part of the time: '[THE NEXT] MORNING', '(PRESENT) DAY'. A scene number printed into the time
+    ('LATE 306 AFTERNOON') is ignored.
+    """
+    if part.lstrip().startswith(("(", "[", "（", "【")):
+        whole = _time_value(_BRACKETS.sub(lambda m: f" {m.group(1)} ", part))  # strict: '(PRESENT) DAY' is DAY
+        if whole is not None:
+            return [whole]
+    inner = [m.group(1) for m in _BRACKETS.finditer(part)]
+    outside = _BRACKETS.sub(" ", part)
+    if not outside.strip(_PART_EDGES):
+        # The whole part is bracketed: '(LATER)' is a time, '(FLASHBACK)' a note.
+        found = [v for v in map(_time_value, inner) if v is not None]
+        return found or None
+    main = _time_value(outside, loose=loose) or _time_value(_NUMBER_TOKEN.sub(" ", outside), loose=loose)
+    times = [main] if main is not None else _joined_times(outside)
+    if times is None:
+        return None
+    return times + [v for v in map(_time_value, inner) if v is not None]
+
+
+def _is_note(part: str) -> bool:
+    text = " ".join(_unwrapped(part).upper().split())
+    return text in HEADING_NOTES or text in _LONE_MODIFIERS
+
+
+def _strip_bracket_notes(part: str) -> tuple[str, list[str]]:
+    """A place without the bracketed notes and times after it ('TSAI'S HOUSE (LATER)' ->
+    'TSAI'S HOUSE', ['LATER']); other brackets ('LA LOUISIANE (TAVERN)') stay."""
+    times: list[str] = []
+
+    def drop(m: re.Match[str]) -> str:
+        value = _time_value(m.group(1))
+        if value is not None:
+            times.append(value)
+            return " "
+        return " " if _is_note(m.group(1)) else m.group(0)
+
+    place = " ".join(_BRACKETS.sub(drop, part).split()).strip(_PART_EDGES)
+    return place, times
+
+
+def _is_relative(time: str) -> bool:
+    return time in RELATIVE_TIMES or bool(_RELATIVE_END.search(time))
 
 
 def _split_time(parts: list[str]) -> tuple[list[str], str | None]:
-    """Take the times off the end ('DAY - CONTINUOUS'); the first real time of day wins."""
-    parts = [_YEAR_SUFFIX.sub("", p) or p for p in parts]
+    """Take the times and the notes out of a heading's parts, wherever they stand; the first
+    time of day wins over relative times ('NIGHT - A FEW MINUTES LATER' is NIGHT)."""
     times: list[str] = []
-    while len(parts) >= 2 and _is_time(parts[-1]):
-        times.insert(0, _unwrapped(parts.pop()).upper())
+    places: list[str] = []
+    for n, part in enumerate(_YEAR_SUFFIX.sub("", p) or p for p in parts):
+        found = _part_times(part, loose=n > 0)
+        if found is not None:
+            times += found
+            continue
+        if _is_note(part) or (places and _BRACKETS.fullmatch(part.strip())):
+            # An editing note, or a bracketed remark after the place ('NIGHT - [THE STORM]').
+            continue
+        place, noted = _strip_bracket_notes(part)
+        times += noted
+        if place:
+            places.append(place)
+    if not times and places:
+        # 'INT. LANDY'S OFFICE DAY', 'INT HOLDEN'S BEDROOM -NIGHT': a time glued to the last place.
+        m = _GLUED_TIME.match(places[-1].upper())
+        if m and m.group("place").strip(_PART_EDGES) and _time_value(m.group("place")) is None:
+            places[-1] = places[-1][: m.end("place")].strip(_PART_EDGES)
+            times.append(" ".join(m.group("time").split()))
     if not times:
-        return parts, None
-    absolute = [t for t in times if t not in RELATIVE_TIMES]
-    return parts, (absolute or times)[0]
+        return places, None
+    absolute = [t for t in times if not _is_relative(t)]
+    return places, (absolute or times)[0]
 
 
 def parse_english_heading(line: str, *, forced: bool = False) -> Heading:
@@ -145,13 +276,8 @@ def parse_english_heading(line: str, *, forced: bool = False) -> Heading:
         rest = text[m.end():]
     elif not forced:
         return Heading(text=text, number=number)
-    parts = [p.strip(" .") for p in _LOCATION_SPLIT.split(rest) if p.strip(" .")]
+    parts = [p.strip(_PART_EDGES) for p in _LOCATION_SPLIT.split(rest) if p.strip(_PART_EDGES)]
     parts, time = _split_time(parts)
-    if time is None and len(parts) == 1:
-        # "INT. LANDY'S OFFICE DAY": time glued on without a separator.
-        words = parts[0].rsplit(" ", 1)
-        if len(words) == 2 and words[1].upper() in HEADING_TIMES:
-            parts, time = [words[0]], words[1].upper()
     location = [p for p in parts if not _YEAR.match(p)]
     return Heading(text=text, number=number, int_ext=int_ext, location=location, time_of_day=time)
 
@@ -176,7 +302,15 @@ def parse_chinese_heading(line: str) -> Heading:
         ['王子神油店']
     """
     number, rest = chinese_heading_number(line.strip())
-    tokens = [t for t in _ZH_TOKEN_SPLIT.split(rest) if t]
+    relative: list[str] = []
+    tokens = []
+    for token in _ZH_TOKEN_SPLIT.split(rest):
+        token, noted = _zh_bracket_notes(token)
+        relative += noted
+        if token in ZH_RELATIVE_TIMES:
+            relative.append(token)
+        elif token and token not in ZH_HEADING_NOTES:
+            tokens.append(token)
     int_ext = next((_ZH_INT_EXT[t] for t in tokens if t in _ZH_INT_EXT), None)
     time = next((t for t in tokens if t in ZH_TIMES_OF_DAY), None)
     location: list[str] = []
@@ -192,8 +326,28 @@ def parse_chinese_heading(line: str) -> Heading:
             time, token = token[-1], token[:-1]
         location.append(token)
     return Heading(
-        text=line.strip(), number=number, int_ext=int_ext, location=location, time_of_day=time
+        text=line.strip(), number=number, int_ext=int_ext, location=location,
+        time_of_day=time or (relative[0] if relative else None),
     )
+
+
+def _zh_bracket_notes(token: str) -> tuple[str, list[str]]:
+    """A Chinese heading token without its bracketed times and notes ('夜（稍后）' -> '夜', ['稍后']);
+    other brackets stay."""
+    times: list[str] = []
+
+    def drop(m: re.Match[str]) -> str:
+        inner = m.group(1).strip()
+        if inner in ZH_RELATIVE_TIMES or inner in ZH_TIMES_OF_DAY:
+            times.append(inner)
+            return ""
+        value = _time_value(inner)
+        if value is not None:
+            times.append(value)
+            return ""
+        return "" if inner in ZH_HEADING_NOTES or _is_note(inner) else m.group(0)
+
+    return _BRACKETS.sub(drop, token).strip(), times
 
 
 def looks_like_chinese_heading(line: str) -> bool:

@@ -79,3 +79,49 @@ def test_lower_case_prefix_is_prose():
     for line in ["Est. 1850, the town grew.", "int. fight", "Ext. Yes."]:
         assert not is_english_heading(line), line
     assert is_english_heading("EXT. HARBOUR - NIGHT")
+
+
+def test_times_anywhere_in_a_heading_leave_only_places():
+    # Shapes found in the shared data (scripts of several formats, STAGE script.json), written anew.
+    for line, location, time in [
+        ("EXT. DAY - HARBIN", ["HARBIN"], "DAY"),                                  # time first
+        ("INT. DAY. MORROW'S OFFICE -- EMBASSY -- OSLO", ["MORROW'S OFFICE", "EMBASSY", "OSLO"], "DAY"),
+        ("INT. WU'S HOUSE - NIGHT (LATER)", ["WU'S HOUSE"], "NIGHT"),              # a relative time after it
+        ("EXT. DOCKS - DUSK [CONTINUOUS]", ["DOCKS"], "DUSK"),
+        ("INT. MILL (1931) -- SUNSET, ROSA'S ROOM", ["MILL", "ROSA'S ROOM"], "SUNSET"),  # time in the middle
+        ("EXT. FARM -- NIGHT -- FLASHBACK", ["FARM"], "NIGHT"),                    # a note after the time
+        ("INT. TOWER, LOBBY - DAY (PART ONE)", ["TOWER", "LOBBY"], "DAY"),
+        ("INT. LAB, DESK - DAY 2 - DAY (MOCO)", ["LAB", "DESK"], "DAY"),
+        ("INT. BARN - MORNING - TEN YEARS LATER", ["BARN"], "MORNING"),
+        ("EXT. PIER, LATER THAT EVENING", ["PIER"], "LATER THAT EVENING"),
+        ("INT. CABIN, A BIT LATER", ["CABIN"], "A BIT LATER"),
+        ("INT. ATTIC - [THE NEXT] MORNING", ["ATTIC"], "THE NEXT MORNING"),
+        ("INT. ATTIC - (PRESENT) DAY", ["ATTIC"], "DAY"),
+        ("EXT. MILL ROAD - SUNRISE TO NOON", ["MILL ROAD"], "SUNRISE"),
+        ("INT. VAN - DAY / DRIVING", ["VAN"], "DAY"),
+        ("INT. OFFICE (OLD WING) -- LATE 212 AFTERNOON", ["OFFICE (OLD WING)"], "LATE AFTERNOON"),
+        ("EXT. COAST - SUNSET - AERIAL", ["COAST"], "SUNSET"),
+        ("EXT. ALLEY - SAME - INTERCUT", ["ALLEY"], "SAME"),
+        ("INT MARA'S KITCHEN -NIGHT", ["MARA'S KITCHEN"], "NIGHT"),
+        ("INT CONTROL ROOM DAY", ["CONTROL ROOM"], "DAY"),
+        ("EXT - THE OLD MILL (CELLAR) - NIGHT", ["THE OLD MILL (CELLAR)"], "NIGHT"),
+        ("INT. A.B. PRINTING SHOP - DAY", ["A.B. PRINTING SHOP"], "DAY"),
+        ("INT. DR. LUND'S OFFICE - DAY", ["DR. LUND'S OFFICE"], "DAY"),
+        ("INT. CHAPEL -", ["CHAPEL"], None),
+        ("EXT. BRIDGE - ESTABLISHING - EARLY DAY", ["BRIDGE"], "EARLY DAY"),
+        ("EXT. SUNSET BOULEVARD - NIGHT", ["SUNSET BOULEVARD"], "NIGHT"),
+    ]:
+        h = parse_english_heading(line)
+        assert (h.location, h.time_of_day) == (location, time), line
+
+
+def test_times_and_notes_in_chinese_headings_are_not_places():
+    for line, location, time in [
+        ("5 吴家 夜（稍后）", ["吴家"], "夜"),
+        ("6、吴家，夜，内（闪回）", ["吴家"], "夜"),
+        ("7、日，外，哈尔滨", ["哈尔滨"], "日"),
+        ("8 稍后 吴家 内", ["吴家"], "稍后"),
+        ("9 画面组合", [], None),
+    ]:
+        h = parse_chinese_heading(line)
+        assert (h.location, h.time_of_day) == (location, time), line
