@@ -360,10 +360,9 @@ def _merge(state: Repaired, progress: Progress) -> Merged:
 
 def _derive(state: Merged, progress: Progress) -> Derived:
     from kgbuild.canonicalize.derive import derive_whereabouts
-    from kgbuild.schema import load_schema
 
     progress.stage("derive", 1)
-    graph, count = derive_whereabouts(state.graph, load_schema(), state.screenplay)
+    graph, count = derive_whereabouts(state.graph, state.options.graph_schema(), state.screenplay)
     progress.advance()
     return _advance(state, Derived, graph=graph, derivations=[count])
 
