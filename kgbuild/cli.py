@@ -372,7 +372,7 @@ def build(script: Path, outdir: Path | None, from_stage: str | None, budget: int
     if settings is not None:
         check_writable_dir(resolve_cache_dir(settings.cache_dir), "LLM cache folder")
     schema = load_schema(schema_file) if schema_file is not None else None
-    if settings is not None:
+    if settings is not None and from_stage is None:
         from kgbuild.llm.responses import response_models
 
         response_models(schema or load_schema())  # a schema LLM extraction cannot use fails before any work
