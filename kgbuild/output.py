@@ -82,8 +82,8 @@ def write_build(state: BuildResult, outdir: str | os.PathLike[str]) -> list[Path
                                                  encoding="utf-8")
         (staging / "report.md").write_text(build_report(state), encoding="utf-8")
         export_graphml(state.graph, staging / "graph.graphml")
-        (staging / VIEW_FILE).write_text(render_page(view_data(state.graph, state.screenplay), version=__version__),
-                                         encoding="utf-8")
+        page = render_page(view_data(state.graph, state.screenplay, schema=schema), version=__version__)
+        (staging / VIEW_FILE).write_text(page, encoding="utf-8")
         write_embedded(state.graph, staging / DEFAULT_DB_NAME, schema=schema)
         save_graph(state.graph, staging / "graph.json")
         names = list(BUILD_FILES)
