@@ -65,6 +65,9 @@ def test_the_build_speaks_the_schema_and_writes_it_beside_the_graph(built):
            "occasion, thing, abstract" in report
     assert "- **schema_types**: dropped_unknown_type 4" in report
     assert "dropped_unknown_type: person:neil_perry -kinship_with-> person:mr_perry (Person->Person)" in report
+    # The story view sizes and bolds the schema's person type by its speeches.
+    view = (built / "view.html").read_text(encoding="utf-8")
+    assert '"character_type":"Person"' in view and '"speeches":3' in view
 
 
 def test_the_default_schema_writes_no_schema_file_and_removes_a_stale_one(tmp_path, cache):
