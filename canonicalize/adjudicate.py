@@ -3,18 +3,22 @@
 Two adjudicators give the same `Verdict`:
 
 - `adjudicate_offline`: rules, precision first. Mentions merge when their normalized names are
-  equal (for characters: no family title against another title; 'Detective Kincaid' meets
+  equal (for persons: no family title against another title; 'Detective Kincaid' meets
   'Kincaid', 'Mr. Newberry' does not meet 'Newberry'), differ by one letter in a long word, or
   when one is
-  - (characters) the unambiguous first name or surname of the other and not a role word
-    ("Clerk" is not the short form of "Woman Clerk"), or a given name against its pet form
-    ('Scott' / 'Scotty'), or a formal given name against its familiar form with the same
-    surname ('Nicholas Wilde' / 'Nick Wilde');
-  - (objects, concepts) the other's only longer form around the same head noun ('Cane' /
-    'Cane With Four Tennis Balls'; never someone's own object against a bare one);
-  - (places, organizations, concepts) the other's only form with a generic tail or a qualifier
-    ('New York' / 'New York City', 'Grosse Pointe' / 'Grosse Pointe, Michigan');
-  - (Chinese names) the other with a generic head or a story place ('重庆' / '重庆市').
+  - (the type of the role 'person') the unambiguous first name or surname of the other and
+    not a role word ("Clerk" is not the short form of "Woman Clerk"), or a given name against
+    its pet form ('Scott' / 'Scotty'), or a formal given name against its familiar form with
+    the same surname ('Nicholas Wilde' / 'Nick Wilde');
+  - (types with the merge rule head_noun: objects, concepts) the other's only longer form
+    around the same head noun ('Cane' / 'Cane With Four Tennis Balls'; never someone's own
+    object against a bare one);
+  - (types with the merge rule generic_tail: places, concepts) the other's only form with a
+    generic tail or a qualifier ('New York' / 'New York City', 'Grosse Pointe' /
+    'Grosse Pointe, Michigan');
+  - (Chinese names, not persons) the other with a generic head, or (places) a story place
+    in front ('重庆' / '重庆市', '金楼' / '佛山金楼').
+  Which types are persons, places, or opt into a rule, the schema says (`kgbuild.schema`).
 - `adjudicate_llm`: asks the configured LLM with the merge rules of STAGE's Figure 9 (our own
   wording, in the versioned prompt file `kgbuild/llm/prompts/adjudicate.md`). A reply that
   never validates, or that names a mention twice, or a server failing through every retry,
@@ -35,9 +39,10 @@ from collections import defaultdict
 from pydantic import BaseModel, ConfigDict, Field
 
 from kgbuild.canonicalize.constraints import Candidate, cannot_link, life_stage_link, split_by_constraints
-from kgbuild.canonicalize.normalize import PERSON_TYPES, ROLE_WORDS, NormalizedName, fold, normalize_name
+from kgbuild.canonicalize.normalize import ROLE_WORDS, NormalizedName, fold, normalize_name
 from kgbuild.llm.prompts import load_prompt
 from kgbuild.llm.types import ANSWER_ERRORS, ChatMessage, LLMOutputError, StructuredLLM
+from kgbuild.schema import Schema, load_schema
 
 logger = logging.getLogger(__name__)
 
@@ -80,10 +85,6 @@ _FAMILIAR_FORMS = {
 }
 _FAMILIAR: frozenset[tuple[str, str]] = frozenset(
     (formal, pet) for formal, pets in _FAMILIAR_FORMS.items() for pet in pets.split())
-#: Entity types whose short forms drop modifiers of the head noun.
-HEAD_TYPES = frozenset({"Object", "Concept"})
-#: Entity types whose names may carry or drop a generic tail.
-TAIL_TYPES = frozenset({"Location", "Organization", "Concept"})
 #: Generic trailing words of place and organization names.
 GENERIC_TAILS = frozenset({"city", "town", "village", "area", "lot", "backlot", "grounds", "store", "shop",
                            "diner", "restaurant", "cafe", "bar", "pub", "building", "complex", "force",
@@ -152,17 +153,25 @@ class Verdict(_Model):
 
 
 class NameContext:
-    """Which full names of a block contain a short name as first or last words (ambiguity check).
+    """Which full names of a block contain a short name as first or last words (ambiguity check),
+    and which name rules the schema gives each type.
 
     Args:
         candidates: Every candidate of one entity type (not only one cluster).
         places: Normalized CJK names of the story's locations: '佛山金楼' is '金楼' qualified by a place.
         common_words: Words the screenplay writes in lower case: a character name they precede
             is a descriptor form ('Tiny Scott'), neither a different person nor a fuller name.
+        schema: The schema (its person and place types, the types of each merge rule); the
+            default STAGE-KG schema when None.
     """
 
     def __init__(self, candidates: list[Candidate], places: frozenset[str] = frozenset(),
-                 common_words: frozenset[str] = frozenset()):
+                 common_words: frozenset[str] = frozenset(), schema: Schema | None = None):
+        schema = schema or load_schema()
+        #: The type whose names are personal names, and the type of places (None: no such type).
+        self.person, self.place = schema.type_for_role("person"), schema.type_for_role("place")
+        #: Types whose short forms drop modifiers of the head noun; types whose names may carry a generic tail.
+        self.head_types, self.tail_types = schema.types_with_rule("head_noun"), schema.types_with_rule("generic_tail")
         self._owners: dict[tuple[str, ...], set[tuple[str, ...]]] = defaultdict(set)
         self.places = places
         self.common_words = common_words
@@ -170,7 +179,7 @@ class NameContext:
         self._heads: dict[str, set[tuple[str, ...]]] = defaultdict(set)
         self._tails: dict[tuple[str, ...], set[tuple[str, ...]]] = defaultdict(set)
         for cand in candidates:
-            if cand.norm.comparable and cand.norm.cjk and cand.type not in PERSON_TYPES:
+            if cand.norm.comparable and cand.norm.cjk and cand.type != self.person:
                 key = cand.norm.key
                 for suffix in CJK_GENERIC_SUFFIXES:
                     if key.endswith(suffix) and len(key) - len(suffix) >= 2:
@@ -178,12 +187,12 @@ class NameContext:
                 for place in places:
                     if key.startswith(place) and len(key) - len(place) >= 2:
                         self._extensions[("place", key[len(place):])].add(key)
-            if cand.norm.comparable and not cand.norm.cjk and cand.type not in PERSON_TYPES:
+            if cand.norm.comparable and not cand.norm.cjk and cand.type != self.person:
                 self._heads[head_noun(cand.norm.tokens)].add(cand.norm.tokens)
                 for base in {without_tail(cand.norm.tokens), qualified_base(cand.norm)}:
                     if base and base != cand.norm.tokens:
                         self._tails[base].add(cand.norm.tokens)
-            if not cand.norm.comparable or cand.norm.generic or cand.type not in PERSON_TYPES:
+            if not cand.norm.comparable or cand.norm.generic or cand.type != self.person:
                 continue
             tokens = cand.norm.tokens
             if cand.norm.cjk:
@@ -251,18 +260,19 @@ def _within(short: tuple[str, ...], full: tuple[str, ...]) -> bool:
 
 
 def _head_variant(short: Candidate, full: Candidate, context: NameContext) -> str | None:
-    """An object or concept and its unique longer form around the same head noun ('Red Bag' / 'Red
-    Canvas Burn Bag', 'Phial Of Pills' / 'Phial Of Brown Pills'); a place, organization or concept
-    and its unique form with a generic tail or a qualifier ('New York' / 'New York City', 'Police' /
-    'Police Force', 'Grosse Pointe' / 'Grosse Pointe, Michigan'); the reason, or None."""
+    """A name of a head_noun type (objects, concepts) and its unique longer form around the same
+    head noun ('Red Bag' / 'Red Canvas Burn Bag', 'Phial Of Pills' / 'Phial Of Brown Pills'); a
+    name of a generic_tail type (places, concepts) and its unique form with a generic tail or a
+    qualifier ('New York' / 'New York City', 'Police' / 'Police Force', 'Grosse Pointe' /
+    'Grosse Pointe, Michigan'); the reason, or None."""
     s, f = short.norm, full.norm
-    if s.cjk or f.cjk or short.type in PERSON_TYPES or len(s.tokens) >= len(f.tokens):
+    if s.cjk or f.cjk or short.type == context.person or len(s.tokens) >= len(f.tokens):
         return None
     owner = _owner(f.display)
-    if (short.type in HEAD_TYPES and context.same_head(s.tokens) == [f.tokens]
+    if (short.type in context.head_types and context.same_head(s.tokens) == [f.tokens]
             and (owner is None or owner == _owner(s.display))):  # "Ellie's Pin" is hers, 'Pin' may be any
         return f"'{full.name}' is the only longer '{head_noun(s.tokens)}' containing '{short.name}'"
-    if short.type not in TAIL_TYPES or context.with_tail(s.tokens) != 1:
+    if short.type not in context.tail_types or context.with_tail(s.tokens) != 1:
         return None
     if without_tail(f.tokens) == s.tokens:
         return f"'{full.name}' is '{short.name}' with the generic tail '{' '.join(f.tokens[len(s.tokens):])}'"
@@ -280,7 +290,7 @@ def _singular(word: str) -> str:
 
 def _short_form(short: Candidate, full: Candidate, context: NameContext) -> bool:
     s, f = short.norm, full.norm
-    if short.type not in PERSON_TYPES or s.generic or f.generic or any(t in ROLE_WORDS for t in s.tokens):
+    if short.type != context.person or s.generic or f.generic or any(t in ROLE_WORDS for t in s.tokens):
         return False
     if s.honorific in GENDERED_TITLES:
         return False  # 'Mrs. Brumby' is not 'Cliff Brumby', 'Mr. Newberry' not 'Debi Newberry'
@@ -303,11 +313,11 @@ def _cjk_variant(short: Candidate, full: Candidate, context: NameContext) -> str
     or a place and the same place named inside a story location ('金楼' / '佛山金楼'; for objects and
     concepts a place in front names a variant: '印度格列宁' is not '格列宁'); the reason, or None."""
     s, f = short.norm.key, full.norm.key
-    if not (short.norm.cjk and full.norm.cjk) or short.type in PERSON_TYPES or len(s) < 2 or len(f) <= len(s):
+    if not (short.norm.cjk and full.norm.cjk) or short.type == context.person or len(s) < 2 or len(f) <= len(s):
         return None
     if f.startswith(s) and f[len(s):] in CJK_GENERIC_SUFFIXES and context.extensions("suffix", s) == 1:
         return f"'{full.name}' is '{short.name}' with the generic head '{f[len(s):]}'"
-    if (short.type == "Location" and f.endswith(s) and f[: -len(s)] in context.places
+    if (short.type == context.place and f.endswith(s) and f[: -len(s)] in context.places
             and context.extensions("place", s) == 1):
         return f"'{full.name}' is '{short.name}' qualified by the location '{f[: -len(s)]}'"
     return None
@@ -324,7 +334,7 @@ def edit_distance(a: str, b: str) -> int:
     return previous[-1]
 
 
-def _misspelling(a: Candidate, b: Candidate) -> bool:
+def _misspelling(a: Candidate, b: Candidate, context: NameContext) -> bool:
     """One long word differs by one letter ('Gale Wathers' / 'Gale Weathers'); never a given name,
     never singular against plural ('Balloon' / 'Balloons')."""
     x, y = a.norm, b.norm
@@ -336,17 +346,17 @@ def _misspelling(a: Candidate, b: Candidate) -> bool:
     i = diff[0]
     s, t = x.tokens[i], y.tokens[i]
     shortest = 7 if len(x.tokens) == 1 else 6
-    if min(len(s), len(t)) < shortest or (a.type in PERSON_TYPES and i == 0 and len(x.tokens) > 1):
+    if min(len(s), len(t)) < shortest or (a.type == context.person and i == 0 and len(x.tokens) > 1):
         return False
     plural = s.rstrip("s") == t.rstrip("s")
     return s[0] == t[0] and not plural and edit_distance(s, t) == 1
 
 
-def _diminutive(short: Candidate, full: Candidate) -> bool:
+def _diminutive(short: Candidate, full: Candidate, context: NameContext) -> bool:
     """A character's pet form: a given name plus -y/-ie/-i, a doubled last letter allowed ('Scott' /
     'Scotty', 'Tom' / 'Tommy', 'Deb Newberry' / 'Debi Newberry'); other words equal."""
     s, f = short.norm, full.norm
-    if (short.type not in PERSON_TYPES or s.cjk or f.cjk or s.generic or f.generic
+    if (short.type != context.person or s.cjk or f.cjk or s.generic or f.generic
             or len(s.tokens) != len(f.tokens) or s.tokens[1:] != f.tokens[1:]):
         return False
     base, pet = s.tokens[0], f.tokens[0]
@@ -355,11 +365,11 @@ def _diminutive(short: Candidate, full: Candidate) -> bool:
     return pet[len(base):] in _PET_ENDINGS or pet[len(base):] in {base[-1] + e for e in _PET_ENDINGS}
 
 
-def _familiar_form(a: Candidate, b: Candidate) -> bool:
+def _familiar_form(a: Candidate, b: Candidate, context: NameContext) -> bool:
     """A character's formal given name against its familiar form, surname equal and present
     ('Nicholas Wilde' / 'Nick Wilde', 'Margaret Carter' / 'Peggy Carter'); either order."""
     x, y = a.norm, b.norm
-    if (a.type not in PERSON_TYPES or x.cjk or y.cjk or x.generic or y.generic or len(x.tokens) < 2
+    if (a.type != context.person or x.cjk or y.cjk or x.generic or y.generic or len(x.tokens) < 2
             or x.tokens[1:] != y.tokens[1:]):
         return False
     return (x.tokens[0], y.tokens[0]) in _FAMILIAR or (y.tokens[0], x.tokens[0]) in _FAMILIAR
@@ -377,14 +387,14 @@ def link_evidence(a: Candidate, b: Candidate, context: NameContext) -> str | Non
         return None
     if a.norm.key == b.norm.key and (a.norm.article == b.norm.article or len(a.norm.tokens) > 1):
         titles = {a.norm.honorific, b.norm.honorific}
-        if a.type in PERSON_TYPES and len(titles) > 1 and (None not in titles or titles & GENDERED_TITLES):
+        if a.type == context.person and len(titles) > 1 and (None not in titles or titles & GENDERED_TITLES):
             return None  # 'Mr. Newberry' may be the father of the Newberry the story calls by name
         return f"same normalized name '{a.norm.key}'"
-    if _misspelling(a, b):
+    if _misspelling(a, b, context):
         return f"'{a.name}' and '{b.name}' differ by one letter in a long word"
-    if _diminutive(a, b) or _diminutive(b, a):
+    if _diminutive(a, b, context) or _diminutive(b, a, context):
         return f"'{a.name}' and '{b.name}' are a given name and its pet form"
-    if _familiar_form(a, b):
+    if _familiar_form(a, b, context):
         return f"'{a.name}' and '{b.name}' are a formal given name and its familiar form, same surname"
     if _short_form(a, b, context):
         return f"'{a.name}' is the unambiguous short form of '{b.name}'"
@@ -404,12 +414,12 @@ def canonical_choice(members: list[Candidate]) -> Candidate:
     return min(members, key=rank)
 
 
-def _links(cluster: list[Candidate]) -> list[Link]:
-    """Life-stage pairs of characters ('Old Town' is no life stage of 'Town')."""
+def _links(cluster: list[Candidate], person: str | None) -> list[Link]:
+    """Life-stage pairs of persons (of the type `person`; 'Old Town' is no life stage of 'Town')."""
     out = []
     for i, a in enumerate(cluster):
         for b in cluster[i + 1:]:
-            if a.type in PERSON_TYPES and life_stage_link(a, b):
+            if a.type == person and life_stage_link(a, b):
                 younger, base = (a, b) if a.norm.versions else (b, a)
                 out.append(Link(source=younger.id, target=base.id,
                                 reason=f"'{younger.name}' is '{base.name}' at another life stage"))
@@ -417,7 +427,7 @@ def _links(cluster: list[Candidate]) -> list[Link]:
 
 
 def _finish(adjudicator: str, groups: list[tuple[list[Candidate], str | None, list[str]]],
-            cluster: list[Candidate], reasons: dict[str, str]) -> Verdict:
+            cluster: list[Candidate], reasons: dict[str, str], person: str | None) -> Verdict:
     """Apply the hard constraints to proposed groups and build the verdict.
 
     A kept-apart mention's reason never cites its life-stage partner: their link says why.
@@ -437,7 +447,7 @@ def _finish(adjudicator: str, groups: list[tuple[list[Candidate], str | None, li
                                       canonical_name=canonical or canonical_choice(kept).name,
                                       evidence=evidence))
         grouped.update(c.id for c in kept)
-    links = _links(cluster)
+    links = _links(cluster, person)
     linked = {pair for link in links for pair in ((link.source, link.target), (link.target, link.source))}
     stages = {link.source: link.reason for link in links}
     for cand in cluster:
@@ -491,7 +501,7 @@ def adjudicate_offline(cluster: list[Candidate], context: NameContext) -> Verdic
     groups: list[tuple[list[Candidate], str | None, list[str]]] = [
         (members, None, evidence[root]) for root, members in roots.items() if len(members) > 1]
     reasons = {c.id: f"not comparable: {c.norm.reason}" for c in cluster if not c.norm.comparable}
-    return _finish("offline", groups, cluster, reasons)
+    return _finish("offline", groups, cluster, reasons, context.person)
 
 
 def build_messages(cluster: list[Candidate]) -> list[ChatMessage]:
@@ -513,11 +523,12 @@ class MalformedReply(LLMOutputError):
     """The adjudicator's reply validated but cannot be applied (unknown or repeated names)."""
 
 
-def resolve_reply(cluster: list[Candidate], reply: AdjudicationReply) -> Verdict:
+def resolve_reply(cluster: list[Candidate], reply: AdjudicationReply, *, schema: Schema | None = None) -> Verdict:
     """Turn a validated LLM reply into a verdict, enforcing the hard constraints.
 
     Unknown names in a merge are ignored (the merge keeps the names it can resolve); a
-    canonical name that is not a mention is accepted as a new well-formed name.
+    canonical name that is not a mention is accepted as a new well-formed name. Life-stage
+    pairs of the schema's person type (default schema when None) are linked.
 
     Raises:
         MalformedReply: a mention is placed in two merges.
@@ -542,15 +553,16 @@ def resolve_reply(cluster: list[Candidate], reply: AdjudicationReply) -> Verdict
             groups.append((members, merge.canonical_name.strip(), [f"llm: {merge.justification}".strip()]))
     reasons = {c.id: f"llm: {u.justification}".strip() for u in reply.unmerged
                if (c := by_name.get(u.name) or by_name.get(fold(u.name))) is not None}
-    return _finish("llm", groups, cluster, reasons)
+    return _finish("llm", groups, cluster, reasons, (schema or load_schema()).type_for_role("person"))
 
 
-async def adjudicate_llm(cluster: list[Candidate], client: StructuredLLM) -> Verdict:
+async def adjudicate_llm(cluster: list[Candidate], client: StructuredLLM, *, schema: Schema | None = None) -> Verdict:
     """Ask the LLM about one cluster; an answer that cannot be used keeps the cluster apart (and says why).
 
     Args:
         cluster: The candidates of one cluster.
         client: The structured LLM client (`kgbuild.llm.client.LLMClient`).
+        schema: The schema (its person type: life-stage links); the default STAGE-KG schema when None.
 
     Returns:
         The verdict; `error` is set when no usable answer came (`kgbuild.llm.types.ANSWER_ERRORS`:
@@ -569,10 +581,10 @@ async def adjudicate_llm(cluster: list[Candidate], client: StructuredLLM) -> Ver
     try:
         reply = await client.structured(stage=STAGE_MERGE, messages=build_messages(comparable),
                                         response_model=AdjudicationReply)
-        verdict = resolve_reply(comparable, reply)
+        verdict = resolve_reply(comparable, reply, schema=schema)
     except ANSWER_ERRORS as e:
         logger.warning("merge adjudication of %s failed, kept apart: %s",
                        ", ".join(c.name for c in comparable), e)
         return Verdict(adjudicator="llm", kept_apart={c.id: "adjudication failed" for c in cluster},
-                       error=str(e), links=_links(cluster))
+                       error=str(e), links=_links(cluster, (schema or load_schema()).type_for_role("person")))
     return verdict.model_copy(update={"kept_apart": {**verdict.kept_apart, **apart}})

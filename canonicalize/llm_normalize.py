@@ -19,10 +19,11 @@ import logging
 from pydantic import BaseModel, ConfigDict, Field
 
 from kgbuild.canonicalize.constraints import Candidate
-from kgbuild.canonicalize.normalize import PERSON_TYPES, normalize_name
+from kgbuild.canonicalize.normalize import normalize_name
 from kgbuild.llm.gather import gather_requests
 from kgbuild.llm.prompts import load_prompt
 from kgbuild.llm.types import ANSWER_ERRORS, ChatMessage, StructuredLLM
+from kgbuild.schema import Schema, load_schema
 
 logger = logging.getLogger(__name__)
 
@@ -73,14 +74,15 @@ def _messages(batch: list[Candidate], types: list[str]) -> list[ChatMessage]:
                                                            mentions="\n".join(mentions)))]
 
 
-def _apply(batch: list[Candidate], reply: NormalizationReply, types: list[str]) -> list[Candidate]:
+def _apply(batch: list[Candidate], reply: NormalizationReply, types: list[str], person: str | None
+           ) -> list[Candidate]:
     out = list(batch)
     for item in reply.items:
         if not 1 <= item.index <= len(batch):
             continue
         cand = batch[item.index - 1]
         etype = item.type if item.type in types else cand.type
-        norm = normalize_name(item.name or cand.name, person=etype in PERSON_TYPES)
+        norm = normalize_name(item.name or cand.name, person=etype == person)
         if item.keep_apart or not item.name.strip():
             norm = norm.model_copy(update={"comparable": False,
                                            "reason": f"llm: {item.reason or 'not a stable entity'}"})
@@ -88,14 +90,15 @@ def _apply(batch: list[Candidate], reply: NormalizationReply, types: list[str]) 
     return out
 
 
-async def _batch(batch: list[Candidate], types: list[str], client: StructuredLLM) -> tuple[list[Candidate], str | None]:
+async def _batch(batch: list[Candidate], types: list[str], person: str | None, client: StructuredLLM
+                 ) -> tuple[list[Candidate], str | None]:
     try:
         reply = await client.structured(stage=STAGE_NORMALIZE, messages=_messages(batch, types),
                                         response_model=NormalizationReply)
     except ANSWER_ERRORS as e:
         logger.warning("LLM normalization of %d mentions failed, rules kept: %s", len(batch), e)
         return batch, str(e)
-    return _apply(batch, reply, types), None
+    return _apply(batch, reply, types, person), None
 
 
 class NormalizationFailure(_Model):
@@ -107,14 +110,16 @@ class NormalizationFailure(_Model):
     error: str
 
 
-async def normalize_with_llm(candidates: list[Candidate], client: StructuredLLM, types: list[str]
-                             ) -> tuple[list[Candidate], list[NormalizationFailure]]:
+async def normalize_with_llm(candidates: list[Candidate], client: StructuredLLM, types: list[str], *,
+                             schema: Schema | None = None) -> tuple[list[Candidate], list[NormalizationFailure]]:
     """Send the questionable candidates to the LLM, in batches per entity type.
 
     Args:
         candidates: Rule-normalized candidates (any types).
         client: The structured LLM client.
         types: The entity types the LLM may assign.
+        schema: The schema (names of its person type are personal names); the default
+            STAGE-KG schema when None.
 
     Returns:
         The candidates in input order (questionable ones renormalized where the LLM answered)
@@ -133,7 +138,8 @@ async def normalize_with_llm(candidates: list[Candidate], client: StructuredLLM,
         if questionable(cand, types_seen):
             by_type.setdefault(cand.type, []).append(i)
     batches = [rows[i:i + BATCH] for rows in by_type.values() for i in range(0, len(rows), BATCH)]
-    results = await gather_requests(_batch([candidates[i] for i in rows], types, client) for rows in batches)
+    person = (schema or load_schema()).type_for_role("person")
+    results = await gather_requests(_batch([candidates[i] for i in rows], types, person, client) for rows in batches)
     out = list(candidates)
     failures = []
     for rows, (renormalized, error) in zip(batches, results, strict=True):

@@ -41,7 +41,7 @@ from kgbuild.canonicalize.cluster import (
 from kgbuild.canonicalize.constraints import Candidate, SpeakerIndex, split_by_constraints
 from kgbuild.canonicalize.dual_embed import description_text, embed_dual
 from kgbuild.canonicalize.llm_normalize import NormalizationFailure, normalize_with_llm
-from kgbuild.canonicalize.normalize import PERSON_TYPES, fold, normalize_entities
+from kgbuild.canonicalize.normalize import fold, normalize_entities
 from kgbuild.canonicalize.repairs import RepairCount, dedupe_relations
 from kgbuild.embeddings import Embedder
 from kgbuild.graph import (
@@ -55,7 +55,7 @@ from kgbuild.graph import (
 from kgbuild.llm.gather import gather_requests
 from kgbuild.llm.types import StructuredLLM
 from kgbuild.model import Entity, KnowledgeGraph, Persistence, Relation, Scope, Screenplay
-from kgbuild.schema import load_schema
+from kgbuild.schema import Schema, load_schema
 
 if TYPE_CHECKING:
     from kgbuild.llm.client import LLMClient
@@ -64,8 +64,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: When mentions of one name disagree on their type as often, the earlier type in this list wins.
-TYPE_PRIORITY = ("Character", "Location", "Object", "Concept", "TimePoint", "Occasion", "Event")
 #: The relation type of a life-stage link (`YOUNG X` -> `X`), and the producer of its evidence.
 LIFE_STAGE_RELATION = "life_stage_of"
 LIFE_STAGE_PRODUCER = "rule:life_stage"
@@ -140,14 +138,15 @@ class MergePlan(BaseModel):
     log: list[MergeLogEntry] = Field(default_factory=list)
 
 
-def _candidates(entities: list[Entity], speakers: SpeakerIndex | None) -> list[Candidate]:
-    normalized = normalize_entities(entities, type_priority=TYPE_PRIORITY)
+def _candidates(entities: list[Entity], speakers: SpeakerIndex | None, schema: Schema) -> list[Candidate]:
+    normalized = normalize_entities(entities, schema=schema)
     alias_owners = Counter(fold(a) for e in entities for a in {e.name, *e.aliases})
+    person = schema.type_for_role("person")
     out = []
     for item in normalized:
         ent = item.entity
         speaking: tuple[int, ...] = ()
-        if speakers is not None and item.type == "Character":
+        if speakers is not None and item.type == person:
             names = [ent.name, *(a for a in ent.aliases if alias_owners[fold(a)] == 1)]
             speaking = speakers.speaking_scenes(names)
         out.append(Candidate(id=ent.id, name=ent.name, type=item.type, description=ent.description,
@@ -202,14 +201,14 @@ def _representative(group: list[Candidate]) -> Candidate:
 class _Planner:
     """Collects merges (expanded from representatives to all their group's members) and the log."""
 
-    def __init__(self, entities: list[Entity], keep_apart: Sequence[frozenset[str]] = ()):
+    def __init__(self, entities: list[Entity], keep_apart: Sequence[frozenset[str]], schema: Schema):
         self.plan = MergePlan()
         self._taken = {e.id for e in entities}
         self._names = {e.id: e.name for e in entities}
         self._apart = [s for s in keep_apart if len(s) > 1]
         self._canonical: dict[str, str] = {}
         self._links: list[tuple[Link, str, str]] = []
-        self._schema = load_schema()
+        self._schema = schema
 
     def _split(self, members: list[str], etype: str) -> list[str]:
         """The members the corrections file lets merge (the first of each kept-apart set stays)."""
@@ -293,23 +292,25 @@ class _Planner:
 
 
 async def _adjudicate_all(clusters: list[list[Candidate]], contexts: dict[str, NameContext],
-                          client: StructuredLLM | None) -> list[Verdict]:
+                          client: StructuredLLM | None, schema: Schema) -> list[Verdict]:
     if client is None:
         return [adjudicate_offline(c, contexts[c[0].type]) for c in clusters]
-    return await gather_requests(adjudicate_llm(c, client) for c in clusters)
+    return await gather_requests(adjudicate_llm(c, client, schema=schema) for c in clusters)
 
 
 async def plan_merges_async(entities: list[Entity], *, speakers: SpeakerIndex | None, embedder: Embedder,
-                            client: StructuredLLM | None, options: MergeOptions | None = None) -> MergePlan:
+                            client: StructuredLLM | None, options: MergeOptions | None = None,
+                            schema: Schema | None = None) -> MergePlan:
     """`plan_merges` inside a running event loop (the LLM client is async)."""
     options = options or MergeOptions()
-    schema = load_schema()
+    schema = schema or load_schema()
+    person, place = schema.type_for_role("person"), schema.type_for_role("place")
     types = set(options.types) if options.types is not None else {
         t for t in schema.entity_type_names() if not schema.is_event_centric_entity(t)}
-    candidates = [c for c in _candidates(entities, speakers) if c.type in types]
+    candidates = [c for c in _candidates(entities, speakers, schema) if c.type in types]
     failures: list[NormalizationFailure] = []
     if client is not None and options.llm_normalize:
-        candidates, failures = await normalize_with_llm(candidates, client, sorted(types))
+        candidates, failures = await normalize_with_llm(candidates, client, sorted(types), schema=schema)
     blocks: dict[str, list[Candidate]] = {}
     for cand in candidates:
         blocks.setdefault(cand.type, []).append(cand)
@@ -318,9 +319,9 @@ async def plan_merges_async(entities: list[Entity], *, speakers: SpeakerIndex | 
     expand: dict[str, list[str]] = {}
     groups_of: dict[str, list[Candidate]] = {}
     same_name: list[list[Candidate]] = []
-    places = frozenset(c.norm.key for c in blocks.get("Location", ()) if c.norm.cjk and c.norm.comparable)
+    places = frozenset(c.norm.key for c in blocks.get(place or "", ()) if c.norm.cjk and c.norm.comparable)
     for etype, block in sorted(blocks.items()):
-        contexts[etype] = NameContext(block, places, speakers.common_words if speakers else frozenset())
+        contexts[etype] = NameContext(block, places, speakers.common_words if speakers else frozenset(), schema)
         reps = []
         same_name += _same_name_groups([c for c in block if not c.norm.comparable])
         for group in _normalization_groups([c for c in block if c.norm.comparable], options.merge_local):
@@ -335,11 +336,11 @@ async def plan_merges_async(entities: list[Entity], *, speakers: SpeakerIndex | 
                          [description_text(etype, c.name, c.description) for c in reps])
         rows = join_clusters(len(reps), candidate_clusters(emb, options.cluster),
                              affix_pairs([c.norm.key if c.norm.cjk else "" for c in reps])
-                             + word_affix_pairs([c.norm.tokens if not c.norm.cjk and etype not in PERSON_TYPES
+                             + word_affix_pairs([c.norm.tokens if not c.norm.cjk and etype != person
                                                  else () for c in reps]))
         clusters += [[reps[i] for i in group] for group in rows]
-    verdicts = await _adjudicate_all(clusters, contexts, client)
-    planner = _Planner(entities, options.keep_apart)
+    verdicts = await _adjudicate_all(clusters, contexts, client, schema)
+    planner = _Planner(entities, options.keep_apart, schema)
     for failure in failures:
         planner.plan.log.append(MergeLogEntry(action="error", type=failure.type, members=failure.ids,
                                               names=failure.names, adjudicator="llm-normalize",
@@ -361,7 +362,8 @@ async def plan_merges_async(entities: list[Entity], *, speakers: SpeakerIndex | 
 
 
 def plan_merges(entities: list[Entity], *, speakers: SpeakerIndex | None, embedder: Embedder,
-                client: StructuredLLM | None = None, options: MergeOptions | None = None) -> MergePlan:
+                client: StructuredLLM | None = None, options: MergeOptions | None = None,
+                schema: Schema | None = None) -> MergePlan:
     """Decide which entities merge: normalize, embed, cluster per type, adjudicate.
 
     Args:
@@ -370,6 +372,8 @@ def plan_merges(entities: list[Entity], *, speakers: SpeakerIndex | None, embedd
         embedder: Name and description embedder (a `CachedEmbedder` caches on disk).
         client: LLM adjudicator; None adjudicates offline with rules.
         options: Merge settings; defaults when None.
+        schema: The schema (types to merge, person and place types, merge rules, type
+            priority); the default STAGE-KG schema when None.
 
     Returns:
         The groups to merge, their canonical names, life-stage links (between the ids that
@@ -381,14 +385,15 @@ def plan_merges(entities: list[Entity], *, speakers: SpeakerIndex | None, embedd
             the stage (see `merge_graph_llm`).
     """
     return asyncio.run(plan_merges_async(entities, speakers=speakers, embedder=embedder, client=client,
-                                         options=options))
+                                         options=options, schema=schema))
 
 
-def _merged_entity(members: list[Entity], canonical: str, new_id: str) -> Entity:
-    """The members as one entity: the canonical name and id, the members' majority type, the rest
-    merged by `kgbuild.graph.merge_entity_records` (every member's name becomes an alias)."""
+def _merged_entity(members: list[Entity], canonical: str, new_id: str, schema: Schema) -> Entity:
+    """The members as one entity: the canonical name and id, the members' majority type (ties:
+    the schema's type priority), the rest merged by `kgbuild.graph.merge_entity_records` (every
+    member's name becomes an alias)."""
     types = Counter(e.type for e in members)
-    etype = max(types, key=lambda t: (types[t], -TYPE_PRIORITY.index(t) if t in TYPE_PRIORITY else -99))
+    etype = max(types, key=lambda t: (types[t], -schema.type_rank(t)))
     return merge_entity_records(Entity(id=new_id, name=canonical, type=etype), *members)
 
 
@@ -419,9 +424,9 @@ def life_stage_relation(younger: Entity, base: Entity, reason: str) -> Relation 
                     evidence=evidence)
 
 
-def _link_relations(entities: list[Entity], links: list[PlannedLink], mapping: dict[str, str]) -> list[Relation]:
+def _link_relations(entities: list[Entity], links: list[PlannedLink], mapping: dict[str, str],
+                    schema: Schema) -> list[Relation]:
     """The `life_stage_of` relations of the plan's links, between the entities that survive."""
-    schema = load_schema()
     by_id = {e.id: e for e in entities}
     out = []
     for link in links:
@@ -441,7 +446,8 @@ def _link_relations(entities: list[Entity], links: list[PlannedLink], mapping: d
     return out
 
 
-def apply_merges(graph: KnowledgeGraph, plan: MergePlan) -> tuple[KnowledgeGraph, RepairCount]:
+def apply_merges(graph: KnowledgeGraph, plan: MergePlan, *, schema: Schema | None = None
+                 ) -> tuple[KnowledgeGraph, RepairCount]:
     """Rewrite entities and relation endpoints by the plan, then deduplicate relations.
 
     A merged entity keeps the evidence of all its members, and relations that become one keep
@@ -451,15 +457,22 @@ def apply_merges(graph: KnowledgeGraph, plan: MergePlan) -> tuple[KnowledgeGraph
     between the surviving entities (`life_stage_relation`); the entity attribute of that name,
     which older kgbuild versions wrote instead, is dropped.
 
+    Args:
+        graph: The graph (not changed).
+        plan: The merge decisions.
+        schema: The schema (type priority, admissible life-stage links); the default STAGE-KG
+            schema when None.
+
     Returns:
         The new graph (the input is not changed) and the relation dedupe count.
     """
+    schema = schema or load_schema()
     by_id = {e.id: e for e in graph.entities}
     mapping: dict[str, str] = {}
     replaced: dict[str, Entity] = {}
     for group in plan.groups:
         replaced[group.into] = _merged_entity([by_id[m] for m in group.members], group.canonical_name,
-                                              group.into)
+                                              group.into, schema)
         mapping.update({m: group.into for m in group.members})
     entities: list[Entity] = []
     emitted: set[str] = set()
@@ -473,14 +486,14 @@ def apply_merges(graph: KnowledgeGraph, plan: MergePlan) -> tuple[KnowledgeGraph
                                                     if k != LIFE_STAGE_RELATION}})
                 if LIFE_STAGE_RELATION in e.attributes else e for e in entities]
     relations = [r for r in rewire_relations(graph.relations, mapping) if r.source != r.target]
-    relations += _link_relations(entities, plan.links, mapping)
+    relations += _link_relations(entities, plan.links, mapping, schema)
     merged = graph.model_copy(update={"entities": entities, "relations": relations})
     return dedupe_relations(merged)
 
 
 def merge_graph(graph: KnowledgeGraph, screenplay: Screenplay | None, embedder: Embedder,
-                client: StructuredLLM | None, options: MergeOptions | None = None
-                ) -> tuple[KnowledgeGraph, list[MergeLogEntry]]:
+                client: StructuredLLM | None, options: MergeOptions | None = None, *,
+                schema: Schema | None = None) -> tuple[KnowledgeGraph, list[MergeLogEntry]]:
     """Merge a graph's entities and return the new graph and the merge log.
 
     Args:
@@ -489,19 +502,22 @@ def merge_graph(graph: KnowledgeGraph, screenplay: Screenplay | None, embedder: 
         embedder: Name and description embedder.
         client: LLM adjudicator, or None for the offline rules.
         options: Merge settings.
+        schema: The graph's schema; the default STAGE-KG schema when None.
 
     Returns:
         The merged graph (every relation endpoint is an entity) and the log entries.
     """
     speakers = SpeakerIndex.from_screenplay(screenplay) if screenplay is not None else None
-    plan = plan_merges(graph.entities, speakers=speakers, embedder=embedder, client=client, options=options)
-    merged, _ = apply_merges(graph, plan)
+    plan = plan_merges(graph.entities, speakers=speakers, embedder=embedder, client=client, options=options,
+                       schema=schema)
+    merged, _ = apply_merges(graph, plan, schema=schema)
     return merged, plan.log
 
 
 def merge_graph_llm(graph: KnowledgeGraph, screenplay: Screenplay | None, embedder: Embedder,
                     settings: LLMSettings, *, backend: ChatBackend | None = None,
-                    options: MergeOptions | None = None) -> tuple[KnowledgeGraph, list[MergeLogEntry]]:
+                    options: MergeOptions | None = None, schema: Schema | None = None
+                    ) -> tuple[KnowledgeGraph, list[MergeLogEntry]]:
     """`merge_graph` with the LLM adjudicator of a build's LLM settings.
 
     The client comes from `kgbuild.llm.factory.open_llm_client`, as extraction's does: same
@@ -520,6 +536,7 @@ def merge_graph_llm(graph: KnowledgeGraph, screenplay: Screenplay | None, embedd
         settings: The LLM settings of the build.
         backend: Send requests here instead of the settings' endpoint (a scripted backend in tests).
         options: Merge settings.
+        schema: The graph's schema; the default STAGE-KG schema when None.
 
     Returns:
         The merged graph and the merge log.
@@ -538,7 +555,7 @@ def merge_graph_llm(graph: KnowledgeGraph, screenplay: Screenplay | None, embedd
     async def run(client: LLMClient) -> MergePlan:
         async with client:
             return await plan_merges_async(graph.entities, speakers=speakers, embedder=embedder,
-                                           client=client, options=options)
+                                           client=client, options=options, schema=schema)
 
     with open_llm_client(settings, backend=backend) as client:
         try:
@@ -550,5 +567,5 @@ def merge_graph_llm(graph: KnowledgeGraph, screenplay: Screenplay | None, embedd
             raise
         except BudgetExceededError as e:
             raise BudgetExceededError(f"the budget stopped entity merging: {e}") from e
-    merged, _ = apply_merges(graph, plan)
+    merged, _ = apply_merges(graph, plan, schema=schema)
     return merged, plan.log

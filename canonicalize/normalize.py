@@ -23,6 +23,7 @@ from collections import Counter, defaultdict
 from pydantic import BaseModel, ConfigDict, Field
 
 from kgbuild.model import Entity, Scope
+from kgbuild.schema import Schema, load_schema
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _SPACE = re.compile(r"\s+")
@@ -38,8 +39,6 @@ _PRONOUNS = {
     "that", "this", "these", "those", "someone", "somebody", "everyone", "anyone", "nobody", "y'all",
     "我", "你", "您", "他", "她", "它", "我们", "你们", "他们", "她们", "咱们", "自己", "大家", "谁",
 }
-#: Entity types whose names are personal names (appositions cut, possessives dropped, titles).
-PERSON_TYPES = frozenset({"Character"})
 HONORIFICS = {
     "mr", "mrs", "ms", "miss", "mister", "madam", "madame", "mme", "dr", "doctor", "prof", "professor",
     "sir", "dame", "lady", "lord", "det", "detective", "officer", "capt", "captain", "sgt", "sergeant",
@@ -227,29 +226,30 @@ class NormalizedEntity(BaseModel):
     scope: Scope
 
 
-def normalize_entities(entities: list[Entity], *, type_priority: tuple[str, ...] = ()) -> list[NormalizedEntity]:
+def normalize_entities(entities: list[Entity], *, schema: Schema | None = None) -> list[NormalizedEntity]:
     """Normalize every entity; reconcile types and scope across mentions sharing a key.
 
-    Mentions whose keys are equal (and that carry the same version markers) get the majority
-    type among them (ties: earlier in `type_priority`) and global scope if any is global.
+    Names of the schema's person type are personal names (appositions cut, possessives dropped,
+    titles kept apart). Mentions whose keys are equal (and that carry the same version markers)
+    get the majority type among them (ties: the schema's `type_priority`) and global scope if
+    any is global.
 
     Args:
         entities: The entities (or raw mentions) to compare.
-        type_priority: Tie-break order of types.
+        schema: The schema; the default STAGE-KG schema when None.
 
     Returns:
         One `NormalizedEntity` per input, in input order (inputs are not changed).
     """
-    names = [normalize_name(e.name, person=e.type in PERSON_TYPES) for e in entities]
+    schema = schema or load_schema()
+    person, rank = schema.type_for_role("person"), schema.type_rank
+    names = [normalize_name(e.name, person=e.type == person) for e in entities]
     types: dict[tuple[str, tuple[str, ...]], Counter[str]] = defaultdict(Counter)
     scopes: dict[tuple[str, tuple[str, ...]], set[Scope]] = defaultdict(set)
     for ent, name in zip(entities, names, strict=True):
         if name.comparable:
             types[(name.key, name.versions)][ent.type] += 1
             scopes[(name.key, name.versions)].add(ent.scope)
-
-    def rank(t: str) -> int:
-        return type_priority.index(t) if t in type_priority else len(type_priority)
 
     out = []
     for ent, name in zip(entities, names, strict=True):

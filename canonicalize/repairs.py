@@ -68,7 +68,9 @@ def repair_relation_types(
     A relation that violates the schema is swapped when the reversed direction is admissible
     for its type; otherwise rewritten when its endpoint types admit exactly one relation type;
     otherwise dropped (strict) or kept with the flag 'schema_violation' (lenient). Synonyms
-    (affiliated_with) are renamed to the schema's names first.
+    (affiliated_with) are renamed to the schema's names first. A relation of a type the schema
+    does not know (an offline rule's type that another schema lacks) is never guessed into one
+    it knows: dropped (strict, counted as 'dropped_unknown_type') or flagged (lenient).
 
     Args:
         graph: The graph; relation endpoints must exist (run validate_endpoints first).
@@ -85,10 +87,17 @@ def repair_relation_types(
         if name != rel.type:
             count.add("renamed_synonym", f"{rel.type} -> {name}")
             rel = rel.model_copy(update={"type": name})
+        example = f"{rel.source} -{rel.type}-> {rel.target} ({s_type}->{o_type})"
+        if schema.relation(rel.type) is None:
+            if strict:
+                count.add("dropped_unknown_type", example)
+            else:
+                count.add("flagged", example)
+                kept.append(rel.model_copy(update={"flags": sorted({*rel.flags, "schema_violation"})}))
+            continue
         if s_type is None or o_type is None or schema.is_admissible(rel.type, s_type, o_type):
             kept.append(rel)
             continue
-        example = f"{rel.source} -{rel.type}-> {rel.target} ({s_type}->{o_type})"
         candidates = schema.relation_types_for(s_type, o_type)
         if schema.is_admissible(rel.type, o_type, s_type):
             count.add("swapped", example)

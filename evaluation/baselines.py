@@ -15,22 +15,27 @@ from pathlib import Path
 
 from kgbuild.graph import GraphBuilder
 from kgbuild.model import ElementKind, KnowledgeGraph, Screenplay
+from kgbuild.schema import Schema, load_schema
 
 
 def _display(name: str) -> str:
     return name.title() if name.isupper() else name
 
 
-def trivial_graph(screenplay: Screenplay, *, version: str = "") -> KnowledgeGraph:
-    """The trivial baseline graph of a screenplay (see the module docstring)."""
+def trivial_graph(screenplay: Screenplay, *, version: str = "", schema: Schema | None = None) -> KnowledgeGraph:
+    """The trivial baseline graph of a screenplay (see the module docstring), in the types of the
+    schema's roles 'person' and 'place' (the default STAGE-KG schema when None; a role it lacks
+    gives nothing)."""
+    schema = schema or load_schema()
+    person, place = schema.type_for_role("person"), schema.type_for_role("place")
     builder = GraphBuilder()
     for scene in screenplay.scenes:
-        location_ids = [builder.entity("Location", _display(p), scene.index) for p in scene.location]
+        location_ids = [builder.entity(place, _display(p), scene.index) for p in scene.location] if place else []
         for outer, inner in pairwise(location_ids):
             builder.relation(inner, "part_of", outer, scene.index)
         for el in scene.elements:
-            if el.kind is ElementKind.CHARACTER and el.speaker:
-                cid = builder.entity("Character", _display(el.speaker), scene.index)
+            if person and el.kind is ElementKind.CHARACTER and el.speaker:
+                cid = builder.entity(person, _display(el.speaker), scene.index)
                 if location_ids:
                     builder.relation(cid, "located_at", location_ids[-1], scene.index)
     return builder.to_graph(screenplay, backend="baseline:trivial", version=version)

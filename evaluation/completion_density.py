@@ -36,7 +36,8 @@ from kgbuild.schema import load_schema
 from kgbuild.tokens import estimate_tokens
 
 _SCENE_KEY = re.compile(r"scene_(\d+)")
-_EVENT_TYPES = {"Event"}
+#: The event type of the STAGE release's answers (they are in the default schema).
+_EVENT_TYPES = {load_schema().type_for_role("event")}
 
 
 class Density(BaseModel):

@@ -201,7 +201,8 @@ def moviecoref_mentions(labels_csv: Path, screenplay_txt: Path | None = None) ->
             if scene is not None:
                 scenes[surface].add(scene)
     names = sorted(labels)
-    mentions = [Entity(id=f"m{i}", name=name, type="Character", scope=Scope.GLOBAL,
+    person = load_schema().type_for_role("person") or ""  # MovieCoref labels characters only
+    mentions = [Entity(id=f"m{i}", name=name, type=person, scope=Scope.GLOBAL,
                        scenes=sorted(scenes.get(name, ()))) for i, name in enumerate(names)]
     gold = [labels[name].most_common(1)[0][0] for name in names]
     return MentionSet(name=labels_csv.stem, mentions=mentions, gold=gold,

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import re
 from collections import Counter, defaultdict
 from functools import lru_cache
@@ -37,7 +38,7 @@ from kgbuild.graph import (
 )
 from kgbuild.model import Entity, KnowledgeGraph, MovieInfo, Relation, Scope
 from kgbuild.scenes import SceneSelection, restrict_graph
-from kgbuild.schema import Schema, load_schema
+from kgbuild.schema import SCHEMA_FILE, Schema, SchemaError, load_schema
 
 _SCENE_KEY = re.compile(r"scene_(\d+)")
 
@@ -291,3 +292,30 @@ def load_any(path: str | Path, *, schema: Schema | None = None,
     if scenes is not None:
         graph = restrict_graph(graph, scenes)
     return graph, report, {}
+
+
+def _schema_beside(path: str | os.PathLike[str] | None) -> Schema | None:
+    if path is None:
+        return None
+    p = Path(path)
+    beside = (p if p.is_dir() else p.parent) / SCHEMA_FILE
+    return load_schema(beside) if beside.is_file() else None
+
+
+def scoring_schema(pred: str | os.PathLike[str] | None, ref: str | os.PathLike[str] | None,
+                   given: str | os.PathLike[str] | None = None) -> Schema:
+    """The schema to score a prediction against a reference with: `given` (--schema), else the
+    schema.json beside the reference graph, else the one beside the prediction, else the default.
+
+    Raises:
+        SchemaError: a schema file cannot be used, or prediction and reference carry different
+            schema.json files and no schema is given.
+    """
+    if given is not None:
+        return load_schema(given)
+    ref_schema, pred_schema = _schema_beside(ref), _schema_beside(pred)
+    if ref_schema is not None and pred_schema is not None and ref_schema != pred_schema:
+        raise SchemaError(f"the prediction ({pred_schema.label()}) and the reference ({ref_schema.label()}) were "
+                          "built with different schemas; pass --schema FILE to score both with one",
+                          path=str(ref))
+    return ref_schema or pred_schema or load_schema()

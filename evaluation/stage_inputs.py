@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict
 
 from kgbuild.model import ElementKind
 from kgbuild.readers import read_screenplay
+from kgbuild.schema import load_schema
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _TITLES = {"MR", "MRS", "MS", "DR", "MISS", "SIR", "THE", "OLD", "YOUNG", "LITTLE", "AGENT"}
@@ -52,13 +53,14 @@ def _norm(name: str) -> str:
 
 
 def reference_characters(movie_dir: Path) -> dict[str, set[str]]:
-    """Reference Character names (after rename_map) with every surface form seen for each."""
+    """Reference character names (after rename_map) with every surface form seen for each."""
     renames = json.loads((movie_dir / "rename_map.json").read_text(encoding="utf-8"))
     results = json.loads((movie_dir / "extraction_results.json").read_text(encoding="utf-8"))
+    person = load_schema().type_for_role("person")  # the STAGE release is in the default schema
     forms: dict[str, set[str]] = {}
     for scene in results.values():
         for ent in scene.get("entities", []):
-            if ent.get("type") != "Character":
+            if ent.get("type") != person:
                 continue
             canonical = renames.get(ent["name"], ent["name"])
             bucket = forms.setdefault(canonical, {canonical})

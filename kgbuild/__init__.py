@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from kgbuild.evaluation.stage_kg import MovieScore, ScoreOptions
     from kgbuild.model import Entity, Evidence, KnowledgeGraph, Relation, Screenplay
     from kgbuild.scenes import SceneSelection
+    from kgbuild.schema import Schema
 
 __version__ = "0.1.0"
 
@@ -64,6 +65,13 @@ _LAZY = {
 PathLike = str | os.PathLike[str]
 
 
+def _schema(given: Schema | PathLike | None) -> Schema | None:
+    """A schema given as a Schema or a schema file, loaded; None stays None (the default)."""
+    from kgbuild.schema import Schema, load_schema
+
+    return given if given is None or isinstance(given, Schema) else load_schema(given)
+
+
 def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
@@ -91,6 +99,7 @@ def build(
     llm_base_url: str | None = None,
     max_cost: float | None = None,
     scenes: str | SceneSelection | None = None,
+    schema: Schema | PathLike | None = None,
 ) -> KnowledgeGraph:
     """Build the story graph of a screenplay, as `kgbuild build` does.
 
@@ -114,6 +123,8 @@ def build(
         scenes: Build only these scenes ('12-40', '3', '1-10,50-60' or a `SceneSelection`;
             1-based scene indices as `read_screenplay` numbers them): chunks, LLM requests and
             facts cover them alone, and `graph.movie.scene_ranges` records them.
+        schema: The graph schema (a `kgbuild.schema.Schema` or a schema file); None: the
+            STAGE-KG schema. Another schema is written to `outdir` as schema.json.
 
     Returns:
         The repaired, merged and corrected graph. An LLM build in which some chunks got no
@@ -126,6 +137,7 @@ def build(
             `max_cost` without `llm_model`; `scenes` unreadable or past the last scene.
         OutputError: `outdir` or a cache folder cannot be written, or `outdir` holds the build
             of another script and `force` is not given.
+        kgbuild.schema.SchemaError: the schema file cannot be used.
         kgbuild.llm.types.BudgetExceededError: `max_cost` reached (answers so far are cached).
         kgbuild.llm.types.LLMRequestError: the LLM server refused the requests.
 
@@ -159,7 +171,7 @@ def build(
     with default_embedder(cache_dir) as embedder:
         options = BuildOptions(strict_repairs=not lenient, embedder=embedder, llm=llm, merge=merge,
                                corrections=Path(corrections) if corrections is not None else None,
-                               movie=movie, scenes=selection)
+                               movie=movie, scenes=selection, schema=_schema(schema))
         state = run_build(script, options)
     failed = 0
     if state.llm is not None:
@@ -283,7 +295,7 @@ def _selection(scenes: str | SceneSelection | None) -> SceneSelection | None:
     return parse_scene_ranges(scenes) if isinstance(scenes, str) else scenes
 
 
-def _graph_for_scoring(given: KnowledgeGraph | PathLike, scenes: SceneSelection | None = None
+def _graph_for_scoring(given: KnowledgeGraph | PathLike, schema: Schema, scenes: SceneSelection | None = None
                        ) -> tuple[KnowledgeGraph, Any, dict[str, str], str, str]:
     """A graph to score (restricted to `scenes`), its load report, its rename map, its movie id
     and its title."""
@@ -294,11 +306,11 @@ def _graph_for_scoring(given: KnowledgeGraph | PathLike, scenes: SceneSelection 
     from kgbuild.scenes import restrict_graph
 
     if isinstance(given, KnowledgeGraph):
-        graph, report = check_prediction(given, given.movie.key)
+        graph, report = check_prediction(given, given.movie.key, schema=schema)
         if scenes is not None:
             graph = restrict_graph(graph, scenes)
         return graph, report, {}, given.movie.key, given.movie.title
-    graph, report, renames = load_any(Path(given), scenes=scenes)
+    graph, report, renames = load_any(Path(given), schema=schema, scenes=scenes)
     path = Path(given)
     if path.is_dir() and (path / "extraction_results.json").is_file():
         return graph, report, renames, path.resolve().name, stage_title(path)
@@ -307,7 +319,8 @@ def _graph_for_scoring(given: KnowledgeGraph | PathLike, scenes: SceneSelection 
 
 def score(pred: KnowledgeGraph | PathLike, ref: KnowledgeGraph | PathLike, *,
           options: ScoreOptions | None = None, cache_dir: PathLike | None = None,
-          protocol: str = "kgbuild", scenes: str | SceneSelection | None = None) -> MovieScore:
+          protocol: str = "kgbuild", scenes: str | SceneSelection | None = None,
+          schema: Schema | PathLike | None = None) -> MovieScore:
     """Score a predicted graph against a reference with the STAGE-KG protocol (`kgbuild score`).
 
     Entities of unknown types and relations of unknown types or with missing endpoints are left
@@ -326,6 +339,8 @@ def score(pred: KnowledgeGraph | PathLike, ref: KnowledgeGraph | PathLike, *,
             reference keeps its facts of those scenes (then the degree >= 2 rule), the
             prediction its facts grounded in them. None: the ranges the prediction was built
             from (`graph.movie.scene_ranges`), else every scene.
+        schema: The schema (a `kgbuild.schema.Schema` or a schema file); None: the schema.json
+            beside the reference graph, else beside the prediction, else the STAGE-KG schema.
 
     Returns:
         Entity and relation precision, recall and F1 (`result.entities.f1`), per type, and what
@@ -343,25 +358,29 @@ def score(pred: KnowledgeGraph | PathLike, ref: KnowledgeGraph | PathLike, *,
     """
     from kgbuild.embeddings import default_embedder
     from kgbuild.errors import InputError
+    from kgbuild.evaluation.reference import scoring_schema
     from kgbuild.evaluation.stage_kg import PROTOCOLS, score_movie
+    from kgbuild.model import KnowledgeGraph
     from kgbuild.scenes import recorded_selection
 
     if protocol not in PROTOCOLS:
         raise InputError(f"unknown protocol {protocol!r}; the protocols are {', '.join(sorted(PROTOCOLS))}")
     options = options or PROTOCOLS[protocol]
+    chosen = _schema(schema) or scoring_schema(None if isinstance(pred, KnowledgeGraph) else pred,
+                                               None if isinstance(ref, KnowledgeGraph) else ref)
     selection = _selection(scenes)
-    predicted, pred_report, _, _, _ = _graph_for_scoring(pred, selection)
+    predicted, pred_report, _, _, _ = _graph_for_scoring(pred, chosen, selection)
     if selection is None:
         selection = recorded_selection(predicted)
-    reference, ref_report, renames, movie, title = _graph_for_scoring(ref, selection)
+    reference, ref_report, renames, movie, title = _graph_for_scoring(ref, chosen, selection)
     with default_embedder(cache_dir) as embedder:
         result = score_movie(predicted, reference, renames=renames, embedder=embedder, options=options,
-                             movie=movie, title=title)
+                             schema=chosen, movie=movie, title=title)
     return result.model_copy(update={"prediction_report": pred_report, "reference_report": ref_report})
 
 
 def merge(graph: KnowledgeGraph | PathLike, screenplay: Screenplay | PathLike | None = None, *,
-          cache_dir: PathLike | None = None) -> KnowledgeGraph:
+          cache_dir: PathLike | None = None, schema: Schema | PathLike | None = None) -> KnowledgeGraph:
     """Merge a graph's entities with the offline rules, as the build's merge stage does.
 
     Names are normalized, embedded with the bundled MiniLM model, clustered and adjudicated;
@@ -374,6 +393,8 @@ def merge(graph: KnowledgeGraph | PathLike, screenplay: Screenplay | PathLike | 
             for the hard constraints: two characters who speak in one scene stay apart. None
             merges without them.
         cache_dir: The embedding cache folder; None: `$KGBUILD_CACHE_DIR`, else ~/.cache/kgbuild.
+        schema: The schema (a `kgbuild.schema.Schema` or a schema file); None: the schema.json
+            beside a graph given as a path, else the STAGE-KG schema.
 
     Returns:
         A new graph with the merged entities.
@@ -390,9 +411,11 @@ def merge(graph: KnowledgeGraph | PathLike, screenplay: Screenplay | PathLike | 
     from kgbuild.canonicalize.merge import merge_graph
     from kgbuild.embeddings import default_embedder
     from kgbuild.model import KnowledgeGraph, Screenplay
+    from kgbuild.schema import schema_for_graph
 
     kg = graph if isinstance(graph, KnowledgeGraph) else load_graph(graph)
+    chosen = _schema(schema) or schema_for_graph(None if isinstance(graph, KnowledgeGraph) else graph)
     sp = screenplay if screenplay is None or isinstance(screenplay, Screenplay) else read_screenplay(screenplay)
     with default_embedder(cache_dir) as embedder:
-        merged, _ = merge_graph(kg, sp, embedder, None)
+        merged, _ = merge_graph(kg, sp, embedder, None, schema=chosen)
     return merged

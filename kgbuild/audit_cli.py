@@ -16,6 +16,8 @@ from kgbuild.evaluation.audit.types import AuditReport, AuditSample, TypeShare, 
 from kgbuild.llm.cli_options import LLMFlags, llm_options
 from kgbuild.llm.settings import LLMSettings
 from kgbuild.model import KnowledgeGraph
+from kgbuild.schema import Schema
+from kgbuild.schema_option import schema_option
 
 _SHOWN_ERRORS = 20
 
@@ -91,9 +93,10 @@ def _show_report(console: Console, report: AuditReport) -> None:
 @click.option("--corrections", type=click.Path(dir_okay=False, path_type=Path),
               help="The corrections file --apply writes [default: SCRIPT_STEM.corrections.jsonl "
               "beside the build's script].")
+@schema_option()
 def audit(graph: Path, outdir: Path | None, relations: int, entities: int, seed: int,
           screenplay: Path | None, verdicts: Path | None, results: Path | None, judge: bool,
-          apply_verdicts: bool, corrections: Path | None, llm: LLMFlags) -> None:
+          apply_verdicts: bool, corrections: Path | None, schema_file: Path | None, llm: LLMFlags) -> None:
     """Audit whether the scenes GRAPH's facts cite support them (GRAPH: graph.json or a build folder).
 
     Without --verdicts, --results or --judge: sample facts (stratified by type, seeded) and write
@@ -106,7 +109,7 @@ def audit(graph: Path, outdir: Path | None, relations: int, entities: int, seed:
     from kgbuild.evaluation.audit import files
     from kgbuild.evaluation.audit.sample import sample_facts
     from kgbuild.graph import graph_file, load_graph
-    from kgbuild.schema import load_schema
+    from kgbuild.schema import schema_for_graph
 
     if sum((verdicts is not None, results is not None, judge)) > 1:
         raise click.UsageError("give at most one of --verdicts, --results and --judge")
@@ -114,13 +117,14 @@ def audit(graph: Path, outdir: Path | None, relations: int, entities: int, seed:
         raise click.UsageError("--apply needs the verdicts: give --verdicts, --results or --judge")
     llm_model = llm.model or DEFAULT_JUDGE_MODEL
     source = graph_file(graph)
+    schema = schema_for_graph(source, schema_file)
     kg = load_graph(source)
     target = outdir or source.parent / "audit"
     sample = sample_facts(kg, relations=relations, entities=entities, seed=seed)
     console = _console()
     if verdicts is None and results is None and not judge:
         sp = files.load_screenplay(source, kg, screenplay)
-        sheet_files = files.write_audit(target, sample, sp, load_schema(), model=llm_model)
+        sheet_files = files.write_audit(target, sample, sp, schema, model=llm_model)
         picked = sum(f.kind == "relation" for f in sample.facts)
         bare = sum(not f.evidence for f in sample.facts)
         console.print(
@@ -146,7 +150,7 @@ def audit(graph: Path, outdir: Path | None, relations: int, entities: int, seed:
     else:
         settings = llm.model_copy(update={"model": llm_model}).settings()
         assert settings is not None  # the judge model has a default
-        judged, where = _judge_live(source, kg, screenplay, sample, target, console, settings)
+        judged, where = _judge_live(source, kg, screenplay, sample, target, console, settings, schema)
         written.append(target / files.VERDICTS_FILE)
     from kgbuild.evaluation.audit.tally import tally
 
@@ -204,18 +208,17 @@ def _from_results(results: Path, target: Path, console: Console) -> list[Verdict
 
 
 def _judge_live(source: Path, kg: KnowledgeGraph, screenplay: Path | None, sample: AuditSample, target: Path,
-                console: Console, settings: LLMSettings) -> tuple[list[Verdict], str]:
+                console: Console, settings: LLMSettings, schema: Schema) -> tuple[list[Verdict], str]:
     from kgbuild.evaluation.audit import files
     from kgbuild.evaluation.audit.live import judge_live
     from kgbuild.llm.costs import format_usage
-    from kgbuild.schema import load_schema
 
     llm_model = settings.model
     if kg.provenance is not None and kg.provenance.model == llm_model:
         console.print(f"[yellow]The judge {llm_model} is the model that built this graph; a judge that "
                       "did not produce the facts is fairer (--llm-model).[/yellow]")
     sp = files.load_screenplay(source, kg, screenplay)
-    sections = files.judge_sections(sample, sp, load_schema())
+    sections = files.judge_sections(sample, sp, schema)
     run = judge_live(sections, settings)
     target.mkdir(parents=True, exist_ok=True)
     files.write_verdicts(target / files.VERDICTS_FILE, run.verdicts)

@@ -21,6 +21,7 @@ from kgbuild.paths import cache_dir as resolve_cache_dir
 from kgbuild.paths import check_writable_dir, check_writable_file
 from kgbuild.readers import DEFAULT_MAX_BYTES, read_screenplay
 from kgbuild.scenes import SceneSelection, scenes_param
+from kgbuild.schema_option import schema_option
 from kgbuild.summary import ScreenplaySummary, summarize
 
 if TYPE_CHECKING:
@@ -307,11 +308,14 @@ EXIT_PARTIAL = 4
 @click.option("--dry-run", is_flag=True,
               help="Parse and chunk, print the scenes, chunks and (with --llm-model) the LLM requests, "
               "tokens and cost the build would need; write nothing, send nothing.")
+@schema_option("The graph schema, a JSON file like kgbuild's schema/stage_kg.json; a build with another "
+               "schema than the STAGE-KG default writes it as OUTDIR/schema.json [default: STAGE-KG; with "
+               "--from-stage, the folder's schema.json].")
 def build(script: Path, outdir: Path | None, from_stage: str | None, budget: int | None, lenient: bool,
           cache_dir: Path | None, max_bytes: int, quiet: bool, threshold: int | None, max_retries: int | None,
           neo4j_uri: str | None, neo4j_database: str | None, no_merge: bool, movie: str | None, force: bool,
           allow_partial: bool, corrections: Path | None, scenes: SceneSelection | None, dry_run: bool,
-          llm: LLMFlags) -> None:
+          schema_file: Path | None, llm: LLMFlags) -> None:
     """Build the story graph of SCRIPT into OUTDIR: offline by default, with an LLM if given one.
 
     OUTDIR gets graph.json, the embedded store graph.lbdb (query it with 'kgbuild query --db
@@ -355,6 +359,7 @@ def build(script: Path, outdir: Path | None, from_stage: str | None, budget: int
     from kgbuild.llm.types import BatchPendingError
     from kgbuild.output import check_build_target, write_build
     from kgbuild.pipeline import BuildOptions, resume_build, run_build
+    from kgbuild.schema import load_schema
 
     if outdir is None and from_stage is None:
         raise click.UsageError("Missing option '-o' / '--output'.")
@@ -366,9 +371,14 @@ def build(script: Path, outdir: Path | None, from_stage: str | None, budget: int
     settings = llm.settings(threshold=threshold, max_retries=max_retries)
     if settings is not None:
         check_writable_dir(resolve_cache_dir(settings.cache_dir), "LLM cache folder")
+    schema = load_schema(schema_file) if schema_file is not None else None
+    if settings is not None and from_stage is None:
+        from kgbuild.llm.responses import response_models
+
+        response_models(schema or load_schema())  # a schema LLM extraction cannot use fails before any work
     options = BuildOptions(token_budget=budget, strict_repairs=not lenient, max_bytes=max_bytes,
                            embedder=default_embedder(cache_dir), llm=settings, merge=not no_merge,
-                           corrections=corrections, movie=movie, scenes=scenes)
+                           corrections=corrections, movie=movie, scenes=scenes, schema=schema)
     columns = (TextColumn("{task.description:<18}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn())
     with Progress(*columns, console=Console(stderr=True), disable=quiet, transient=False) as bars:
@@ -403,7 +413,7 @@ def build(script: Path, outdir: Path | None, from_stage: str | None, budget: int
 
         user, password = credentials
         counts = load_neo4j(graph, neo4j_uri, user=user, password=password, database=neo4j_database,
-                            replace=True)
+                            replace=True, schema=state.options.graph_schema())
         click.echo(f"Loaded movie {counts.movie!r} into Neo4j at {neo4j_uri}: {counts.nodes} nodes, "
                    f"{counts.relations} relationships ({len(counts.refused)} refused).")
         for note in counts.notes:

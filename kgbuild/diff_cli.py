@@ -157,7 +157,7 @@ def diff(old: Path, new: Path, type_name: str | None, fmt: str, limit: int, scen
     from kgbuild.diff import diff_graphs
     from kgbuild.errors import InputError
     from kgbuild.graph import graph_file, load_graph
-    from kgbuild.schema import load_schema
+    from kgbuild.schema import schema_for_graph
 
     old_graph, new_graph = load_graph(graph_file(old)), load_graph(graph_file(new))
     if scenes is not None:
@@ -166,7 +166,7 @@ def diff(old: Path, new: Path, type_name: str | None, fmt: str, limit: int, scen
         old_graph, new_graph = restrict_graph(old_graph, scenes), restrict_graph(new_graph, scenes)
     result = diff_graphs(old_graph, new_graph, old_label=str(old), new_label=str(new))
     if type_name is not None:
-        schema = load_schema()
+        schema = schema_for_graph(new)
         known = {*schema.entity_type_names(), *(r.name for r in schema.relation_types),
                  *(e.type for g in (old_graph, new_graph) for e in g.entities),
                  *(r.type for g in (old_graph, new_graph) for r in g.relations)}

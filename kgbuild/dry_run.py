@@ -45,4 +45,4 @@ def dry_run_lines(script: str | os.PathLike[str], options: BuildOptions) -> list
         return lines
     from kgbuild.llm.estimate import estimate_llm_build, format_estimate
 
-    return lines + format_estimate(estimate_llm_build(screenplay, chunks, options.llm))
+    return lines + format_estimate(estimate_llm_build(screenplay, chunks, options.llm, schema=options.graph_schema()))

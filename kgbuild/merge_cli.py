@@ -13,6 +13,7 @@ from kgbuild.llm.cli_options import EXIT_BATCH_PENDING, LLMFlags, llm_options
 from kgbuild.llm.settings import LLMSettings
 from kgbuild.llm.types import BatchPendingError
 from kgbuild.model import Screenplay
+from kgbuild.schema_option import schema_option
 
 
 def _screenplay(path: Path | None, graph_file: Path) -> Screenplay | None:
@@ -39,8 +40,10 @@ def _screenplay(path: Path | None, graph_file: Path) -> Screenplay | None:
               "[default: screenplay.json beside GRAPH, if any].")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Embedding cache folder [default: $KGBUILD_CACHE_DIR or ~/.cache/kgbuild].")
+@schema_option()
 @llm_options()
-def merge(graph: Path, outdir: Path | None, screenplay: Path | None, cache_dir: Path | None, llm: LLMFlags) -> None:
+def merge(graph: Path, outdir: Path | None, screenplay: Path | None, cache_dir: Path | None,
+          schema_file: Path | None, llm: LLMFlags) -> None:
     """Merge the entities of GRAPH (a graph.json or a build folder): normalize, embed, cluster,
     adjudicate (offline rules, or the LLM of --llm-model), then rewrite entities and relation
     endpoints.
@@ -61,32 +64,35 @@ def merge(graph: Path, outdir: Path | None, screenplay: Path | None, cache_dir: 
     if settings is not None:
         check_writable_dir(resolve_cache_dir(settings.cache_dir), "LLM cache folder")
     try:
-        _merge(graph, outdir, screenplay, cache_dir, settings)
+        _merge(graph, outdir, screenplay, cache_dir, settings, schema_file)
     except BatchPendingError as e:
         click.echo(f"kgbuild: {e}", err=True)
         sys.exit(EXIT_BATCH_PENDING)
 
 
 def _merge(graph: Path, outdir: Path | None, screenplay: Path | None, cache_dir: Path | None,
-           settings: LLMSettings | None) -> None:
+           settings: LLMSettings | None, schema_file: Path | None) -> None:
     from kgbuild.canonicalize.merge import merge_graph, merge_graph_llm
     from kgbuild.embeddings import default_embedder
     from kgbuild.graph import graph_file, load_graph, save_graph
     from kgbuild.paths import MERGE_LOG_FILE, check_writable_dir
+    from kgbuild.schema import load_schema, schema_for_graph
 
     source = graph_file(graph)
     target = outdir or source.parent
     check_writable_dir(target)
     if screenplay is None and (source.parent / "screenplay.json").is_file() and source.name == "graph.json":
-        _merge_build_folder(source.parent, target, default_embedder(cache_dir), settings)
+        _merge_build_folder(source.parent, target, default_embedder(cache_dir), settings,
+                            load_schema(schema_file) if schema_file is not None else None)
         return
+    schema = schema_for_graph(source, schema_file)
     kg = load_graph(source)
     sp = _screenplay(screenplay, source)
     embedder = default_embedder(cache_dir)
     if settings is not None:
-        merged, log = merge_graph_llm(kg, sp, embedder, settings)
+        merged, log = merge_graph_llm(kg, sp, embedder, settings, schema=schema)
     else:
-        merged, log = merge_graph(kg, sp, embedder, None)
+        merged, log = merge_graph(kg, sp, embedder, None, schema=schema)
     target.mkdir(parents=True, exist_ok=True)
     earlier = (target / MERGE_LOG_FILE).read_text(encoding="utf-8") if (target / MERGE_LOG_FILE).is_file() else ""
     write_text_atomic(target / MERGE_LOG_FILE, earlier + "".join(e.model_dump_json() + "\n" for e in log))
@@ -95,15 +101,16 @@ def _merge(graph: Path, outdir: Path | None, screenplay: Path | None, cache_dir:
              f"Wrote {target / 'graph.json'}, {target / MERGE_LOG_FILE}")
 
 
-def _merge_build_folder(folder: Path, target: Path, embedder, settings) -> None:
+def _merge_build_folder(folder: Path, target: Path, embedder, settings, schema) -> None:
     """The build's own merge stage on its folder: the same code path as
-    'kgbuild build FOLDER --from-stage merge', every file of the folder rewritten together."""
+    'kgbuild build FOLDER --from-stage merge', every file of the folder rewritten together
+    (with the folder's schema.json unless `schema` is given)."""
     from kgbuild.graph import load_graph
     from kgbuild.output import write_build
     from kgbuild.pipeline import BuildOptions, resume_build
 
     before = load_graph(folder / "graph.json")
-    state = resume_build(folder, "merge", BuildOptions(embedder=embedder, llm=settings))
+    state = resume_build(folder, "merge", BuildOptions(embedder=embedder, llm=settings, schema=schema))
     written = write_build(state, target)
     new = state.new_merge_log
     _summary(len(before.entities), len(state.graph.entities), len(before.relations), len(state.graph.relations),

@@ -212,6 +212,10 @@ class Provenance(_Model):
     token_usage: dict[str, int] = Field(default_factory=dict)
     migrated_from: str | None = Field(
         default=None, description="The older graph.json format this graph was read from, if any.")
+    graph_schema: str | None = Field(
+        default=None, exclude_if=lambda value: value is None,
+        description="The schema the graph was built with ('name vN', kept in schema.json beside graph.json) "
+        "when it is not the default STAGE-KG schema; left out of graph.json otherwise.")
 
 
 class MovieInfo(_Model):

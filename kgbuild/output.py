@@ -23,6 +23,7 @@ from kgbuild.loaders.graphml import export_graphml
 from kgbuild.paths import MERGE_LOG_FILE, VIEW_FILE, check_writable_dir
 from kgbuild.pipeline import BuildResult
 from kgbuild.report import build_report
+from kgbuild.schema import SCHEMA_FILE, is_default
 from kgbuild.view.data import view_data
 from kgbuild.view.page import render_page
 
@@ -62,26 +63,33 @@ def write_build(state: BuildResult, outdir: str | os.PathLike[str]) -> list[Path
     """Write screenplay.json, report.md, graph.graphml, the story view view.html, the embedded
     store graph.lbdb (a fresh database holding this movie only) and graph.json into `outdir`, and
     for an LLM build review.jsonl (one JSON object per chunk to review; empty when there is none), and with
-    merging on merge_log.jsonl (one line per merge, kept-apart cluster, link or failure).
-    A review.jsonl left by an earlier LLM build is removed by an offline build, a merge_log.jsonl
-    by a build without merging.
+    merging on merge_log.jsonl (one line per merge, kept-apart cluster, link or failure), and for
+    a build with another schema than the default schema.json (the schema every command reading
+    the folder then uses). A review.jsonl left by an earlier LLM build is removed by an offline
+    build, a merge_log.jsonl by a build without merging, a schema.json by a build with the
+    default schema.
 
     Returns:
         The paths written, in order.
     """
     target = Path(outdir)
     target.mkdir(parents=True, exist_ok=True)
+    schema = state.options.graph_schema()
+    default_schema = is_default(schema)
     staging = Path(tempfile.mkdtemp(prefix=".kgbuild-staging-", dir=target))
     try:
         (staging / "screenplay.json").write_text(state.screenplay.model_dump_json(indent=1),
                                                  encoding="utf-8")
         (staging / "report.md").write_text(build_report(state), encoding="utf-8")
         export_graphml(state.graph, staging / "graph.graphml")
-        (staging / VIEW_FILE).write_text(render_page(view_data(state.graph, state.screenplay), version=__version__),
-                                         encoding="utf-8")
-        write_embedded(state.graph, staging / DEFAULT_DB_NAME)
+        page = render_page(view_data(state.graph, state.screenplay, schema=schema), version=__version__)
+        (staging / VIEW_FILE).write_text(page, encoding="utf-8")
+        write_embedded(state.graph, staging / DEFAULT_DB_NAME, schema=schema)
         save_graph(state.graph, staging / "graph.json")
         names = list(BUILD_FILES)
+        if not default_schema:
+            (staging / SCHEMA_FILE).write_text(schema.model_dump_json(indent=1), encoding="utf-8")
+            names.insert(0, SCHEMA_FILE)
         if state.llm is not None:
             review = state.llm.run.review()
             (staging / REVIEW_FILE).write_text("".join(e.model_dump_json() + "\n" for e in review),
@@ -99,6 +107,8 @@ def write_build(state: BuildResult, outdir: str | os.PathLike[str]) -> list[Path
             (target / REVIEW_FILE).unlink(missing_ok=True)
         if not state.options.merge:
             (target / MERGE_LOG_FILE).unlink(missing_ok=True)
+        if default_schema:
+            (target / SCHEMA_FILE).unlink(missing_ok=True)
         return written
     finally:
         shutil.rmtree(staging, ignore_errors=True)

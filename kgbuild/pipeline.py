@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
@@ -28,6 +28,7 @@ from kgbuild.errors import InputError
 from kgbuild.model import Chunk, KnowledgeGraph, Screenplay
 from kgbuild.paths import MERGE_LOG_FILE
 from kgbuild.readers import DEFAULT_MAX_BYTES, read_screenplay
+from kgbuild.schema import Schema, is_default, load_schema, schema_for_graph
 
 if TYPE_CHECKING:
     from kgbuild.canonicalize.corrections import Correction, CorrectionResult
@@ -78,6 +79,9 @@ class BuildOptions:
         scenes: Build only these scenes (`kgbuild build --scenes`): chunks, LLM requests and
             facts cover them alone, the whole script still naming the cast; the graph records
             the ranges in `movie.scene_ranges`. None: every scene.
+        schema: The graph schema every stage uses (extraction, repairs, merging, corrections,
+            the stores and the report); None means the default STAGE-KG schema, or for a build
+            resumed from its folder the folder's schema.json when it has one.
     """
 
     token_budget: int | None = None
@@ -90,6 +94,11 @@ class BuildOptions:
     corrections: Path | None = None
     movie: str | None = None
     scenes: SceneSelection | None = None
+    schema: Schema | None = None
+
+    def graph_schema(self) -> Schema:
+        """The schema in effect."""
+        return self.schema or load_schema()
 
     def corrections_path(self, script: Path) -> Path | None:
         """The corrections file this build applies, if any."""
@@ -268,7 +277,7 @@ def _extract_offline(state: Chunked, progress: Progress) -> Extracted:
     selection = state.options.scenes
     progress.stage("extract (offline)", len(selection) if selection is not None else len(state.screenplay.scenes))
     graph = extract_offline(state.screenplay, embedder=state.options.embedder, version=__version__,
-                            on_scene=progress.advance, scenes=selection)
+                            on_scene=progress.advance, scenes=selection, schema=state.options.graph_schema())
     return _advance(state, Extracted, graph=graph, llm=None)
 
 
@@ -277,10 +286,11 @@ def _extract_llm(state: Chunked, settings: LLMSettings, progress: Progress) -> E
     from kgbuild.llm.run import run_llm_extraction, token_usage
 
     progress.stage("extract (llm)", len(state.chunks))
+    schema = state.options.graph_schema()
     result = run_llm_extraction(state.screenplay, state.chunks, settings, backend=state.options.llm_backend,
-                                on_chunk=progress.advance, scenes=state.options.scenes)
+                                on_chunk=progress.advance, scenes=state.options.scenes, schema=schema)
     assembly = assemble(state.screenplay, result.run.outcomes, version=__version__,
-                        model=settings.model, token_usage=token_usage(result.usage))
+                        model=settings.model, token_usage=token_usage(result.usage), schema=schema)
     return _advance(state, Extracted, graph=assembly.graph,
                     llm=result.model_copy(update={"ungrounded": assembly.ungrounded}))
 
@@ -300,7 +310,7 @@ def _extract(state: Chunked, progress: Progress) -> Extracted:
 
 def _repair(state: Extracted, progress: Progress) -> Repaired:
     progress.stage("repair", 1)
-    graph, counts = run_repairs(state.graph, strict=state.options.strict_repairs)
+    graph, counts = run_repairs(state.graph, schema=state.options.graph_schema(), strict=state.options.strict_repairs)
     progress.advance()
     return _advance(state, Repaired, graph=graph, repairs=counts)
 
@@ -337,22 +347,22 @@ def _merge(state: Repaired, progress: Progress) -> Merged:
     progress.stage("merge", 1)
     embedder = state.options.embedder or default_embedder()
     options = MergeOptions(keep_apart=keep_apart(state.corrections))
+    schema = state.options.graph_schema()
     if state.options.llm is None:
-        graph, log = merge_graph(state.graph, state.screenplay, embedder, None, options)
+        graph, log = merge_graph(state.graph, state.screenplay, embedder, None, options, schema=schema)
     else:
         graph, log = merge_graph_llm(state.graph, state.screenplay, embedder,
                                      remaining_budget(state.options.llm, state.llm),
-                                     backend=state.options.llm_backend, options=options)
+                                     backend=state.options.llm_backend, options=options, schema=schema)
     progress.advance()
     return _advance(state, Merged, graph=graph, merge_log=[*state.prior_merge_log, *log])
 
 
 def _derive(state: Merged, progress: Progress) -> Derived:
     from kgbuild.canonicalize.derive import derive_whereabouts
-    from kgbuild.schema import load_schema
 
     progress.stage("derive", 1)
-    graph, count = derive_whereabouts(state.graph, load_schema(), state.screenplay)
+    graph, count = derive_whereabouts(state.graph, state.options.graph_schema(), state.screenplay)
     progress.advance()
     return _advance(state, Derived, graph=graph, derivations=[count])
 
@@ -363,7 +373,7 @@ def _correct(state: Derived, progress: Progress) -> BuildResult:
     from kgbuild.canonicalize.corrections import apply_corrections
 
     progress.stage("correct", 1)
-    graph, results = apply_corrections(state.graph, state.corrections)
+    graph, results = apply_corrections(state.graph, state.corrections, schema=state.options.graph_schema())
     progress.advance()
     return _advance(state, BuildResult, graph=graph, corrected=results)
 
@@ -395,8 +405,10 @@ def _run(state: BuildInput, stages: Sequence[Stage[Any, Any]], progress: Progres
     if not isinstance(current, BuildResult):
         raise PipelineDefinitionError(f"the stages end with {type(current).__name__}, not a BuildResult")
     graph = current.graph
+    schema = current.options.graph_schema()
     if graph.provenance is not None:
-        graph = graph.model_copy(update={"provenance": graph.provenance.model_copy(update={"timings": timings})})
+        graph = graph.model_copy(update={"provenance": graph.provenance.model_copy(update={
+            "timings": timings, "graph_schema": None if is_default(schema) else schema.label()})})
     return _advance(current, BuildResult, graph=graph, timings=timings)
 
 
@@ -477,6 +489,8 @@ def _read_build_folder(folder: Path, options: BuildOptions) -> Repaired:
     log = [MergeLogEntry.model_validate_json(line) for line in log_file.read_text(encoding="utf-8").splitlines()
            if line.strip()] if log_file.is_file() else []
     script = Path(screenplay.source.path)
+    if options.schema is None:
+        options = replace(options, schema=schema_for_graph(folder))
     path = options.corrections_path(script)
     return Repaired(script=script, options=options, screenplay=screenplay,
                     corrections=load_corrections(path) if path is not None else [], chunks=[],

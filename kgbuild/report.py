@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from kgbuild.paths import VIEW_FILE
 from kgbuild.pipeline import BuildResult
 from kgbuild.scenes import recorded_selection
-from kgbuild.schema import load_schema
+from kgbuild.schema import ROLES, is_default
 
 if TYPE_CHECKING:
     from kgbuild.llm.run import LLMExtraction
@@ -22,7 +22,7 @@ def _built_scenes(state: BuildResult) -> list[int]:
 
 def scenes_without_entities(state: BuildResult) -> list[int]:
     """Scenes (of those built) that no entity other than a scene event is grounded in."""
-    schema = load_schema()
+    schema = state.options.graph_schema()
     grounded = {
         i for e in state.graph.entities if not schema.is_event_centric_entity(e.type) for i in e.scenes
     }
@@ -118,6 +118,17 @@ def _scenes_line(state: BuildResult) -> str:
             f"{selection.describe()}); chunks: {len(state.chunks)}")
 
 
+def schema_lines(state: BuildResult) -> list[str]:
+    """The schema, when it is not the default: its name and the roles it has no type for (the
+    offline rules extract nothing of those)."""
+    schema = state.options.graph_schema()
+    if is_default(schema):
+        return []
+    lacking = [role for role in ROLES if schema.type_for_role(role) is None]
+    return [f"- Schema: {schema.label()} (schema.json); roles without a type, not extracted: "
+            + (", ".join(lacking) or "none")]
+
+
 def build_report(state: BuildResult) -> str:
     """Render the report of a finished build."""
     sp, graph = state.screenplay, state.graph
@@ -127,6 +138,7 @@ def build_report(state: BuildResult) -> str:
         (f"- Source: `{sp.source.path}` ({sp.source.format.value}, {sp.language}, "
         f"sha256 {sp.source.sha256[:12]})"),
         f"- Backend: {graph.provenance.backend if graph.provenance else 'unknown'}",
+        *schema_lines(state),
         _scenes_line(state),
         f"- Entities: {len(graph.entities)}; relations: {len(graph.relations)}",
         (f"- Story view: [{VIEW_FILE}]({VIEW_FILE}), the graph scene by scene with the evidence of every "

@@ -15,6 +15,7 @@ from kgbuild.errors import InputError
 from kgbuild.evaluation.metrics import PRF, Averaged
 from kgbuild.evaluation.stage_kg import PROTOCOLS, MovieScore, ScoreOptions
 from kgbuild.scenes import SceneSelection, scenes_param
+from kgbuild.schema_option import schema_option
 
 _ID_CHARS = 14  # enough to tell STAGE ids apart; the JSON output keeps the whole id
 
@@ -190,10 +191,13 @@ def _scenes_line(movies: list[MovieScore], given: SceneSelection | None) -> str 
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Embedding cache folder [default: $KGBUILD_CACHE_DIR or ~/.cache/kgbuild].")
 @click.option("--top", type=int, default=12, show_default=True, help="Examples per list.")
+@schema_option("The graph schema (a JSON file like kgbuild's schema/stage_kg.json) [default: the schema.json "
+               "beside REF's graph, else beside PRED's, else the STAGE-KG schema; with --corpus, STAGE-KG].")
 def score(pred: Path, ref: Path, corpus: bool, json_out: Path | None, explain: bool, protocol: str,
           threshold: float | None, entity_text: str | None, name_identity: bool | None,
           description_weight: float | None, min_degree: int | None,
-          pred_min_degree: int | None, scenes: SceneSelection | None, cache_dir: Path | None, top: int) -> None:
+          pred_min_degree: int | None, scenes: SceneSelection | None, cache_dir: Path | None, top: int,
+          schema_file: Path | None) -> None:
     """Score predicted graph(s) PRED against STAGE reference(s) REF with STAGE-KG P/R/F1.
 
     PRED is a graph.json (or a STAGE movie folder); REF is a STAGE movie folder
@@ -206,8 +210,9 @@ def score(pred: Path, ref: Path, corpus: bool, json_out: Path | None, explain: b
         check_writable_file(json_out, "JSON output file")
     from kgbuild.embeddings import default_embedder
     from kgbuild.evaluation.corpus import aggregate, find_predictions, find_references, load_pair, score_corpus
-    from kgbuild.evaluation.reference import stage_title
+    from kgbuild.evaluation.reference import scoring_schema, stage_title
     from kgbuild.evaluation.stage_kg import score_movie
+    from kgbuild.schema import load_schema
 
     given = {k: v for k, v in {"threshold": threshold, "entity_text": entity_text, "name_identity": name_identity,
                                "description_weight": description_weight, "min_degree": min_degree,
@@ -220,7 +225,8 @@ def score(pred: Path, ref: Path, corpus: bool, json_out: Path | None, explain: b
     if corpus:
         refs = find_references(ref)
         _check_predictions(pred, refs, find_predictions(pred))
-        result = score_corpus(pred, ref, embedder=default_embedder(cache_dir), options=options, scenes=scenes)
+        result = score_corpus(pred, ref, embedder=default_embedder(cache_dir), options=options, scenes=scenes,
+                              schema=load_schema(schema_file) if schema_file is not None else None)
         result = result.model_copy(update={"movies": [
             m.model_copy(update={"title": stage_title(refs[m.movie])}) for m in result.movies]})
         movies = result.movies
@@ -229,7 +235,8 @@ def score(pred: Path, ref: Path, corpus: bool, json_out: Path | None, explain: b
         _warn_unpaired(result.movies, missing, result.unused_predictions, pred)
         payload = result.model_dump_json(indent=1)
     else:
-        predicted, pred_report, reference, ref_report, renames = load_pair(pred, ref, scenes=scenes)
+        schema = scoring_schema(pred, ref, schema_file)
+        predicted, pred_report, reference, ref_report, renames = load_pair(pred, ref, scenes=scenes, schema=schema)
         assert predicted is not None
         if reference.movie.scene_ranges and not reference.entities:
             raise InputError(f"the reference has no facts in scenes "
@@ -237,7 +244,7 @@ def score(pred: Path, ref: Path, corpus: bool, json_out: Path | None, explain: b
                              "against the reference's script ('kgbuild parse REF/script.json')", path=str(ref))
         title = stage_title(ref) if ref.is_dir() else reference.movie.title
         single = score_movie(predicted, reference, renames=renames,
-                             embedder=default_embedder(cache_dir), options=options,
+                             embedder=default_embedder(cache_dir), options=options, schema=schema,
                              movie=ref.name, title=title)
         single = single.model_copy(update={"prediction_report": pred_report,
                                            "reference_report": ref_report})

@@ -21,6 +21,8 @@ from kgbuild.loaders.plan import DEFAULT_BATCH_SIZE
 from kgbuild.loaders.records import LoadCounts, Refusal, refusal_summary
 from kgbuild.loaders.results import QueryResult
 from kgbuild.model import KnowledgeGraph
+from kgbuild.schema import schema_for_graph
+from kgbuild.schema_option import schema_option
 
 _FORMATS = click.Choice(["table", "json", "csv"])
 _EXPORTS = click.Choice(["graphml", "csv", "cypher"])
@@ -168,9 +170,11 @@ def query(cypher: str | None, db: Path | None, params: tuple[str, ...], fmt: str
               help="Delete this movie's nodes and relationships first; other movies stay.")
 @click.option("--movie", help="The movie name stored on every node [default: the graph's movie id].")
 @click.option("--strict", is_flag=True, help="Load nothing if anything breaks the schema.")
+@schema_option()
 def load(graph_path: Path, db: Path | None, neo4j_uri: str | None, database: str | None,
-         batch_size: int, replace: bool, movie: str | None, strict: bool) -> None:
+         batch_size: int, replace: bool, movie: str | None, strict: bool, schema_file: Path | None) -> None:
     """Load GRAPH (graph.json, or a build folder) into the embedded store or a Bolt server."""
+    schema = schema_for_graph(graph_path, schema_file)
     graph, file = _read_graph(graph_path)
     counts: LoadCounts
     if neo4j_uri:
@@ -180,7 +184,7 @@ def load(graph_path: Path, db: Path | None, neo4j_uri: str | None, database: str
             raise click.UsageError("give --db or --neo4j, not both")
         user, password = neo4j_credentials()
         counts = load_neo4j(graph, neo4j_uri, user=user, password=password, database=database,
-                            batch_size=batch_size, replace=replace, movie=movie, strict=strict)
+                            batch_size=batch_size, replace=replace, movie=movie, strict=strict, schema=schema)
     else:
         from kgbuild.loaders.embedded import (
             DEFAULT_DB_NAME,
@@ -190,7 +194,7 @@ def load(graph_path: Path, db: Path | None, neo4j_uri: str | None, database: str
 
         target = resolve_db_path(db) if db else file.parent / DEFAULT_DB_NAME
         counts = write_embedded(graph, target, replace=replace, movie=movie, strict=strict,
-                                batch_size=batch_size)
+                                batch_size=batch_size, schema=schema)
     _show_refused(counts.refused)
     _show_notes(counts)
     click.echo(f"Loaded movie {counts.movie!r} into {counts.store}: {counts.nodes} nodes, "
@@ -206,8 +210,9 @@ def load(graph_path: Path, db: Path | None, neo4j_uri: str | None, database: str
 @click.option("--movie", help="The movie name stored on every node [default: the graph's movie id].")
 @click.option("--database", default="neo4j", show_default=True,
               help="The database the neo4j-admin command imports into (csv).")
+@schema_option()
 def export(graph_path: Path, formats: tuple[str, ...], outdir: Path, movie: str | None,
-           database: str) -> None:
+           database: str, schema_file: Path | None) -> None:
     """Export GRAPH (graph.json, or a build folder) as GraphML, neo4j-admin CSV or a Cypher script."""
     from kgbuild.loaders.cypher_script import export_cypher
     from kgbuild.loaders.graphml import export_graphml
@@ -215,6 +220,7 @@ def export(graph_path: Path, formats: tuple[str, ...], outdir: Path, movie: str 
     from kgbuild.paths import check_writable_dir
 
     check_writable_dir(outdir)
+    schema = schema_for_graph(graph_path, schema_file)
     graph, _ = _read_graph(graph_path)
     written: list[Path] = []
     refused: list[Refusal] = []
@@ -222,10 +228,10 @@ def export(graph_path: Path, formats: tuple[str, ...], outdir: Path, movie: str 
         if fmt == "graphml":
             written.append(export_graphml(graph, outdir / "graph.graphml"))
         elif fmt == "csv":
-            files, refused = export_neo4j_csv(graph, outdir, movie=movie, database=database)
+            files, refused = export_neo4j_csv(graph, outdir, movie=movie, database=database, schema=schema)
             written += files
         else:
-            path, refused = export_cypher(graph, outdir / "graph.cypher", movie=movie)
+            path, refused = export_cypher(graph, outdir / "graph.cypher", movie=movie, schema=schema)
             written.append(path)
     _show_refused(refused)
     click.echo("Wrote " + ", ".join(str(p) for p in written))

@@ -26,6 +26,7 @@ from rapidfuzz import fuzz, process, utils
 from kgbuild.loaders.errors import QueryError
 from kgbuild.loaders.results import QueryResult
 from kgbuild.model import KnowledgeGraph
+from kgbuild.schema import Schema, load_schema
 
 #: Every character's name and aliases (the same text on every store).
 CHARACTER_NAMES = "MATCH (c:Character) RETURN c.name AS name, c.aliases AS aliases"
@@ -228,20 +229,22 @@ def run_example(query: ExampleQuery, given: dict[str, Any],
     return run(query.cypher, values)
 
 
-def params_for_graph(query: ExampleQuery, graph: KnowledgeGraph) -> dict[str, Any]:
+def params_for_graph(query: ExampleQuery, graph: KnowledgeGraph, schema: Schema | None = None) -> dict[str, Any]:
     """Parameter values that make sense for a graph: its most connected character, its middle scene.
 
     Args:
         query: The example.
         graph: The graph the store holds.
+        schema: Its schema (the character is of its person type); the default STAGE-KG schema when None.
 
     Returns:
         The example's parameters with `character` and `scene` chosen from the graph.
     """
+    person = (schema or load_schema()).type_for_role("person")
     types = {e.id: e.type for e in graph.entities}
     degree: Counter[str] = Counter()
     for r in graph.relations:
-        degree.update(x for x in (r.source, r.target) if types.get(x) == "Character")
+        degree.update(x for x in (r.source, r.target) if types.get(x) == person)
     names = {e.id: e.name for e in graph.entities}
     top = min(degree, key=lambda eid: (-degree[eid], names[eid])) if degree else None
     values: dict[str, Any] = {}

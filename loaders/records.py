@@ -20,18 +20,16 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from kgbuild.loaders.errors import StoreError
 from kgbuild.model import Evidence, KnowledgeGraph
-from kgbuild.schema import Schema, load_schema
+from kgbuild.schema import IDENTIFIER, Schema, load_schema
 
 logger = logging.getLogger(__name__)
 
-_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 
 #: The evidence lists every node and relationship carries, and their embedded-store types.
 EVIDENCE_PROPERTIES: tuple[tuple[str, str], ...] = (
@@ -157,7 +155,7 @@ def safe_identifier(name: str) -> str:
     Raises:
         StoreError: the name is not a plain identifier (a broken schema file).
     """
-    if not _IDENTIFIER.match(name):
+    if not IDENTIFIER.match(name):
         raise StoreError(
             f"schema name {name!r} cannot be a Cypher label or type; use letters, digits and '_' "
             "(starting with a letter) in the schema file"

@@ -32,32 +32,39 @@ from kgbuild.graph import (
     relation_id,
 )
 from kgbuild.llm.context import ChunkContext
-from kgbuild.llm.responses import EventLink, ExtractedRelation, ExtractionResponse
+from kgbuild.llm.responses import EventLink, ExtractedRelation, ExtractionResponse, SchemaNotExtractableError
 from kgbuild.model import Entity, Persistence, Relation
 from kgbuild.names import display_name
 from kgbuild.schema import Schema
-
-#: The schema's entity type for events (the events list of an answer).
-EVENT_TYPE = "Event"
-#: The entity type whose all-capital names (cue style) are shown in title case.
-CHARACTER_TYPE = "Character"
-#: The entity type scene headings name.
-LOCATION_TYPE = "Location"
 
 _SPACE = re.compile(r"\s+")
 _EDGE = "\"'“”‘’`*_()[]{}<>.,;:!?- "
 
 
-def normalize_name(name: str, type_name: str | None = None) -> str:
+def normalize_name(name: str, *, person: bool = False) -> str:
     """The display form of a name: NFKC, single spaces, no wrapping quotes or trailing
-    punctuation; a Character name in capitals ('BRICK BRADDOCK') in title case.
+    punctuation; a person's name in capitals ('BRICK BRADDOCK', cue style) in title case.
 
     Example:
-        >>> normalize_name('  "BRICK   BRADDOCK." ', "Character")
+        >>> normalize_name('  "BRICK   BRADDOCK." ', person=True)
         'Brick Braddock'
     """
     text = _SPACE.sub(" ", unicodedata.normalize("NFKC", name)).strip(_EDGE)
-    return display_name(text) if type_name == CHARACTER_TYPE else text
+    return display_name(text) if person else text
+
+
+def event_type(schema: Schema) -> str:
+    """The schema's event type (the events list of an answer).
+
+    Raises:
+        SchemaNotExtractableError: the schema has none (LLM extraction needs one).
+    """
+    found = schema.type_for_role("event")
+    if found is None:
+        raise SchemaNotExtractableError(f"LLM extraction needs an entity type with the role 'event'; schema "
+                                        f"{schema.label()} has none. Build offline (without --llm-model), or "
+                                        "add one to the schema file")
+    return found
 
 
 class ChunkGraph(BaseModel):
@@ -111,21 +118,23 @@ def _scenes(wanted: list[int], context: ChunkContext) -> list[int]:
 def build_inventory(answer: ExtractionResponse, context: ChunkContext, schema: Schema) -> Inventory:
     """Events and entities of an answer as schema entities with stable ids.
 
-    Entities of a type the schema does not know, typed as Event, or without a name are left out.
+    Entities of a type the schema does not know, typed as the event type, or without a name are
+    left out.
     """
     inventory = Inventory()
+    events, person = event_type(schema), schema.type_for_role("person")
     for event in answer.events:
-        name = normalize_name(event.name, EVENT_TYPE)
+        name = normalize_name(event.name)
         if name:
-            inventory.add(Entity(id=entity_id(EVENT_TYPE, name), name=name, type=EVENT_TYPE,
+            inventory.add(Entity(id=entity_id(events, name), name=name, type=events,
                                  description=event.description.strip(),
                                  scenes=_scenes([event.scene], context)))
-    types = set(schema.entity_type_names()) - {EVENT_TYPE}
+    types = set(schema.entity_type_names()) - {events}
     for item in answer.entities:
-        name = normalize_name(item.name, item.type)
+        name = normalize_name(item.name, person=item.type == person)
         if not name or item.type not in types:
             continue
-        aliases = [a for a in dict.fromkeys(normalize_name(x, item.type) for x in item.aliases)
+        aliases = [a for a in dict.fromkeys(normalize_name(x, person=item.type == person) for x in item.aliases)
                    if a and canonical_key(a) != canonical_key(name)]
         inventory.add(Entity(id=entity_id(item.type, name), name=name, type=item.type,
                              description=item.description.strip(), aliases=aliases,
@@ -161,27 +170,28 @@ def resolve_link(event_id: str, link: EventLink, inventory: Inventory, schema: S
     `occurs_at`); when neither is admitted, the direction the relation type uses for other
     types is kept for the repair stage to judge.
     """
+    events = event_type(schema)
     ids = [i for i in inventory.candidates(link.entity) if i != event_id]
-    entities = [i for i in ids if inventory.items[i].type != EVENT_TYPE] or ids
+    entities = [i for i in ids if inventory.items[i].type != events] or ids
     if not entities:
         return None
     rtype = schema.canonical_relation(link.relation.strip())
     for entity in entities:
         etype = inventory.items[entity].type
-        if schema.is_admissible(rtype, etype, EVENT_TYPE):
+        if schema.is_admissible(rtype, etype, events):
             return entity, event_id
-        if schema.is_admissible(rtype, EVENT_TYPE, etype):
+        if schema.is_admissible(rtype, events, etype):
             return event_id, entity
     spec = schema.relation(rtype)
-    event_first = spec is not None and any(s == EVENT_TYPE for s, _ in spec.pairs)
+    event_first = spec is not None and any(s == events for s, _ in spec.pairs)
     return (event_id, entities[0]) if event_first else (entities[0], event_id)
 
 
-def _relation_scenes(ends: tuple[Entity, Entity], context: ChunkContext) -> list[int]:
+def _relation_scenes(ends: tuple[Entity, Entity], context: ChunkContext, events: str) -> list[int]:
     """An event's scene, else the scenes both ends appear in, else the chunk's."""
-    events = [e for e in ends if e.type == EVENT_TYPE]
-    if events:
-        return list(events[0].scenes)
+    found = [e for e in ends if e.type == events]
+    if found:
+        return list(found[0].scenes)
     shared = sorted(set(ends[0].scenes) & set(ends[1].scenes))
     return shared or list(context.scene_ids)
 
@@ -189,8 +199,8 @@ def _relation_scenes(ends: tuple[Entity, Entity], context: ChunkContext) -> list
 class _Relations:
     """Relations of one chunk by id; a repeat merges by `merge_relation_records` and adds its quote."""
 
-    def __init__(self, inventory: Inventory, context: ChunkContext):
-        self.inventory, self.context = inventory, context
+    def __init__(self, inventory: Inventory, context: ChunkContext, events: str):
+        self.inventory, self.context, self.events = inventory, context, events
         self.by_id: dict[str, Relation] = {}
         self.quotes: dict[str, list[str]] = {}
 
@@ -198,7 +208,7 @@ class _Relations:
             persistence: Persistence = Persistence.MOMENTARY, quote: str = "") -> None:
         rid = relation_id(source, rtype, target)
         ends = (self.inventory.items[source], self.inventory.items[target])
-        scenes = _relation_scenes(ends, self.context)
+        scenes = _relation_scenes(ends, self.context, self.events)
         if quote and quote not in self.quotes.get(rid, []):
             self.quotes.setdefault(rid, []).append(quote)
         new = Relation(id=rid, source=source, target=target, type=rtype, name=name, scenes=scenes,
@@ -222,12 +232,13 @@ def build_chunk_graph(answer: ExtractionResponse, context: ChunkContext, schema:
         given, for the repair stage to fix or drop.
     """
     inventory = build_inventory(answer, context, schema)
-    relations = _Relations(inventory, context)
+    events = event_type(schema)
+    relations = _Relations(inventory, context, events)
     for event in answer.events:
-        name = normalize_name(event.name, EVENT_TYPE)
+        name = normalize_name(event.name)
         if not name:
             continue
-        event_id = entity_id(EVENT_TYPE, name)
+        event_id = entity_id(events, name)
         for link in event.links:
             ends = resolve_link(event_id, link, inventory, schema)
             if ends is not None:

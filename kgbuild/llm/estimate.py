@@ -54,7 +54,7 @@ from kgbuild.llm.extract import (
 )
 from kgbuild.llm.factory import make_client, price_table
 from kgbuild.llm.reflect import reflection_messages
-from kgbuild.llm.responses import ExtractionResponse, ReflectionResponse
+from kgbuild.llm.responses import ExtractionResponse, ReflectionResponse, response_models
 from kgbuild.llm.settings import LLMSettings
 from kgbuild.llm.types import BatchPendingError, ChatRequest, ChatResult, LLMRequestError, Usage
 from kgbuild.model import Chunk, Screenplay
@@ -215,7 +215,8 @@ class _Planner:
 
     def retries(self, context: ChunkContext, count: int) -> list[RequestEstimate]:
         """`count` further re-extractions of the chunk, each with its review."""
-        request = self.client.request_for(extraction_messages(context, self.schema), ExtractionResponse)
+        request = self.client.request_for(extraction_messages(context, self.schema),
+                                          response_models(self.schema).extraction)
         completion = self._extract_completion(request)
         one = [RequestEstimate(chunk=context.chunk_id, stage=STAGE_EXTRACT_RETRY,
                                prompt_tokens=request_prompt_tokens(request) + FEEDBACK_TOKENS,
@@ -246,7 +247,7 @@ async def _plan(client: LLMClient, contexts: list[ChunkContext], planner: _Plann
             stage = next(iter(pending), STAGE_EXTRACT)
             new = [request for key, request in client.pending.items() if key not in before]
             request = new[0] if new else client.request_for(extraction_messages(context, planner.schema),
-                                                            ExtractionResponse)
+                                                            response_models(planner.schema).extraction)
             first += planner.first(context, stage, request)
             retries += planner.retries(context, max(0, settings.max_retries - calls[STAGE_EXTRACT_RETRY]))
             continue

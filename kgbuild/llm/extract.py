@@ -37,12 +37,12 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict, Field
 
 from kgbuild.graph import merge_entity_records, merge_relation_records
-from kgbuild.llm.chunk_graph import EVENT_TYPE, ChunkGraph, build_chunk_graph
+from kgbuild.llm.chunk_graph import ChunkGraph, build_chunk_graph, event_type
 from kgbuild.llm.context import ChunkContext
 from kgbuild.llm.grounding import UngroundedFacts, extraction_producer, ground_facts
 from kgbuild.llm.prompts import load_prompt, render_entity_types, render_relation_types
 from kgbuild.llm.reflect import Assessment, reflect
-from kgbuild.llm.responses import ExtractionResponse
+from kgbuild.llm.responses import response_models
 from kgbuild.llm.settings import DEFAULT_MAX_RETRIES, DEFAULT_THRESHOLD
 from kgbuild.llm.types import (
     ANSWER_ERRORS,
@@ -157,11 +157,13 @@ def extraction_messages(context: ChunkContext, schema: Schema,
         system, user, and for a retry a second user message with the feedback.
     """
     prompt = load_prompt("extract")
+    events, person = event_type(schema), schema.type_for_role("person")
     messages = [
         ChatMessage(role="system", content=prompt.render(
-            "system", entity_types=render_entity_types(schema, exclude={EVENT_TYPE}),
-            event_links=render_relation_types(schema, event_type=EVENT_TYPE, event_links=True),
-            relation_types=render_relation_types(schema, event_type=EVENT_TYPE, event_links=False))),
+            "system", entity_types=render_entity_types(schema, exclude={events}), event_type=events,
+            speaker_rule=f" Every speaker is a {person}." if person else "",
+            event_links=render_relation_types(schema, event_type=events, event_links=True),
+            relation_types=render_relation_types(schema, event_type=events, event_links=False))),
         ChatMessage(role="user", content=prompt.render("user", facts=context.render_facts(),
                                                        passage=context.passage)),
     ]
@@ -208,7 +210,7 @@ async def extract_chunk(llm: StructuredLLM, context: ChunkContext, schema: Schem
         try:
             answer = await llm.structured(stage=STAGE_EXTRACT_RETRY if retry else STAGE_EXTRACT,
                                           messages=extraction_messages(context, schema, feedback),
-                                          response_model=ExtractionResponse)
+                                          response_model=response_models(schema).extraction)
         except ANSWER_ERRORS as e:
             logger.warning("chunk %s: extraction attempt %d failed: %s", context.chunk_id, n, e)
             attempts.append(AttemptRecord(attempt=n, error=f"extraction failed: {e}"))
@@ -285,7 +287,8 @@ class Assembly(_Model):
 
 
 def assemble(screenplay: Screenplay, outcomes: list[ChunkOutcome], *, version: str,
-             model: str | None = None, token_usage: dict[str, int] | None = None) -> Assembly:
+             model: str | None = None, token_usage: dict[str, int] | None = None,
+             schema: Schema | None = None) -> Assembly:
     """One graph from the kept extraction of every chunk: repeats merged by id, every fact grounded.
 
     Args:
@@ -295,6 +298,8 @@ def assemble(screenplay: Screenplay, outcomes: list[ChunkOutcome], *, version: s
         model: The model name for the provenance and the evidence's producer
             ('llm:MODEL/extract@VERSION', see `kgbuild.llm.grounding.extraction_producer`).
         token_usage: Token counts for the provenance.
+        schema: The schema the chunks were extracted with (grounding asks it for the event,
+            place and time types); the default STAGE-KG schema when None.
 
     Returns:
         The graph with provenance backend 'llm' (repeats merged by `merge_entity_records` and
@@ -317,7 +322,7 @@ def assemble(screenplay: Screenplay, outcomes: list[ChunkOutcome], *, version: s
             quotes[rid] = list(dict.fromkeys([*quotes.get(rid, []), *given]))
     kept_entities, kept_relations, ungrounded = ground_facts(
         screenplay, list(entities.values()), list(relations.values()), quotes,
-        producer=extraction_producer(model))
+        producer=extraction_producer(model), schema=schema)
     graph = KnowledgeGraph(
         movie=MovieInfo(id=screenplay.id, title=screenplay.title, language=screenplay.language,
                         source_sha256=screenplay.source.sha256, scenes=len(screenplay.scenes)),
@@ -328,9 +333,11 @@ def assemble(screenplay: Screenplay, outcomes: list[ChunkOutcome], *, version: s
 
 
 def assemble_graph(screenplay: Screenplay, outcomes: list[ChunkOutcome], *, version: str,
-                   model: str | None = None, token_usage: dict[str, int] | None = None) -> KnowledgeGraph:
+                   model: str | None = None, token_usage: dict[str, int] | None = None,
+                   schema: Schema | None = None) -> KnowledgeGraph:
     """The graph of `assemble`, for callers that do not report what grounding left out.
 
     Args and Returns: as `assemble`, without the count.
     """
-    return assemble(screenplay, outcomes, version=version, model=model, token_usage=token_usage).graph
+    return assemble(screenplay, outcomes, version=version, model=model, token_usage=token_usage,
+                    schema=schema).graph

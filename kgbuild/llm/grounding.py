@@ -5,10 +5,11 @@ every entity and relation is grounded in the scenes it cites (`kgbuild.evidence`
 the text does not show is left out of the graph and counted. The rules, in order:
 
 - relation: the model's quote, located in the relation's scenes; else, for a link between an
-  event and an entity, the heading of the event's scene when it names a Location or TimePoint
-  end, then a sentence of the event's scene naming the entity; else, between two entities, the
-  first sentence of its scenes naming both; a link between two events needs the quote.
-- entity: for a Location or TimePoint the first heading of its scenes naming it; else the first
+  event and an entity, the heading of the event's scene when it names a place or time end
+  (the schema's types of the roles 'place' and 'time'), then a sentence of the event's scene
+  naming the entity; else, between two entities, the first sentence of its scenes naming both;
+  a link between two events needs the quote.
+- entity: for a place or a time the first heading of its scenes naming it; else the first
   sentence of its scenes naming it (its name or an alias).
 - event: the sentence of its scene that best matches its title and description (rapidfuzz
   token_set_ratio of at least `EVENT_MATCH`, sharing a content word); else the first
@@ -35,14 +36,14 @@ from rapidfuzz import fuzz, utils
 
 from kgbuild.evidence import heading_evidence, locate_names, locate_quote, quote_evidence, sentences
 from kgbuild.graph import merge_evidence
-from kgbuild.llm.chunk_graph import EVENT_TYPE
 from kgbuild.llm.prompts import load_prompt
 from kgbuild.model import Element, ElementKind, Entity, Evidence, Relation, Scene, Screenplay
+from kgbuild.schema import Role, Schema, load_schema
 
 logger = logging.getLogger(__name__)
 
-#: Entity types a scene heading names (its place parts and time of day).
-HEADING_TYPES = frozenset({"Location", "TimePoint"})
+#: Roles of the entity types a scene heading names (its place parts and time of day).
+HEADING_ROLES: tuple[Role, ...] = ("place", "time")
 #: The rapidfuzz token_set_ratio (0-100) a sentence needs to stand for an event.
 EVENT_MATCH = 50.0
 #: Content words an event's sentence must share with its title and description.
@@ -203,11 +204,13 @@ class _Grounder:
     """Finds evidence for the facts of one assembled graph."""
 
     def __init__(self, screenplay: Screenplay, entities: list[Entity], relations: list[Relation],
-                 producer: str):
+                 producer: str, schema: Schema):
         self.scenes = {s.index: s for s in screenplay.scenes}
         self.entities = {e.id: e for e in entities}
         self.relations = relations
         self.producer = producer
+        self.event = schema.type_for_role("event")
+        self.heading_types = {t for role in HEADING_ROLES if (t := schema.type_for_role(role)) is not None}
 
     def scenes_of(self, indices: Iterable[int]) -> list[Scene]:
         """The screenplay's scenes with these indices, in story order."""
@@ -218,19 +221,19 @@ class _Grounder:
         ids = [r.target if r.source == event.id else r.source for r in self.relations
                if event.id in (r.source, r.target)]
         ends = [self.entities[i] for i in dict.fromkeys(ids) if i in self.entities]
-        return [e for e in ends if e.type != EVENT_TYPE]
+        return [e for e in ends if e.type != self.event]
 
     def entity(self, entity: Entity) -> list[Evidence]:
         """Evidence for an entity (see the module docstring); [] when the text shows none."""
         scenes = self.scenes_of(entity.scenes)
         found: Evidence | None = None
-        if entity.type == EVENT_TYPE:
+        if entity.type == self.event:
             found = event_sentence(scenes, entity, self.producer)
             forms = [f for end in self.linked(entity) for f in names_of(end)]
             if found is None and forms:
                 found = locate_names(body(scenes), [forms], self.producer)
             return [found] if found is not None else []
-        if entity.type in HEADING_TYPES:
+        if entity.type in self.heading_types:
             found = heading_naming(scenes, names_of(entity), self.producer)
         if found is None:
             found = locate_names(body(scenes), [names_of(entity)], self.producer)
@@ -247,13 +250,13 @@ class _Grounder:
         if subject is None or obj is None:
             return []
         ends = [subject, obj]
-        events = [e for e in ends if e.type == EVENT_TYPE]
+        events = [e for e in ends if e.type == self.event]
         if len(events) == 2:
             return []
         fallback: Evidence | None = None
         if events:
-            other = next(e for e in ends if e.type != EVENT_TYPE)
-            if other.type in HEADING_TYPES:
+            other = next(e for e in ends if e.type != self.event)
+            if other.type in self.heading_types:
                 fallback = heading_naming(scenes, names_of(other), self.producer)
             if fallback is None:
                 fallback = locate_names(body(scenes), [names_of(other)], self.producer)
@@ -263,7 +266,7 @@ class _Grounder:
 
 
 def ground_facts(screenplay: Screenplay, entities: list[Entity], relations: list[Relation],
-                 quotes: dict[str, list[str]], *, producer: str
+                 quotes: dict[str, list[str]], *, producer: str, schema: Schema | None = None
                  ) -> tuple[list[Entity], list[Relation], UngroundedFacts]:
     """Give every fact evidence from the screenplay; leave out and count those the text does not show.
 
@@ -273,13 +276,14 @@ def ground_facts(screenplay: Screenplay, entities: list[Entity], relations: list
         relations: The assembled relations; their scenes say where to look.
         quotes: Relation id -> the quotes the model gave for it.
         producer: The producer of the evidence (`extraction_producer`).
+        schema: The schema (its event, place and time types); the default STAGE-KG schema when None.
 
     Returns:
         The entities and relations with evidence (inputs are not changed), in input order, and
         the count of what was left out: entities without evidence, relations without evidence
         and relations whose subject or object was left out.
     """
-    grounder = _Grounder(screenplay, entities, relations, producer)
+    grounder = _Grounder(screenplay, entities, relations, producer, schema or load_schema())
     dropped = UngroundedFacts()
     kept_entities: list[Entity] = []
     for entity in entities:

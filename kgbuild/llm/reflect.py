@@ -2,7 +2,7 @@
 
 `check_extraction` finds, without a model, what is certainly wrong with an answer: schema
 violations (unknown types, inadmissible type pairs), self-relations, relation ends that name
-nothing, and contradictions with the screenplay's layout (a speaking cue that is no Character,
+nothing, and contradictions with the screenplay's layout (a speaking cue that is no person,
 a scene id outside the chunk). These are hard failures. A few softer findings (duplicates, an
 unused heading location) are only passed on as feedback.
 
@@ -23,11 +23,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kgbuild.graph import canonical_key, entity_id
 from kgbuild.llm.chunk_graph import (
-    CHARACTER_TYPE,
-    EVENT_TYPE,
-    LOCATION_TYPE,
     Inventory,
     build_inventory,
+    event_type,
     normalize_name,
     resolve_link,
     resolve_relation,
@@ -40,7 +38,7 @@ from kgbuild.schema import Schema
 
 logger = logging.getLogger(__name__)
 
-#: Cues that speak for a group, not for one character: no Character is required for them.
+#: Cues that speak for a group, not for one character: no person entity is required for them.
 GROUP_CUES = frozenset({"ALL", "BOTH", "EVERYONE", "CROWD", "VOICE", "VOICES", "TOGETHER", "OTHERS",
                         "SOMEONE", "众人", "大家", "旁白"})
 
@@ -90,7 +88,8 @@ def _scene_issues(answer: ExtractionResponse, context: ChunkContext) -> list[Iss
 
 
 def _item_issues(answer: ExtractionResponse, schema: Schema) -> list[Issue]:
-    types = set(schema.entity_type_names()) - {EVENT_TYPE}
+    events = event_type(schema)
+    types = set(schema.entity_type_names()) - {events}
     issues = []
     for event in answer.events:
         if not canonical_key(event.name):
@@ -98,8 +97,8 @@ def _item_issues(answer: ExtractionResponse, schema: Schema) -> list[Issue]:
     for entity in answer.entities:
         if not canonical_key(entity.name):
             issues.append(Issue(hard=True, message=f"a {entity.type} entity has no name"))
-        elif entity.type == EVENT_TYPE:
-            issues.append(Issue(hard=True, message=f"'{entity.name}' is typed Event: events belong in "
+        elif entity.type == events:
+            issues.append(Issue(hard=True, message=f"'{entity.name}' is typed {events}: events belong in "
                                                    "the events list, entities in the entities list"))
         elif entity.type not in types:
             issues.append(Issue(hard=True, message=f"entity '{entity.name}' has type '{entity.type}', "
@@ -113,8 +112,9 @@ def _item_issues(answer: ExtractionResponse, schema: Schema) -> list[Issue]:
 
 def _link_issues(answer: ExtractionResponse, inventory: Inventory, schema: Schema) -> list[Issue]:
     issues = []
+    events = event_type(schema)
     for event in answer.events:
-        event_id = entity_id(EVENT_TYPE, normalize_name(event.name, EVENT_TYPE))
+        event_id = entity_id(events, normalize_name(event.name))
         for link in event.links:
             label = f"event '{event.name}' link {link.relation} '{link.entity}'"
             rtype = schema.canonical_relation(link.relation.strip())
@@ -128,12 +128,12 @@ def _link_issues(answer: ExtractionResponse, inventory: Inventory, schema: Schem
                 continue
             s_type, t_type = inventory.items[ends[0]].type, inventory.items[ends[1]].type
             if not schema.is_admissible(rtype, s_type, t_type):
-                other = t_type if s_type == EVENT_TYPE else s_type
-                allowed = sorted({*schema.relation_types_for(other, EVENT_TYPE),
-                                  *schema.relation_types_for(EVENT_TYPE, other)})
+                other = t_type if s_type == events else s_type
+                allowed = sorted({*schema.relation_types_for(other, events),
+                                  *schema.relation_types_for(events, other)})
                 hint = ", ".join(allowed) or "nothing"
                 issues.append(Issue(hard=True, message=f"{label}: {rtype} does not link a {other} and an "
-                                                       f"event; {other} <-> Event allows {hint}"))
+                                                       f"event; {other} <-> {events} allows {hint}"))
     return issues
 
 
@@ -174,29 +174,32 @@ def _relation_issues(answer: ExtractionResponse, context: ChunkContext, schema: 
     return issues
 
 
-def _fact_issues(answer: ExtractionResponse, context: ChunkContext) -> list[Issue]:
+def _fact_issues(answer: ExtractionResponse, context: ChunkContext, schema: Schema) -> list[Issue]:
+    """The layout's facts: every speaker is a person, every heading place a place (for the roles
+    the schema has)."""
     names: dict[str, set[str]] = {}
     for entity in answer.entities:
         for name in (entity.name, *entity.aliases):
             names.setdefault(canonical_key(name), set()).add(entity.type)
     issues = []
-    for cue in context.speakers:
+    person, place = schema.type_for_role("person"), schema.type_for_role("place")
+    for cue in context.speakers if person is not None else ():
         if cue.upper() in GROUP_CUES:
             continue
         types = names.get(canonical_key(cue), set())
-        if CHARACTER_TYPE in types:
+        if person in types:
             continue
         if types:
-            issues.append(Issue(hard=True, message=f"'{cue}' speaks in this passage, so it is a Character, "
+            issues.append(Issue(hard=True, message=f"'{cue}' speaks in this passage, so it is a {person}, "
                                                    f"not {', '.join(sorted(types))}"))
         else:
-            issues.append(Issue(hard=True, message=f"'{cue}' speaks in this passage but is not a Character "
+            issues.append(Issue(hard=True, message=f"'{cue}' speaks in this passage but is not a {person} "
                                                    "(give the cue name as the name or an alias)"))
-    locations = {canonical_key(n) for e in answer.entities if e.type == LOCATION_TYPE for n in (e.name, *e.aliases)}
-    for scene in context.scenes:
+    locations = {canonical_key(n) for e in answer.entities if e.type == place for n in (e.name, *e.aliases)}
+    for scene in context.scenes if place is not None else ():
         if scene.location and not locations & {canonical_key(p) for p in scene.location}:
             issues.append(Issue(hard=False, message=f"the heading of scene {scene.index} places it at "
-                                                    f"'{' > '.join(scene.location)}', which is no Location"))
+                                                    f"'{' > '.join(scene.location)}', which is no {place}"))
     return issues
 
 
@@ -212,7 +215,7 @@ def check_extraction(answer: ExtractionResponse, context: ChunkContext, schema: 
         The findings, hard failures and soft ones, in a stable order.
     """
     return [*_item_issues(answer, schema), *_scene_issues(answer, context),
-            *_relation_issues(answer, context, schema), *_fact_issues(answer, context)]
+            *_relation_issues(answer, context, schema), *_fact_issues(answer, context, schema)]
 
 
 def render_extraction(answer: ExtractionResponse) -> str:

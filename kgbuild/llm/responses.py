@@ -1,22 +1,34 @@
 """What the model must answer, per stage, as pydantic models (their JSON schemas are sent).
 
 Every field is required and no object allows extra keys, so OpenAI's strict structured output
-accepts the schemas unchanged. Types and relation names are plain strings here, not enums:
-the schema lives in `kgbuild.schema`, and an answer that breaks it is not thrown away by
-validation but caught by the deterministic checks (`kgbuild.llm.reflect`), which turn it into
-concrete feedback for a re-extraction.
+accepts the schemas unchanged. The classes below give the shape with types and relation names
+as plain strings; the models a request sends and its answer is validated against come from
+`response_models(schema)`, which narrows them to the schema's names (enums in the JSON schema):
+an entity of an invented type or a relation of an invented type fails validation, and the
+client asks the model to fix it, quoting the error. What the JSON schema cannot express (which
+type pairs a relation admits, names that match nothing) is left to the deterministic checks
+(`kgbuild.llm.reflect`), which turn it into concrete feedback for a re-extraction.
 
 The field order of `ExtractionResponse` is the extraction order: a model writes the events
 first, then the entities tied to them, then the relations between those.
+
+Example:
+    >>> models = response_models(load_schema())
+    >>> models.extraction.model_json_schema()["$defs"]["ExtractedEntity"]["properties"]["type"]["enum"][:2]
+    ['Character', 'Location']
 """
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from kgbuild.errors import InputError
 from kgbuild.model import Persistence
+from kgbuild.schema import Schema
 
 
 def _compact_schema(schema: dict[str, Any]) -> None:
@@ -95,3 +107,73 @@ class ReflectionResponse(_Model):
     redundancy: int = Field(ge=0, le=10, description="10 = nothing low-value or repeated.")
     score: int = Field(ge=0, le=10, description="Overall quality.")
     feedback: list[str] = Field(description="Concrete problems to fix, one per item ([] if none).")
+
+
+@dataclass(frozen=True)
+class ResponseModels:
+    """The extraction models of one schema: subclasses of the classes above whose type fields
+    are enums of the schema's names (`response_models`)."""
+
+    extraction: type[ExtractionResponse]
+    entity: type[ExtractedEntity]
+    relation: type[ExtractedRelation]
+    event: type[ExtractedEvent]
+    link: type[EventLink]
+
+
+class SchemaNotExtractableError(InputError):
+    """The schema lacks what LLM extraction needs (an event type and types to link to it)."""
+
+
+def _enum(names: list[str]) -> Any:
+    return Literal[tuple(names)]  # one Literal of every name: an enum in the JSON schema
+
+
+def _as_enum(schema: dict[str, Any]) -> None:
+    """A one-name Literal as an enum too (pydantic writes `const`), one form for every schema."""
+    if "const" in schema:
+        schema["enum"] = [schema.pop("const")]
+
+
+def _names_field(names: list[str]) -> tuple[Any, Any]:
+    return _enum(names), Field(json_schema_extra=_as_enum)
+
+
+def response_models(schema: Schema) -> ResponseModels:
+    """The response models of LLM extraction under `schema` (cached per schema).
+
+    `ExtractedEntity.type` is an enum of the schema's entity types but the event type (events
+    are the events list), `ExtractedRelation.type` of every relation type a model may write
+    (derived ones, written by later stages, are left out), `EventLink.relation` of those with
+    the event type on one side; both relation enums also hold the schema's synonyms of their
+    names (affiliated_with, mapped to member_of). Field order, required fields and the compact
+    JSON schema are the classes' own.
+
+    Raises:
+        SchemaNotExtractableError: the schema has no entity type with the role 'event', no
+            relation type linking it to another type, or no other entity type.
+    """
+    return _response_models(schema.model_dump_json())
+
+
+@lru_cache(maxsize=8)
+def _response_models(schema_json: str) -> ResponseModels:
+    schema = Schema.model_validate_json(schema_json)
+    event = schema.type_for_role("event")
+    entity_types = [name for name in schema.entity_type_names() if name != event]
+    links = schema.relation_names_with_synonyms(schema.extractable_relation_names(event_links=True))
+    if event is None or not links or not entity_types:
+        missing = "no event type" if event is None else "no relation type linking it" if not links else "no other type"
+        raise SchemaNotExtractableError(
+            f"LLM extraction needs an entity type with the role 'event', a relation type linking it to another "
+            f"entity type, and other entity types; schema {schema.label()} has {missing}. Build offline "
+            "(without --llm-model), or add them to the schema file")
+    link = create_model("EventLink", __base__=EventLink, relation=_names_field(links))
+    event_model = create_model("ExtractedEvent", __base__=ExtractedEvent, links=(list[link], ...))
+    entity = create_model("ExtractedEntity", __base__=ExtractedEntity, type=_names_field(entity_types))
+    relation = create_model("ExtractedRelation", __base__=ExtractedRelation, type=_names_field(
+        schema.relation_names_with_synonyms(schema.extractable_relation_names())))
+    extraction = create_model(
+        "ExtractionResponse", __base__=ExtractionResponse,
+        events=(list[event_model], ...), entities=(list[entity], ...), relations=(list[relation], ...))
+    return ResponseModels(extraction=extraction, entity=entity, relation=relation, event=event_model, link=link)

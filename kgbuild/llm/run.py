@@ -27,6 +27,7 @@ from kgbuild.llm.extract import (
 )
 from kgbuild.llm.factory import open_llm_client, raise_pending
 from kgbuild.llm.grounding import UngroundedFacts
+from kgbuild.llm.responses import response_models
 from kgbuild.llm.settings import LLMSettings
 from kgbuild.llm.types import BudgetExceededError, ChatBackend
 from kgbuild.model import Chunk, Screenplay
@@ -134,8 +135,10 @@ def run_llm_extraction(screenplay: Screenplay, chunks: list[Chunk], settings: LL
             `settings.batch_export`.
         BudgetExceededError: the budget stopped the run; what completed is in the cache.
         LLMRequestError: the server refused the requests (key, model, URL).
+        SchemaNotExtractableError: the schema has no event type to extract events with.
     """
     schema = schema or load_schema()
+    response_models(schema)  # a schema LLM extraction cannot use is refused before any request
     cache_path = default_cache_path(settings.cache_dir)
     with open_llm_client(settings, backend=backend) as client:
         run = asyncio.run(_extract(client, screenplay, chunks, settings, schema, on_chunk))

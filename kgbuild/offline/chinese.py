@@ -171,18 +171,18 @@ def add_chinese_sentences(facts: Facts, scene: Scene, sents: list[ActionSentence
             named = sorted((clause.find(n), n) for n in cast_names if n in clause)
             if named:
                 subject = named[0][1]
-            here = [facts.mention("Location", p, index, "zh_place", ev("zh_place")) for p in places(clause)]
-            held = [facts.mention("Object", t, index, "zh_thing", ev("zh_thing"))
+            here = [facts.mention("place", p, index, "zh_place", ev("zh_place")) for p in places(clause)]
+            held = [facts.mention("thing", t, index, "zh_thing", ev("zh_thing"))
                     for t in things(clause, cast_names)]
             for owner, thing in owned(clause, cast_names):
-                owned_ref = facts.mention("Object", thing, index, "zh_thing", ev("zh_thing"))
-                facts.relate(("Character", owner), "possesses", owned_ref, index, "zh_possessive",
+                owned_ref = facts.mention("thing", thing, index, "zh_thing", ev("zh_thing"))
+                facts.relate(facts.ref("person", owner), "possesses", owned_ref, index, "zh_possessive",
                              ev("zh_possessive"))
             for held_ref in held:
                 if subject:
-                    facts.relate(("Character", subject), "interacts_with", held_ref, index,
+                    facts.relate(facts.ref("person", subject), "interacts_with", held_ref, index,
                                  "zh_handles", ev("zh_handles"))
             if subject:
                 for place in here:
-                    facts.relate(("Character", subject), "located_at", place, index, "zh_goes_to_place",
+                    facts.relate(facts.ref("person", subject), "located_at", place, index, "zh_goes_to_place",
                                  ev("zh_goes_to_place"))

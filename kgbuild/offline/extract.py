@@ -22,10 +22,16 @@ Each rule names the evidence it reads and emits nothing without it (producer 'ru
 - Chinese action lines: `zh_place`, `zh_thing`, `zh_handles`, `zh_possessive`, `zh_goes_to_place`.
 
 A scene heading is scene metadata, never an event; a scene with no action clause has no event.
+
+The rules speak in roles (a person, a place, a time, an event, a thing); the schema of the build
+says which entity type each role is, and a role it lacks is not extracted (`kgbuild.offline.facts`).
+Relation types keep the names the rules give them; the repair stage drops those the schema does
+not know.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from collections import Counter
 from collections.abc import Callable, Container
@@ -58,6 +64,9 @@ from kgbuild.offline.stoplists import (
 )
 from kgbuild.offline.times import is_title_card, years
 from kgbuild.offline.typer import PhraseTyper
+from kgbuild.schema import Role, Schema, load_schema
+
+logger = logging.getLogger(__name__)
 
 # A sentence that opens with a pronoun has a subject the sentence does not name.
 _PRONOUN_OPENING = re.compile(r"^(?:He|She|They|It|His|Her|Their)\b")
@@ -84,23 +93,23 @@ class _Script:
                                       for sents in self.sentences.values()])
 
     def character(self, facts: Facts, name: str, scene: int, rule: str, evidence: list[Evidence]) -> Ref:
-        return facts.mention("Character", name, scene, rule, evidence,
+        return facts.mention("person", name, scene, rule, evidence,
                              aliases=tuple(sorted(self.cast.aliases.get(name, ()))),
                              description=self.cast.introductions.get(name, ""), scope=Scope.GLOBAL)
 
 
-def _phrase_types(read: dict[int, list[ActionSentence]], typer: PhraseTyper) -> dict[str, str]:
-    """Type every noun phrase of the English action lines once; keep places and things only."""
+def _phrase_types(read: dict[int, list[ActionSentence]], typer: PhraseTyper) -> dict[str, Role]:
+    """Give every noun phrase of the English action lines a role once; keep places and things only."""
     seen = {p.text: None for sents in read.values() for s in sents for p in s.phrases}
     typed = typer.classify(list(seen))
-    out = {}
-    for phrase, etype in typed.items():
+    out: dict[str, Role] = {}
+    for phrase, role in typed.items():
         head = phrase.split()[-1]
         if head in COLORS or head.endswith("ed") or head.endswith("ing") and head not in ING_NOUNS:
             continue
-        if (etype == "Object" and head not in _NOT_OBJECTS and phrase not in GENERIC_PEOPLE
-                or etype == "Location" and head in PLACE_HEADS):
-            out[phrase] = etype
+        if (role == "thing" and head not in _NOT_OBJECTS and phrase not in GENERIC_PEOPLE
+                or role == "place" and head in PLACE_HEADS):
+            out[phrase] = role
     return out
 
 
@@ -110,7 +119,7 @@ def _heading(facts: Facts, scene: Scene) -> tuple[list[Ref], list[Ref], Evidence
     place_ev = heading_evidence(scene, "rule:heading_place")
     if place_ev is None:
         return [], [], None
-    places = [facts.mention("Location", display_name(p), index, "heading_place", [place_ev])
+    places = [facts.mention("place", display_name(p), index, "heading_place", [place_ev])
               for p in heading_places(scene)]
     part_ev = place_ev.model_copy(update={"producer": "rule:heading_part_of"})
     for inner, outer in zip(places[1:], places, strict=False):
@@ -118,12 +127,12 @@ def _heading(facts: Facts, scene: Scene) -> tuple[list[Ref], list[Ref], Evidence
                      persistence=Persistence.STABLE)
     times: list[Ref] = []
     for year in years(scene.heading):
-        times.append(facts.mention("TimePoint", year, index, "heading_year",
+        times.append(facts.mention("time", year, index, "heading_year",
                                    [place_ev.model_copy(update={"producer": "rule:heading_year"})]))
     for el in scene.elements:
         if el.kind in (ElementKind.ACTION, ElementKind.CENTERED, ElementKind.SHOT) and is_title_card(el.text):
             for year in years(el.text):
-                times.append(facts.mention("TimePoint", year, index, "title_card_year",
+                times.append(facts.mention("time", year, index, "title_card_year",
                                            [_ev(scene, el, el.text, "title_card_year")]))
     return places, times, place_ev
 
@@ -202,13 +211,13 @@ def _clause_facts(facts: Facts, scene: Scene, script: _Script, sent: ActionSente
         phrase = clause.target_phrase.text
         kind = script.types.get(phrase)
         camera = phrase == "camera" and clause.particle in ("at", "into", "to", "toward", "towards")
-        if kind == "Object" and verb in HANDLING and not camera:
-            thing = facts.mention("Object", phrase, index, "handles", ev("handles"))
+        if kind == "thing" and verb in HANDLING and not camera:
+            thing = facts.mention("thing", phrase, index, "handles", ev("handles"))
             for s in subjects:
                 facts.relate(s, "interacts_with", thing, index, "handles", ev("handles"), name=verb)
             target = target or thing
-        elif kind == "Location" and clause.particle in _PLACE_PARTICLES and target is None:
-            target = facts.mention("Location", phrase, index, "moves_into_place", ev("moves_into_place"))
+        elif kind == "place" and clause.particle in _PLACE_PARTICLES and target is None:
+            target = facts.mention("place", phrase, index, "moves_into_place", ev("moves_into_place"))
             for s in subjects:
                 facts.relate(s, "located_at", target, index, "moves_into_place", ev("moves_into_place"),
                              name=f"{verb} {clause.particle}")
@@ -219,7 +228,7 @@ def _clause_facts(facts: Facts, scene: Scene, script: _Script, sent: ActionSente
     events[name] += 1
     if events[name] > 1:
         name = f"{name} (scene {index})"
-    event = facts.mention("Event", name, index, "action_event", ev("action_event"), description=clause.text)
+    event = facts.mention("event", name, index, "action_event", ev("action_event"), description=clause.text)
     for s in subjects:
         facts.relate(s, "performs", event, index, "action_event", ev("action_event"), name=verb)
     facts.relate(target, "undergoes", event, index, "action_event", ev("action_event"))
@@ -241,7 +250,7 @@ def _action(facts: Facts, scene: Scene, script: _Script, sents: list[ActionSente
         named = {n for _, _, n in sent.spans}
         sole = next(iter(named)) if len(named) == 1 else None
         for phrase in sent.phrases:
-            if script.types.get(phrase.text) != "Object" or phrase.owner is None:
+            if script.types.get(phrase.text) != "thing" or phrase.owner is None:
                 continue
             owner: str | None
             if phrase.determiner == "'s":
@@ -257,7 +266,7 @@ def _action(facts: Facts, scene: Scene, script: _Script, sents: list[ActionSente
                 owner = sole if (sole and script.genders.get(sole) == phrase.owner and first < at
                                  and not _PRONOUN_OPENING.match(sent.text)) else None
             if owner in refs:
-                obj = facts.mention("Object", phrase.text, index, rule, [_ev(scene, sent.element, sent.text, rule)])
+                obj = facts.mention("thing", phrase.text, index, rule, [_ev(scene, sent.element, sent.text, rule)])
                 facts.relate(refs[owner], "possesses", obj, index, rule, [_ev(scene, sent.element, sent.text, rule)])
         carried = previous if previous and script.genders.get(previous) else None
         pronoun = re.match(r"(He|She)\b", sent.text)
@@ -312,7 +321,8 @@ def _add_scene(facts: Facts, scene: Scene, script: _Script, events: Counter[str]
 
 
 def collect_facts(screenplay: Screenplay, embedder: Embedder,
-                  on_scene: Callable[[], object] | None = None, scenes: Container[int] | None = None) -> Facts:
+                  on_scene: Callable[[], object] | None = None, scenes: Container[int] | None = None, *,
+                  schema: Schema | None = None) -> Facts:
     """Run every rule over every scene and record what each finds, with its evidence.
 
     Args:
@@ -321,9 +331,10 @@ def collect_facts(screenplay: Screenplay, embedder: Embedder,
         on_scene: Called after each scene (progress).
         scenes: Only these scene indices give facts (the cast and names still come from the
             whole script); None: every scene.
+        schema: The schema whose types the roles become; the default STAGE-KG schema when None.
     """
     script = _Script(screenplay, embedder)
-    facts = Facts()
+    facts = Facts(roles=(schema or load_schema()).role_types())
     events: Counter[str] = Counter()
     for scene in screenplay.scenes:
         if scenes is not None and scene.index not in scenes:
@@ -341,6 +352,7 @@ def extract_offline(
     version: str = "",
     on_scene: Callable[[], object] | None = None,
     scenes: Container[int] | None = None,
+    schema: Schema | None = None,
 ) -> KnowledgeGraph:
     """Build a story graph from a screenplay with rules only; every fact carries its evidence.
 
@@ -352,9 +364,12 @@ def extract_offline(
         on_scene: Called after each scene that gives facts (progress).
         scenes: Only these scene indices give facts, the whole script still naming the cast
             (`kgbuild build --scenes`); None: every scene.
+        schema: The schema: the entity type of each role the rules find (a role it lacks is not
+            extracted); the default STAGE-KG schema when None.
 
     Returns:
-        A graph in the default schema (see the module docstring for the rules).
+        A graph in the schema's entity types (see the module docstring for the rules); its
+        relation types are the rules' own, for the repair stage to check against the schema.
 
     Example:
         >>> graph = extract_offline(read_screenplay("script.fountain"))  # doctest: +SKIP
@@ -363,5 +378,9 @@ def extract_offline(
         from kgbuild.embeddings import default_embedder
 
         embedder = default_embedder()
-    facts = collect_facts(screenplay, embedder, on_scene, scenes)
-    return assemble(facts, screenplay, version=version)
+    schema = schema or load_schema()
+    facts = collect_facts(screenplay, embedder, on_scene, scenes, schema=schema)
+    if facts.skipped:
+        logger.info("offline rules: not extracted, the schema has no type for the role: %s",
+                    ", ".join(f"{role} ({n} mentions)" for role, n in sorted(facts.skipped.items())))
+    return assemble(facts, screenplay, version=version, schema=schema)

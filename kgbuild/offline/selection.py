@@ -13,7 +13,7 @@ from dataclasses import replace
 from kgbuild.graph import GraphBuilder, entity_id
 from kgbuild.model import KnowledgeGraph, Scope, Screenplay
 from kgbuild.offline.facts import Facts, Mention, RelationFinding
-from kgbuild.schema import load_schema
+from kgbuild.schema import Schema, load_schema
 
 
 def _oriented(r: RelationFinding, symmetric: frozenset[str]) -> RelationFinding:
@@ -35,13 +35,16 @@ def _add_entity(b: GraphBuilder, mentions: list[Mention]) -> str:
     return eid
 
 
-def assemble(facts: Facts, screenplay: Screenplay, *, version: str = "") -> KnowledgeGraph:
+def assemble(facts: Facts, screenplay: Screenplay, *, version: str = "",
+             schema: Schema | None = None) -> KnowledgeGraph:
     """The graph of everything the rules found with evidence.
 
     Args:
         facts: Everything the rules found.
         screenplay: The screenplay (for the graph's movie metadata).
         version: The kgbuild version for the provenance.
+        schema: The schema (which relation types are symmetric); the default STAGE-KG schema
+            when None.
 
     Returns:
         One entity per (type, name) and one relation per (subject, type, object) whose ends are
@@ -53,7 +56,7 @@ def assemble(facts: Facts, screenplay: Screenplay, *, version: str = "") -> Know
     b = GraphBuilder()
     for group in mentions.values():
         _add_entity(b, group)
-    symmetric = frozenset(r.name for r in load_schema().relation_types if r.symmetric)
+    symmetric = frozenset(r.name for r in (schema or load_schema()).relation_types if r.symmetric)
     for r in (_oriented(r, symmetric) for r in facts.relations):
         source, target = entity_id(*r.subject), entity_id(*r.object)
         if source in mentions and target in mentions:

@@ -1,5 +1,6 @@
 """Decide what a noun phrase names (a place, a thing, a person, a group or idea) by comparing
-its embedding with short descriptions of each type, using the bundled MiniLM model.
+its embedding with short descriptions of each role (`kgbuild.schema.ROLES`), using the bundled
+MiniLM model. The extractor turns a role into the schema's type.
 """
 
 from __future__ import annotations
@@ -7,10 +8,11 @@ from __future__ import annotations
 import numpy as np
 
 from kgbuild.embeddings import Embedder
+from kgbuild.schema import Role
 
-#: A few everyday examples per type; a phrase takes the type of its nearest examples.
-PROTOTYPES: dict[str, list[str]] = {
-    "Location": [
+#: A few everyday examples per role; a phrase takes the role of its nearest examples.
+PROTOTYPES: dict[Role, list[str]] = {
+    "place": [
         "room", "kitchen", "bedroom", "bathroom", "hallway", "corridor", "street", "road", "house",
         "apartment", "office", "building", "car interior", "forest", "field", "beach", "bar",
         "restaurant", "hospital", "station", "airport", "church", "garden", "yard", "porch",
@@ -18,7 +20,7 @@ PROTOTYPES: dict[str, list[str]] = {
         "parking lot", "alley", "lobby", "cell", "warehouse", "shop", "hotel", "school",
         "theatre", "prison", "courtroom", "classroom", "dormitory", "cave", "cemetery",
     ],
-    "Object": [
+    "thing": [
         "knife", "gun", "pistol", "phone", "bag", "suitcase", "glass", "bottle", "letter", "book",
         "key", "ring", "photograph", "cigarette", "money", "envelope", "box", "cup", "coffee",
         "newspaper", "wallet", "badge", "hat", "coat", "jacket", "shoes", "camera", "laptop",
@@ -26,15 +28,15 @@ PROTOTYPES: dict[str, list[str]] = {
         "folder", "map", "ticket", "passport", "guitar", "flowers", "cake", "food", "plate",
         "blanket", "pillow", "mirror", "candle", "car", "truck", "boat", "bicycle", "van", "taxi",
     ],
-    "Character": [
+    "person": [
         "man", "woman", "boy", "girl", "child", "kids", "officer", "policeman", "guard", "driver",
         "waitress", "waiter", "doctor", "nurse", "soldier", "stranger", "old man", "young woman",
         "mother", "father", "wife", "husband", "friend", "boss", "priest", "teacher", "students",
         "crowd", "people", "customers", "reporter", "bartender", "detective", "agent",
     ],
-    # Abstract and collective names are typed only to keep them out of the other types: rules
+    # Abstract and collective names are typed only to keep them out of the other roles: rules
     # cannot tell which of them the story treats as entities (precision was 0.12).
-    "Concept": [
+    "abstract": [
         "police", "government", "army", "company", "family", "gang", "team", "church community",
         "love", "trust", "fear", "freedom", "justice", "religion", "marriage", "war", "politics",
         "business", "organization", "agency", "band", "club", "party", "union", "kingdom",
@@ -43,18 +45,18 @@ PROTOTYPES: dict[str, list[str]] = {
 
 
 class PhraseTyper:
-    """Types phrases by nearest prototypes; phrases close to none are left untyped.
+    """Gives phrases the role of their nearest prototypes; phrases close to none are left out.
 
     Args:
         embedder: Embeds phrases and prototypes.
-        threshold: Mean similarity of the best type's three nearest prototypes a phrase needs.
-        margin: How much the best type must beat the second best. A phrase up to 0.08 under
-            the threshold is still typed when it leads by 2.5 margins.
-        keep: The types returned; phrases nearest another type are dropped.
+        threshold: Mean similarity of the best role's three nearest prototypes a phrase needs.
+        margin: How much the best role must beat the second best. A phrase up to 0.08 under
+            the threshold is still given a role when it leads by 2.5 margins.
+        keep: The roles returned; phrases nearest another role are dropped.
     """
 
     def __init__(self, embedder: Embedder, *, threshold: float = 0.40, margin: float = 0.02,
-                 keep: tuple[str, ...] = ("Location", "Object", "Character")):
+                 keep: tuple[Role, ...] = ("place", "thing", "person")):
         self._embedder = embedder
         self._threshold = threshold
         self._margin = margin
@@ -62,8 +64,8 @@ class PhraseTyper:
         self._types = list(PROTOTYPES)
         self._protos = [embedder.encode(PROTOTYPES[t]) for t in self._types]
 
-    def classify(self, phrases: list[str]) -> dict[str, str]:
-        """phrase -> entity type, for the phrases that clearly name one."""
+    def classify(self, phrases: list[str]) -> dict[str, Role]:
+        """phrase -> role, for the phrases that clearly name one."""
         if not phrases:
             return {}
         vectors = self._embedder.encode(phrases)

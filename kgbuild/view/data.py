@@ -21,8 +21,6 @@ from kgbuild.view.style import UNKNOWN_COLOUR, entity_colours, relation_looks, u
 
 logger = logging.getLogger(__name__)
 
-#: The entity type whose nodes are sized by their speeches when the screenplay is known.
-CHARACTER_TYPE = "Character"
 #: Node diameters (page pixels at zoom 1): characters, then every other type.
 CHARACTER_SIZES = (22.0, 72.0)
 OTHER_SIZES = (10.0, 40.0)
@@ -122,10 +120,11 @@ def first_scene(scenes: list[int]) -> int | None:
     return min(scenes) if scenes else None
 
 
-def speeches_by_character(entities: list[Entity], screenplay: Screenplay) -> dict[str, int]:
-    """Speeches (character cues) per Character entity id: a cue counts for the character whose name
-    or an alias is the cue's name up to case and punctuation; a cue name two characters share
-    counts for neither.
+def speeches_by_character(entities: list[Entity], screenplay: Screenplay, *,
+                          schema: Schema | None = None) -> dict[str, int]:
+    """Speeches (character cues) per character entity id (the schema's person type; default
+    schema when None): a cue counts for the character whose name or an alias is the cue's name
+    up to case and punctuation; a cue name two characters share counts for neither.
 
     Example:
         >>> from kgbuild.model import Element, Scene, Source
@@ -139,7 +138,8 @@ def speeches_by_character(entities: list[Entity], screenplay: Screenplay) -> dic
     cues = Counter(canonical_key(el.speaker) for scene in screenplay.scenes for el in scene.elements
                    if el.kind is ElementKind.CHARACTER and el.speaker)
     owners: dict[str, set[str]] = defaultdict(set)
-    characters = [e for e in entities if e.type == CHARACTER_TYPE]
+    person = (schema or load_schema()).type_for_role("person")
+    characters = [e for e in entities if e.type == person]
     for entity in characters:
         for form in (entity.name, *entity.aliases):
             owners[canonical_key(form)].add(entity.id)
@@ -210,8 +210,9 @@ def view_data(graph: KnowledgeGraph, screenplay: Screenplay | None = None, *,
         logger.warning("%d relations name an entity the graph does not hold; left out of the view",
                        len(graph.relations) - len(relations))
     degree = Counter(end for r in relations for end in (r.source, r.target))
-    speeches = speeches_by_character(graph.entities, screenplay) if screenplay is not None else {}
-    characters = {e.id for e in graph.entities if e.type == CHARACTER_TYPE}
+    speeches = speeches_by_character(graph.entities, screenplay, schema=schema) if screenplay is not None else {}
+    person = schema.type_for_role("person") or ""
+    characters = {e.id for e in graph.entities if e.type == person}
     sizes = {**_sizes({i: speeches.get(i, degree[i]) for i in characters}, *CHARACTER_SIZES),
              **_sizes({e.id: degree[e.id] for e in graph.entities if e.id not in characters}, *OTHER_SIZES)}
     positions = stable_layout([e.id for e in graph.entities], [(r.source, r.target) for r in relations], seed=seed)
@@ -227,7 +228,7 @@ def view_data(graph: KnowledgeGraph, screenplay: Screenplay | None = None, *,
     scenes = [ViewScene(index=s.index, heading=s.heading) for s in screenplay.scenes] if screenplay else []
     recorded = [s for e in graph.entities for s in e.scenes] + [s for r in relations for s in r.scenes]
     last = max([graph.movie.scenes, len(scenes), *recorded, 1])
-    return ViewData(movie=graph.movie, character_type=CHARACTER_TYPE, last_scene=last,
+    return ViewData(movie=graph.movie, character_type=person, last_scene=last,
                     size_by="speeches" if screenplay else "degree",
                     entity_types=_type_entries(graph, schema), relation_types=_relation_entries(graph, schema),
                     scenes=scenes, nodes=nodes, edges=edges)
@@ -235,7 +236,7 @@ def view_data(graph: KnowledgeGraph, screenplay: Screenplay | None = None, *,
 
 def top_characters(data: ViewData, count: int = 5) -> list[str]:
     """The names of the `count` characters with most speeches (or, without a screenplay, relations)."""
-    characters = [n for n in data.nodes if n.type == CHARACTER_TYPE]
+    characters = [n for n in data.nodes if n.type == data.character_type]
     ranked = sorted(characters, key=lambda n: (-(n.speeches if n.speeches is not None else n.degree),
                                                n.first if n.first is not None else 0, n.name))
     return [n.name for n in ranked[:count]]

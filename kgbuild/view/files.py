@@ -21,6 +21,7 @@ from kgbuild.graph import graph_file, load_graph
 from kgbuild.model import KnowledgeGraph, Screenplay
 from kgbuild.paths import VIEW_FILE, VIEW_INDEX_FILE
 from kgbuild.readers import load_screenplay
+from kgbuild.schema import schema_for_graph
 from kgbuild.view.data import ViewData, top_characters, view_data
 from kgbuild.view.page import IndexEntry, render_index, render_page
 
@@ -96,7 +97,7 @@ def movie_page(path: str | os.PathLike[str]) -> tuple[ViewData, str]:
         InputError: the graph or its screenplay.json cannot be read.
     """
     graph, screenplay = load_movie(path)
-    data = view_data(graph, screenplay)
+    data = view_data(graph, screenplay, schema=schema_for_graph(path))
     return data, render_page(data, version=__version__)
 
 

@@ -75,7 +75,7 @@ def test_types_and_scope_reconciled_across_mentions_with_one_key():
         Entity(id="d", name="Young Kitchen", type="Object"),
     ]
     before = [e.model_copy() for e in entities]
-    out = normalize_entities(entities, type_priority=("Location", "Object"))
+    out = normalize_entities(entities)  # one Location, one Object: a tie; the schema ranks Location first
     assert [(n.type, n.scope) for n in out] == [
         ("Location", Scope.GLOBAL), ("Location", Scope.GLOBAL), ("Location", Scope.GLOBAL),
         ("Object", Scope.LOCAL)]

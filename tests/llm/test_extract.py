@@ -120,7 +120,7 @@ def test_prompts_are_versioned_files_rendered_from_the_schema():
 
 def test_prompts_follow_another_schema():
     tiny = Schema(name="tiny", version=1, entity_types=[
-        {"name": "Event", "description": "A happening.", "event_centric": True},
+        {"name": "Event", "description": "A happening.", "event_centric": True, "role": "event"},
         {"name": "Robot", "description": "A machine: with a mind.", "event_centric": False}],
         relation_types=[{"name": "repairs", "group": "g", "description": "Fixes (by hand).",
                          "pairs": [["Robot", "Robot"]], "event_centric": False},
@@ -159,7 +159,7 @@ def test_prompt_version_is_part_of_every_request_key():
     ("(Harbour Office)", "Location", "Harbour Office"),
 ])
 def test_names_are_normalized_before_ids(raw, type_name, expected):
-    assert normalize_name(raw, type_name) == expected
+    assert normalize_name(raw, person=SCHEMA.role_of(type_name) == "person") == expected
 
 
 def test_chunk_graph_resolves_names_orients_links_and_grounds_scenes():

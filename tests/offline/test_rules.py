@@ -35,13 +35,14 @@ def test_assembly_keeps_what_has_evidence_and_both_ends():
     hug = quote_evidence(scene, scene.elements[0], "Anna hugs Ben.", "rule:embrace")
     knife = quote_evidence(scene, scene.elements[1], "Anna holds a knife.", "rule:handles")
     facts = Facts()
-    anna = facts.mention("Character", "Anna", 1, "speaks", [hug])
-    ben = facts.mention("Character", "Ben", 1, "speaks", [hug])
-    facts.mention("Object", "knife", 1, "handles", [knife])
-    facts.mention("Object", "spoon", 1, "handles", [])  # no evidence: not an entity
+    anna = facts.mention("person", "Anna", 1, "speaks", [hug])
+    ben = facts.mention("person", "Ben", 1, "speaks", [hug])
+    assert anna == ("Character", "Anna")  # the rules speak in roles; the schema gives the type
+    facts.mention("thing", "knife", 1, "handles", [knife])
+    facts.mention("thing", "spoon", 1, "handles", [])  # no evidence: not an entity
     facts.relate(ben, "affinity_with", anna, 1, "embrace", [hug])
-    facts.relate(anna, "interacts_with", ("Object", "knife"), 1, "handles", [knife])
-    facts.relate(anna, "interacts_with", ("Object", "spoon"), 1, "handles", [knife])
+    facts.relate(anna, "interacts_with", facts.ref("thing", "knife"), 1, "handles", [knife])
+    facts.relate(anna, "interacts_with", facts.ref("thing", "spoon"), 1, "handles", [knife])
     facts.relate(anna, "hostility_with", ben, 1, "violence", [None])  # no evidence: not a relation
     assert [(type(r), r.rule) for r in facts.relations] == [
         (RelationFinding, "embrace"), (RelationFinding, "handles"), (RelationFinding, "handles")]
