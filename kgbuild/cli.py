@@ -463,6 +463,9 @@ def _register() -> None:
     from kgbuild.diff_cli import diff
 
     cli.add_command(diff)
+    from kgbuild.story_cli import knows_command
+
+    cli.add_command(knows_command)
 
 
 _register()
