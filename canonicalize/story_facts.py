@@ -12,7 +12,7 @@ writes three things, each with its evidence:
   (`derived:<event id>`).
 - `told_about` (character -> event): in a later scene (screen order), someone else says, on
   screen or off screen (not as a voice from elsewhere), a sentence that holds a form of the
-  event's verb and names one of its participants, objects or places, while the character is
+  event's verb and names two of its participants, objects or places, while the character is
   there (on screen or off screen, and not seen leaving before the line nor coming in after it).
   The verb is the one the event's `performs` link records, or else the word after a
   participant's name in the event's name; light verbs ('looks', 'goes', 'takes', 'says') tell
@@ -58,6 +58,8 @@ LIGHT_VERBS = word_set("""
     bring brings brought carry carries carried open opens opened close closes closed
 """)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+#: How many of an event's participants, objects and places a sentence must name to tell it.
+ARGUMENTS_NAMED = 2
 
 
 @dataclass(frozen=True)
@@ -211,15 +213,13 @@ def _told(events: list[_Event], layer: PresenceLayer) -> dict[tuple[str, str], R
                     candidates = {id(ev): ev for w in words for k in range(4, len(w) + 1)
                                   for ev in by_stem.get(w[:k], ()) if min(ev.entity.scenes) < index}
                     for ev in candidates.values():
-                        named = None
+                        named = 0
                         for arg in ev.arguments:
                             if arg.id not in patterns:
                                 patterns[arg.id] = _argument_pattern(arg, layer)
                             pattern = patterns[arg.id]
-                            if pattern is not None and pattern.search(text):
-                                named = arg
-                                break
-                        if named is None:
+                            named += pattern is not None and pattern.search(text) is not None
+                        if named < ARGUMENTS_NAMED:
                             continue
                         quote = quote_evidence(reading.scene, el, text, "derived:speech")
                         first = min(ev.entity.scenes)

@@ -27,8 +27,10 @@ from pathlib import Path
 import click
 from pydantic import BaseModel, ConfigDict
 
+from kgbuild.atomic import write_text_atomic
 from kgbuild.graph import canonical_key, load_graph, save_graph
-from kgbuild.model import KnowledgeGraph
+from kgbuild.model import KnowledgeGraph, Screenplay
+from kgbuild.readers import load_screenplay
 from kgbuild.story.descriptors import is_descriptor
 
 logger = logging.getLogger(__name__)
@@ -172,17 +174,21 @@ def compare_movie(graph: KnowledgeGraph, movie_dir: Path, *, examples: int = 8) 
                          counts=counts, missed=missed[:examples], extra=extra[:examples])
 
 
-def _graph_for(movie_dir: Path, builds: Path | None) -> KnowledgeGraph:
-    if builds is not None and (builds / movie_dir.name / "graph.json").is_file():
-        graph = load_graph(builds / movie_dir.name / "graph.json")
+def build_for(movie_dir: Path, builds: Path | None) -> tuple[KnowledgeGraph, Screenplay]:
+    """The offline build of a STAGE movie's script.json: read from `builds/<movie id>/` when it is
+    there (with a scene layer), else built now (and written there when `builds` is given)."""
+    folder = builds / movie_dir.name if builds is not None else None
+    if folder is not None and (folder / "graph.json").is_file() and (folder / "screenplay.json").is_file():
+        graph = load_graph(folder / "graph.json")
         if graph.scenes:
-            return graph
+            return graph, load_screenplay(folder / "screenplay.json")
     from kgbuild.pipeline import run_build
 
-    graph = run_build(movie_dir / "script.json").graph
-    if builds is not None:
-        save_graph(graph, (builds / movie_dir.name).joinpath("graph.json"))
-    return graph
+    result = run_build(movie_dir / "script.json")
+    if folder is not None:
+        write_text_atomic(folder / "screenplay.json", result.screenplay.model_dump_json())
+        save_graph(result.graph, folder / "graph.json")
+    return result.graph, result.screenplay
 
 
 @click.command()
@@ -201,7 +207,7 @@ def main(data: Path, builds: Path | None, errors: int, as_json: Path | None) -> 
     rows: list[MoviePresence] = []
     out = sys.stdout
     for movie_dir in sorted(p.parent for p in data.glob("stage/*/*/extraction_results.json")):
-        row = compare_movie(_graph_for(movie_dir, builds), movie_dir, examples=errors)
+        row = compare_movie(build_for(movie_dir, builds)[0], movie_dir, examples=errors)
         rows.append(row)
         c = row.counts
         out.write(f"{row.language:8s} {stage_title(movie_dir)[:28]:28s} {row.movie[:10]}  scenes {row.scenes:4d}  "

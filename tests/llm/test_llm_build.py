@@ -75,6 +75,11 @@ def test_scripted_build_gives_the_expected_graph_retries_and_review(brick, tmp_p
     written = write_build(state, out)
 
     assert graph_as_expected(state.graph) == expected_graph()
+    # The scene layer comes from the screenplay's cues and text for the characters the model found.
+    names = {e.id: e.name for e in state.graph.entities}
+    assert len(state.graph.scenes) == len(state.screenplay.scenes)
+    assert {names[p.character] for p in state.graph.scenes[0].presence if p.mode.value == "present"} >= {
+        "Brick Braddock"}
     assert load_graph(out / "graph.json") == state.graph
     # Every fact cites lines of the screenplay that hold its quote; the facts without are counted.
     scenes = {s.index: s for s in state.screenplay.scenes}
