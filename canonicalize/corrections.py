@@ -14,7 +14,9 @@ are skipped:
 Facts are named by the ids graph.json shows (stable across rebuilds while names are), or a
 relation by its ends' names and type. `split` keeps entities apart in the merge stage; every
 other correction is applied after merging, in file order, and `report.md` lists what each did
-(a correction that matches nothing is reported, not an error).
+(a correction that matches nothing is reported, not an error). The scene layer follows: a
+merged, renamed or retyped character keeps its presences under its new id; a rejected one (or
+one retyped to another type) leaves the scenes.
 """
 
 from __future__ import annotations
@@ -28,9 +30,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from kgbuild.canonicalize.repairs import dedupe_relations
 from kgbuild.errors import InputError
-from kgbuild.graph import entity_id, merge_entity_records, rewire_relations
-from kgbuild.model import Entity, KnowledgeGraph, Relation
+from kgbuild.graph import entity_id, merge_entity_records, merge_evidence, rewire_relations
+from kgbuild.model import Entity, KnowledgeGraph, Presence, Relation, SceneRecord
 from kgbuild.schema import Schema, load_schema
+from kgbuild.story.presence import MODE_RANK
 
 #: The suffix of the corrections file beside a script.
 CORRECTIONS_SUFFIX = ".corrections.jsonl"
@@ -136,7 +139,35 @@ def _rewire(graph: KnowledgeGraph, mapping: dict[str, str]) -> list[Relation]:
     return dedupe_relations(graph.model_copy(update={"relations": moved}))[0].relations
 
 
-def _reject(graph: KnowledgeGraph, c: Correction) -> tuple[KnowledgeGraph, str | None]:
+def _scene_layer(graph: KnowledgeGraph, mapping: dict[str, str], person: str | None) -> list[SceneRecord]:
+    """The scene layer with its characters moved through `mapping` (the strongest mode of those
+    merged into one kept, evidence joined) and characters no longer in the graph dropped."""
+    characters = {e.id for e in graph.entities if e.type == person}
+    records = []
+    for record in graph.scenes:
+        kept: dict[str, Presence] = {}
+        for p in record.presence:
+            cid = mapping.get(p.character, p.character)
+            if cid not in characters:
+                continue
+            old = kept.get(cid)
+            if old is None:
+                kept[cid] = p.model_copy(update={"character": cid})
+                continue
+            first, second = sorted((old, p), key=lambda x: MODE_RANK[x.mode])
+            kept[cid] = first.model_copy(update={"character": cid, "evidence": merge_evidence(first.evidence,
+                                                                                             second.evidence)})
+        records.append(record.model_copy(update={"presence": list(kept.values())}))
+    return records
+
+
+def _with_scenes(graph: KnowledgeGraph, mapping: dict[str, str], schema: Schema) -> KnowledgeGraph:
+    if not graph.scenes:
+        return graph
+    return graph.model_copy(update={"scenes": _scene_layer(graph, mapping, schema.type_for_role("person"))})
+
+
+def _reject(graph: KnowledgeGraph, c: Correction, schema: Schema) -> tuple[KnowledgeGraph, str | None]:
     if c.relation is not None:
         names: dict[str, set[str]] = {}
         for e in graph.entities:
@@ -153,11 +184,11 @@ def _reject(graph: KnowledgeGraph, c: Correction) -> tuple[KnowledgeGraph, str |
     gone = {e.id for e in graph.entities} - {e.id for e in entities}
     relations = [r for r in graph.relations if r.id not in hits and r.source not in gone and r.target not in gone]
     dropped = len(graph.relations) - len(relations)
-    return graph.model_copy(update={"entities": entities, "relations": relations}), (
+    return _with_scenes(graph.model_copy(update={"entities": entities, "relations": relations}), {}, schema), (
         f"removed {len(gone)} entities and {dropped} relations")
 
 
-def _apply_merge(graph: KnowledgeGraph, c: Correction) -> tuple[KnowledgeGraph, str | None]:
+def _apply_merge(graph: KnowledgeGraph, c: Correction, schema: Schema) -> tuple[KnowledgeGraph, str | None]:
     ids = [i for i in c.entities or () if any(e.id == i for e in graph.entities)]
     members = [e for e in graph.entities if e.id in ids]
     if len(members) < 2:
@@ -170,8 +201,8 @@ def _apply_merge(graph: KnowledgeGraph, c: Correction) -> tuple[KnowledgeGraph, 
     merged = merge_entity_records(Entity(id=new_id, name=name, type=keep.type), *members)
     others = [e for e in graph.entities if e.id not in ids and e.id != new_id]
     mapping = {e.id: new_id for e in members}
-    return graph.model_copy(update={"entities": [*others, merged],
-                                    "relations": _rewire(graph, mapping)}), (
+    return _with_scenes(graph.model_copy(update={"entities": [*others, merged],
+                                                 "relations": _rewire(graph, mapping)}), mapping, schema), (
         f"merged {len(members)} entities into '{name}'")
 
 
@@ -196,7 +227,8 @@ def _rename_or_retype(graph: KnowledgeGraph, c: Correction, schema: Schema) -> t
     note = f"{entity.id} -> {new_id}"
     if len(admitted) < len(relations):
         note += f"; {len(relations) - len(admitted)} relations the schema no longer admits removed"
-    return graph.model_copy(update={"entities": entities, "relations": admitted}), note
+    return _with_scenes(graph.model_copy(update={"entities": entities, "relations": admitted}),
+                        {entity.id: new_id}, schema), note
 
 
 def apply_corrections(graph: KnowledgeGraph, corrections: list[tuple[int, Correction]], *,
@@ -219,9 +251,9 @@ def apply_corrections(graph: KnowledgeGraph, corrections: list[tuple[int, Correc
                                             note="kept apart in the merge stage"))
             continue
         if c.action == "reject":
-            graph, note = _reject(graph, c)
+            graph, note = _reject(graph, c, schema)
         elif c.action == "merge":
-            graph, note = _apply_merge(graph, c)
+            graph, note = _apply_merge(graph, c, schema)
         else:
             graph, note = _rename_or_retype(graph, c, schema)
         applied = note is not None and not note.startswith("not applied")

@@ -473,6 +473,10 @@ def _register() -> None:
     from kgbuild.diff_cli import diff
 
     cli.add_command(diff)
+    from kgbuild.story_cli import dossier_command, knows_command
+
+    cli.add_command(knows_command)
+    cli.add_command(dossier_command)
 
 
 _register()

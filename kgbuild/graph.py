@@ -81,7 +81,7 @@ def _format_version(tag: str) -> int | None:
 
 
 def migrate_format_1(data: dict[str, Any]) -> dict[str, Any]:
-    """A kgbuild.graph/1 document in the current format.
+    """A kgbuild.graph/1 document in format 2 (`migrate_format_2` takes it on to the current one).
 
     Format 1 kept relation evidence as bare quotes: each becomes an `Evidence` in the relation's
     first scene, without line numbers, produced by 'migrated:kgbuild.graph/1'. Entities had none.
@@ -99,14 +99,32 @@ def migrate_format_1(data: dict[str, Any]) -> dict[str, Any]:
     provenance = data.get("provenance")
     if isinstance(provenance, dict):
         provenance = {**provenance, "migrated_from": "kgbuild.graph/1"}
-    return {**data, "format": GRAPH_FORMAT, "relations": relations, "provenance": provenance}
+    return {**data, "format": "kgbuild.graph/2", "relations": relations, "provenance": provenance}
+
+
+def migrate_format_2(data: dict[str, Any]) -> dict[str, Any]:
+    """A kgbuild.graph/2 document in the current format.
+
+    Format 2 had no scene layer (time markers, who is in each scene): the migrated graph has
+    none (`scenes` empty), and `provenance.migrated_from` says where it came from (an older
+    origin, kgbuild.graph/1, is kept). Rebuilding the derived facts
+    (`kgbuild build OUTDIR --from-stage merge`) makes the layer.
+
+    Example:
+        >>> migrate_format_2({"format": "kgbuild.graph/2", "movie": {}, "provenance": {}})["format"]
+        'kgbuild.graph/3'
+    """
+    provenance = data.get("provenance")
+    if isinstance(provenance, dict):
+        provenance = {**provenance, "migrated_from": provenance.get("migrated_from") or "kgbuild.graph/2"}
+    return {**data, "format": GRAPH_FORMAT, "scenes": [], "provenance": provenance}
 
 
 def load_graph(path: str | os.PathLike[str]) -> KnowledgeGraph:
     """Read a graph.json, refusing malformed files and files written by a newer kgbuild.
 
-    Files of an older format are migrated on reading (see `migrate_format_1`) and say so in
-    `provenance.migrated_from`.
+    Files of an older format are migrated on reading (see `migrate_format_1`, `migrate_format_2`)
+    and say so in `provenance.migrated_from`.
 
     Raises:
         InputError: missing file, invalid JSON, unknown or future format, invalid content.
@@ -141,6 +159,11 @@ def load_graph(path: str | os.PathLike[str]) -> KnowledgeGraph:
         data = migrate_format_1(data)
         logger.warning("%s is a kgbuild.graph/1 file: read with its quotes as evidence without line "
                        "numbers; rebuild it for full evidence", name)
+        version = 2
+    if version == 2:
+        data = migrate_format_2(data)
+        logger.info("%s is a kgbuild.graph/2 file: read without the scene layer (who is in each scene, "
+                    "time markers); 'kgbuild build OUTDIR --from-stage merge' adds it", name)
     try:
         graph = KnowledgeGraph.model_validate(data)
     except ValidationError as e:

@@ -237,8 +237,59 @@ class MovieInfo(_Model):
         return self.id or self.title
 
 
+class PresenceMode(StrEnum):
+    """How a character is in a scene, strongest first."""
+
+    PRESENT = "present"  # shown on screen: speaks there, or the action shows them
+    OFFSCREEN = "offscreen"  # heard from out of frame (O.S., O.C.): in the scene's world, not shown
+    AWAY = "away"  # a voice from elsewhere: voice-over, phone, TV, radio, recording
+    MENTIONED = "mentioned"  # named but not there: in a speech, or in action as an owner or a picture
+
+
+class Presence(_Model):
+    """One character in one scene, how, and the lines that show it."""
+
+    character: str = Field(description="The character's entity id.")
+    mode: PresenceMode
+    evidence: list[Evidence] = Field(
+        default_factory=list, description="The first line showing each mode found, strongest first.")
+
+
+class MarkerKind(StrEnum):
+    """What a time marker of a heading or an on-screen title says about when a scene is."""
+
+    YEAR = "year"  # '1897', '(1973)'
+    PRESENT = "present"  # 'PRESENT DAY', '(PRESENT)'
+    AGO = "ago"  # 'THREE YEARS AGO': before the present by an amount
+    FLASHBACK = "flashback"  # 'FLASHBACK', 'FLASHBACK TO:': before the scenes around it
+    FLASHBACK_END = "flashback_end"  # 'END FLASHBACK', 'BACK TO PRESENT'
+    LATER = "later"  # 'LATER', 'THE NEXT MORNING', 'ONE MONTH LATER', 'CONTINUOUS': after the scene before
+
+
+class TimeMarker(_Model):
+    """A time marker as the script writes it, with its evidence."""
+
+    kind: MarkerKind
+    text: str = Field(description="The marker as written, e.g. '1897' or 'THREE YEARS AGO'.")
+    year: int | None = Field(default=None, description="The year, for kind 'year'.")
+    years_ago: float | None = Field(default=None, description="How long before the present, for kind 'ago'.")
+    source: str = Field(description="'heading' (applies to its scene) or 'title' (a super, title card or "
+                        "transition: holds for the scenes after it until the next marker).")
+    evidence: Evidence
+
+
+class SceneRecord(_Model):
+    """One scene of the story graph: its heading, its time markers and who is in it."""
+
+    index: int = Field(description="1-based scene index (screen order).")
+    number: str | None = Field(default=None, description="Scene number as printed.")
+    heading: str = ""
+    markers: list[TimeMarker] = Field(default_factory=list)
+    presence: list[Presence] = Field(default_factory=list, description="Characters in the scene, by mode.")
+
+
 #: The on-disk format tag of graph.json; a loader refuses files from a newer kgbuild.
-GRAPH_FORMAT = "kgbuild.graph/2"
+GRAPH_FORMAT = "kgbuild.graph/3"
 
 
 class KnowledgeGraph(_Model):
@@ -248,6 +299,10 @@ class KnowledgeGraph(_Model):
     movie: MovieInfo
     entities: list[Entity] = Field(default_factory=list)
     relations: list[Relation] = Field(default_factory=list)
+    scenes: list[SceneRecord] = Field(
+        default_factory=list,
+        description="Per scene (format 3): heading, time markers, and who is in it with mode and evidence; "
+        "empty for a graph made without a screenplay or migrated from format 2.")
     provenance: Provenance | None = None
 
     def to_networkx(self) -> nx.MultiDiGraph[str]:

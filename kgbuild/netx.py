@@ -2,10 +2,10 @@
 
 One node per entity (key: the entity id; attributes: the entity's other fields, evidence as a
 list of dicts), one edge per relation (key: the relation id; endpoints: its source and target;
-attributes: its other fields), and the graph attributes `format`, `movie` and `provenance`
-(dicts), plus `relation_order`, the relation ids in the graph's order (networkx iterates edges
-by node, not in the order they were added). Values are JSON-ready (enums as strings, line spans
-as lists), so `networkx.node_link_data` output goes straight to `json.dumps`.
+attributes: its other fields), and the graph attributes `format`, `movie`, `provenance` (dicts)
+and `scenes` (the scene layer: a list of dicts), plus `relation_order`, the relation ids in the
+graph's order (networkx iterates edges by node, not in the order they were added). Values are
+JSON-ready (enums as strings, line spans as lists), so `networkx.node_link_data` output goes straight to `json.dumps`.
 
 A relation endpoint that is no entity of the graph (a dangling relation, which a loader would
 count and skip) becomes a node without attributes; `from_networkx` turns such nodes back into
@@ -28,11 +28,11 @@ import networkx as nx
 from pydantic import ValidationError
 
 from kgbuild.errors import InputError
-from kgbuild.model import GRAPH_FORMAT, Entity, KnowledgeGraph, MovieInfo, Provenance, Relation
+from kgbuild.model import GRAPH_FORMAT, Entity, KnowledgeGraph, MovieInfo, Provenance, Relation, SceneRecord
 
 #: The graph attribute listing the relation ids in the graph's order.
 RELATION_ORDER = "relation_order"
-_GRAPH_KEYS = frozenset({"format", "movie", "provenance", RELATION_ORDER})
+_GRAPH_KEYS = frozenset({"format", "movie", "provenance", "scenes", RELATION_ORDER})
 
 
 def _first_duplicate(ids: list[str]) -> str | None:
@@ -48,7 +48,7 @@ def to_networkx(graph: KnowledgeGraph) -> nx.MultiDiGraph[str]:
 
     Returns:
         Nodes keyed by entity id, edges keyed by relation id, graph attributes `format`,
-        `movie`, `provenance` and `relation_order` (see the module docstring).
+        `movie`, `provenance`, `scenes` and `relation_order` (see the module docstring).
 
     Raises:
         InputError: two entities share an id, or two relations share an id (networkx keys
@@ -72,6 +72,7 @@ def to_networkx(graph: KnowledgeGraph) -> nx.MultiDiGraph[str]:
         "format": graph.format,
         "movie": graph.movie.model_dump(mode="json"),
         "provenance": graph.provenance.model_dump(mode="json") if graph.provenance is not None else None,
+        "scenes": [scene.model_dump(mode="json") for scene in graph.scenes],
         RELATION_ORDER: [r.id for r in graph.relations],
     })
     for entity in graph.entities:
@@ -130,7 +131,7 @@ def from_networkx(g: nx.MultiDiGraph[str]) -> KnowledgeGraph:
     Args:
         g: A directed multigraph whose node and edge attributes are the fields of `Entity` and
             `Relation` (other than the ids and endpoints, which are the keys), with the graph
-            attribute `movie` (and optionally `format`, `provenance`, `relation_order`).
+            attribute `movie` (and optionally `format`, `provenance`, `scenes`, `relation_order`).
 
     Returns:
         A new KnowledgeGraph; `g` is not changed.
@@ -161,9 +162,11 @@ def from_networkx(g: nx.MultiDiGraph[str]) -> KnowledgeGraph:
         movie = MovieInfo.model_validate(g.graph["movie"])
         raw = g.graph.get("provenance")
         provenance = Provenance.model_validate(raw) if raw is not None else None
+        scenes = [SceneRecord.model_validate(scene) for scene in g.graph.get("scenes") or []]
     except ValidationError as e:
-        raise _invalid("the graph attribute movie or provenance", e) from e
+        raise _invalid("the graph attribute movie, provenance or scenes", e) from e
     entities = [_entity(key, attrs) for key, attrs in g.nodes(data=True) if attrs]
     relations = [_relation(u, v, key, attrs) for u, v, key, attrs in g.edges(keys=True, data=True)]
     return KnowledgeGraph(format=tag, movie=movie, entities=entities,
-                          relations=_ordered(relations, g.graph.get(RELATION_ORDER)), provenance=provenance)
+                          relations=_ordered(relations, g.graph.get(RELATION_ORDER)), scenes=scenes,
+                          provenance=provenance)

@@ -182,7 +182,8 @@ class Merged(Repaired):
 @dataclass(frozen=True, kw_only=True)
 class Derived(Merged):
     """After `derive`: the graph with the facts that follow from others (where and when the
-    characters of an event are, `kgbuild.canonicalize.derive`), and what each derivation added."""
+    characters of an event are, `kgbuild.canonicalize.derive`; the scene layer, witnesses and
+    what characters are told, `kgbuild.canonicalize.story_facts`), and what each derivation added."""
 
     derivations: list[RepairCount]
 
@@ -360,11 +361,14 @@ def _merge(state: Repaired, progress: Progress) -> Merged:
 
 def _derive(state: Merged, progress: Progress) -> Derived:
     from kgbuild.canonicalize.derive import derive_whereabouts
+    from kgbuild.canonicalize.story_facts import derive_story
 
     progress.stage("derive", 1)
-    graph, count = derive_whereabouts(state.graph, state.options.graph_schema(), state.screenplay)
+    schema = state.options.graph_schema()
+    graph, count = derive_whereabouts(state.graph, schema, state.screenplay)
+    graph, story = derive_story(graph, schema, state.screenplay)
     progress.advance()
-    return _advance(state, Derived, graph=graph, derivations=[count])
+    return _advance(state, Derived, graph=graph, derivations=[count, story])
 
 
 def _correct(state: Derived, progress: Progress) -> BuildResult:

@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kgbuild.loaders.errors import StoreError
 from kgbuild.loaders.plan import constraint_cypher, movie_index_cypher, plain_index_cypher
-from kgbuild.loaders.records import safe_identifier
+from kgbuild.loaders.records import node_labels
 from kgbuild.schema import Schema, load_schema
 
 logger = logging.getLogger(__name__)
@@ -125,7 +125,7 @@ def adapt_schema(server: SchemaServer, schema: Schema | None = None) -> SchemaAd
     Raises:
         Whatever `server` raises for a lost connection (a refusal is not an error).
     """
-    labels = [safe_identifier(t) for t in (schema or load_schema()).entity_type_names()]
+    labels = node_labels(schema or load_schema())
     notes: list[str] = []
     wanted: list[tuple[str, str]] = []
     refused = _refused(server, {label: constraint_cypher(label) for label in labels})

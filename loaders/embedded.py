@@ -2,7 +2,8 @@
 
 LadybugDB (`import ladybug`) runs in-process. It needs a schema, built here from `kgbuild.schema`:
 one node table per entity type, one relationship table group per relation type over its
-admissible pairs, and the macro `type(r)` so queries written for Neo4j keep working. A store made
+admissible pairs, the `Scene` table and the `in_scene` relationship of the scene layer, and the
+macro `type(r)` so queries written for Neo4j keep working. A store made
 by an older kgbuild gains the properties it lacks (e.g. the evidence lists) on its next load. One
 process writes at a time; any number may read (queries open the store read-only).
 
@@ -35,10 +36,15 @@ from kgbuild.loaders.plan import (
     plan_load,
 )
 from kgbuild.loaders.records import (
+    IN_SCENE,
     NODE_PROPERTIES,
+    PRESENCE_PROPERTIES,
     RELATION_PROPERTIES,
+    SCENE_LABEL,
+    SCENE_PROPERTIES,
     LoadCounts,
     checked_rows,
+    node_labels,
     safe_identifier,
 )
 from kgbuild.loaders.results import QueryResult, plain_value
@@ -51,8 +57,8 @@ logger = logging.getLogger(__name__)
 DEFAULT_DB_NAME = "graph.lbdb"
 _TYPE_MACRO = "CREATE MACRO type(r) AS label(r)"
 #: Properties holding integer lists; an empty one needs a typed value (see `_typed_params`).
-_INT_LISTS = frozenset(name for name, kind in (*NODE_PROPERTIES, *RELATION_PROPERTIES)
-                       if kind == "INT64[]")
+_INT_LISTS = frozenset(name for name, kind in (*NODE_PROPERTIES, *RELATION_PROPERTIES, *SCENE_PROPERTIES,
+                                                *PRESENCE_PROPERTIES) if kind == "INT64[]")
 
 
 def resolve_db_path(path: str | os.PathLike[str] | None) -> Path:
@@ -66,15 +72,21 @@ def resolve_db_path(path: str | os.PathLike[str] | None) -> Path:
 def schema_ddl(schema: Schema | None = None) -> list[str]:
     """The statements that create the store's tables (idempotent: `IF NOT EXISTS`)."""
     schema = schema or load_schema()
-    node_columns = ", ".join(
-        f"{name} {kind}{' PRIMARY KEY' if name == 'key' else ''}" for name, kind in NODE_PROPERTIES
-    )
+
+    def columns(properties: tuple[tuple[str, str], ...]) -> str:
+        return ", ".join(f"{name} {kind}{' PRIMARY KEY' if name == 'key' else ''}" for name, kind in properties)
+
     rel_columns = ", ".join(f"{name} {kind}" for name, kind in RELATION_PROPERTIES)
-    ddl = [f"CREATE NODE TABLE IF NOT EXISTS {safe_identifier(t)}({node_columns})"
-           for t in schema.entity_type_names()]
+    ddl = [f"CREATE NODE TABLE IF NOT EXISTS {t}({columns(NODE_PROPERTIES)})" for t in node_labels(schema)[:-1]]
     for spec in schema.relation_types:
         pairs = ", ".join(f"FROM {safe_identifier(s)} TO {safe_identifier(o)}" for s, o in spec.pairs)
         ddl.append(f"CREATE REL TABLE IF NOT EXISTS {safe_identifier(spec.name)}({pairs}, {rel_columns})")
+    ddl.append(f"CREATE NODE TABLE IF NOT EXISTS {SCENE_LABEL}({columns(SCENE_PROPERTIES)})")
+    person = schema.type_for_role("person")
+    if person is not None:
+        presence_columns = ", ".join(f"{name} {kind}" for name, kind in PRESENCE_PROPERTIES)
+        ddl.append(f"CREATE REL TABLE IF NOT EXISTS {IN_SCENE}(FROM {safe_identifier(person)} TO {SCENE_LABEL}, "
+                   f"{presence_columns})")
     return ddl
 
 
@@ -85,6 +97,10 @@ def column_ddl(schema: Schema | None = None) -> list[str]:
                   for t in schema.entity_type_names() for name, kind in NODE_PROPERTIES if name != "key"]
     statements += [f"ALTER TABLE {safe_identifier(t)} ADD IF NOT EXISTS {name} {kind}"
                    for t in schema.relation_type_names() for name, kind in RELATION_PROPERTIES]
+    statements += [f"ALTER TABLE {SCENE_LABEL} ADD IF NOT EXISTS {name} {kind}"
+                   for name, kind in SCENE_PROPERTIES if name != "key"]
+    if schema.type_for_role("person") is not None:
+        statements += [f"ALTER TABLE {IN_SCENE} ADD IF NOT EXISTS {name} {kind}" for name, kind in PRESENCE_PROPERTIES]
     return statements
 
 

@@ -38,6 +38,12 @@ _CHARACTER_MATCH = ("WITH toLower($character) AS wanted\n"
                     "WHERE toLower(c.name) = wanted OR any(a IN c.aliases WHERE toLower(a) = wanted)\n")
 
 
+#: Binds the character `c` named by `$character` (a name or alias, any case).
+_WANTED = ("WITH toLower($character) AS wanted\n"
+           "MATCH (c:Character)\n"
+           "WHERE toLower(c.name) = wanted OR any(a IN c.aliases WHERE toLower(a) = wanted)\n")
+
+
 class ExampleParameter(BaseModel):
     """A parameter of an example query."""
 
@@ -71,6 +77,9 @@ class ExampleQuery(BaseModel):
     description: str
     cypher: str
     parameters: tuple[ExampleParameter, ...] = ()
+    needs_scene_layer: bool = Field(
+        default=False, description="Reads the scene layer (Scene nodes, in_scene): answers nothing on a graph "
+        "without one (format 2, STAGE references).")
 
     @property
     def samples(self) -> dict[str, Any]:
@@ -99,6 +108,7 @@ EXAMPLES: tuple[ExampleQuery, ...] = (
         description="Characters by number of relations, most connected first.",
         cypher=(
             "MATCH (c:Character)-[r]-()\n"
+            "WHERE type(r) <> 'in_scene'\n"
             "RETURN c.name AS character, count(r) AS relations\n"
             "ORDER BY relations DESC, character\n"
             "LIMIT $limit"
@@ -147,6 +157,64 @@ EXAMPLES: tuple[ExampleQuery, ...] = (
             "ORDER BY scene, subject, relation, object"
         ),
         parameters=(ExampleParameter(name="scene", description="a scene number", sample=3),),
+    ),
+    ExampleQuery(
+        name="scene-cast",
+        description="Who is in scene N, how (present, offscreen, away, mentioned), and the lines that show it.",
+        cypher=(
+            "MATCH (c:Character)-[p:in_scene]->(s:Scene)\n"
+            "WHERE s.scene = $scene\n"
+            "RETURN c.name AS character, p.mode AS mode, p.evidence_quotes AS evidence\n"
+            "ORDER BY mode, character"
+        ),
+        parameters=(ExampleParameter(name="scene", description="a scene number", sample=3),),
+        needs_scene_layer=True,
+    ),
+    ExampleQuery(
+        name="knows-events",
+        description="What a character can know of each event at scene N (screen order): future, "
+                    "past-absence or past-presence (took part, witnessed, or told by then).",
+        cypher=_WANTED + (
+            "MATCH (e:Event)\n"
+            "WHERE e.first_scene IS NOT NULL AND e.movie = c.movie\n"
+            "OPTIONAL MATCH (c)-[r:performs|experiences|witnesses|told_about]->(e)\n"
+            "WHERE r.first_scene <= $scene\n"
+            "OPTIONAL MATCH (c)-[u:undergoes]->(e)\n"
+            "OPTIONAL MATCH (c)-[p:in_scene]->(s:Scene)\n"
+            "WHERE s.scene <= $scene AND p.mode <> 'mentioned' AND s.scene IN u.scenes\n"
+            "WITH e, count(r) + count(s) AS known\n"
+            "RETURN e.name AS event, e.first_scene AS first_scene,\n"
+            "       CASE WHEN e.first_scene > $scene THEN 'future'\n"
+            "            WHEN known > 0 THEN 'past-presence' ELSE 'past-absence' END AS label\n"
+            "ORDER BY first_scene, event"
+        ),
+        parameters=(_character("a character's name or alias, any case"),
+                    ExampleParameter(name="scene", description="a scene number", sample=3)),
+        needs_scene_layer=True,
+    ),
+    ExampleQuery(
+        name="knows-entities",
+        description="What a character can know of each character, place, time, object and concept at scene N "
+                    "(screen order): future, past-absence, or past-presence (by then: on screen where it "
+                    "appears, where another character is on screen or named, or tied to them by a relation).",
+        cypher=_WANTED + (
+            "MATCH (x)\n"
+            "WHERE x.first_scene IS NOT NULL AND x.type <> 'Event' AND x.id <> c.id AND x.movie = c.movie\n"
+            "OPTIONAL MATCH (c)-[r]-(x)\n"
+            "WHERE r.first_scene <= $scene\n"
+            "OPTIONAL MATCH (c)-[p:in_scene]->(s:Scene)\n"
+            "WHERE p.mode = 'present' AND s.scene <= $scene AND s.scene IN x.scenes AND x.type <> 'Character'\n"
+            "OPTIONAL MATCH (c)-[p2:in_scene]->(t:Scene)<-[q:in_scene]-(x)\n"
+            "WHERE p2.mode = 'present' AND t.scene <= $scene AND (q.mode = 'present' OR q.mode = 'mentioned')\n"
+            "WITH x, count(r) + count(s) + count(t) AS known\n"
+            "RETURN x.name AS entity, x.type AS type, x.first_scene AS first_scene,\n"
+            "       CASE WHEN x.first_scene > $scene THEN 'future'\n"
+            "            WHEN known > 0 THEN 'past-presence' ELSE 'past-absence' END AS label\n"
+            "ORDER BY first_scene, type, entity"
+        ),
+        parameters=(_character("a character's name or alias, any case"),
+                    ExampleParameter(name="scene", description="a scene number", sample=3)),
+        needs_scene_layer=True,
     ),
 )
 

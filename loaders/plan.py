@@ -22,9 +22,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from kgbuild.loaders.errors import StoreError
 from kgbuild.loaders.records import (
     EVIDENCE_PROPERTIES,
+    IN_SCENE,
     NODE_PROPERTIES,
+    PRESENCE_PROPERTIES,
     RELATION_PROPERTIES,
+    SCENE_LABEL,
+    SCENE_PROPERTIES,
     StoreRows,
+    node_labels,
     safe_identifier,
 )
 from kgbuild.schema import Schema, load_schema
@@ -61,20 +66,21 @@ def _set_clause(var: str, properties: tuple[tuple[str, str], ...]) -> str:
     return "SET " + ", ".join(f"{var}.{name} = row.{name}" for name, _ in properties if name != "key")
 
 
-def node_cypher(label: str, verb: Verb = "MERGE") -> str:
+def node_cypher(label: str, verb: Verb = "MERGE", properties: tuple[tuple[str, str], ...] = NODE_PROPERTIES) -> str:
     """The statement that merges (or creates) a batch of `$rows` as nodes of one label."""
     return (f"UNWIND $rows AS row\n{verb} (n:{safe_identifier(label)} {{key: row.key}})\n"
-            + _set_clause("n", NODE_PROPERTIES))
+            + _set_clause("n", properties))
 
 
-def relation_cypher(rel_type: str, source_label: str, target_label: str, verb: Verb = "MERGE") -> str:
+def relation_cypher(rel_type: str, source_label: str, target_label: str, verb: Verb = "MERGE",
+                    properties: tuple[tuple[str, str], ...] = RELATION_PROPERTIES) -> str:
     """The statement that merges (or creates) a batch of `$rows` as relationships of one type."""
     return (
         "UNWIND $rows AS row\n"
         f"MATCH (a:{safe_identifier(source_label)} {{key: row.source_key}})\n"
         f"MATCH (b:{safe_identifier(target_label)} {{key: row.target_key}})\n"
         f"{verb} (a)-[r:{safe_identifier(rel_type)} {{key: row.key}}]->(b)\n"
-        + _set_clause("r", RELATION_PROPERTIES)
+        + _set_clause("r", properties)
     )
 
 
@@ -116,14 +122,15 @@ def plain_index_cypher(label: str, prop: str) -> str:
 
 
 def plan_constraints(schema: Schema | None = None) -> list[Statement]:
-    """Neo4j schema statements: a uniqueness constraint on `key` and an index on `movie` per label.
+    """Neo4j schema statements: a uniqueness constraint on `key` and an index on `movie` per label
+    (the entity types and `Scene`).
 
     Idempotent (`IF NOT EXISTS`); run them before the first load. Servers that refuse them are
     handled by `kgbuild.loaders.bolt_schema`.
     """
     schema = schema or load_schema()
     statements = []
-    for label in schema.entity_type_names():
+    for label in node_labels(schema):
         statements.append(Statement(purpose="schema", cypher=constraint_cypher(label)))
         statements.append(Statement(purpose="schema", cypher=movie_index_cypher(label)))
     return statements
@@ -230,7 +237,8 @@ def _batches(purpose: Literal["nodes", "relations"], cypher: str, rows: list[dic
 def plan_load(rows: StoreRows, *, batch_size: int = DEFAULT_BATCH_SIZE,
               replace: bool = False, max_bytes: int | None = None,
               measure: Measure = message_bytes) -> list[Statement]:
-    """The statements that write `rows`: optional per-movie delete, then nodes, then relationships.
+    """The statements that write `rows`: optional per-movie delete, then nodes, then relationships,
+    then the scene layer (`Scene` nodes, then `in_scene` relationships).
 
     Args:
         rows: Checked rows from `prepare_rows`.
@@ -260,7 +268,7 @@ def plan_load(rows: StoreRows, *, batch_size: int = DEFAULT_BATCH_SIZE,
         statements += [
             Statement(purpose="delete", cypher=delete_cypher(label),
                       params={"movie": rows.movie, "limit": batch_size}, repeat_until_zero=True)
-            for label in rows.nodes
+            for label in [*rows.nodes, SCENE_LABEL]
         ]
     for label, node_rows in rows.nodes.items():
         statements += _batches("nodes", node_cypher(label, verb), [r.model_dump() for r in node_rows],
@@ -273,4 +281,16 @@ def plan_load(rows: StoreRows, *, batch_size: int = DEFAULT_BATCH_SIZE,
             [r.model_dump(exclude=_ENDPOINT_IDS) for r in group.rows], batch_size=batch_size,
             max_bytes=max_bytes, identity=("key", "source_key", "target_key"), measure=measure,
             evidence_cypher=relation_evidence_cypher(group.type, group.source_type, group.target_type))
+    if rows.scenes:
+        statements += _batches("nodes", node_cypher(SCENE_LABEL, verb, SCENE_PROPERTIES),
+                               [r.model_dump() for r in rows.scenes], batch_size=batch_size,
+                               max_bytes=max_bytes, evidence_cypher=node_evidence_cypher(SCENE_LABEL),
+                               identity=("key",), measure=measure)
+    if rows.presence and rows.presence_subject is not None:
+        person = rows.presence_subject
+        statements += _batches(
+            "relations", relation_cypher(IN_SCENE, person, SCENE_LABEL, verb, PRESENCE_PROPERTIES),
+            [r.model_dump(exclude={"source"}) for r in rows.presence], batch_size=batch_size,
+            max_bytes=max_bytes, identity=("key", "source_key", "target_key"), measure=measure,
+            evidence_cypher=relation_evidence_cypher(IN_SCENE, person, SCENE_LABEL))
     return statements

@@ -50,6 +50,20 @@ RELATION_PROPERTIES: tuple[tuple[str, str], ...] = (
     ("scenes", "INT64[]"), ("first_scene", "INT64"), ("last_scene", "INT64"),
     ("persistence", "STRING"), ("movie", "STRING"), *EVIDENCE_PROPERTIES,
 )
+#: The label of scene nodes (graph.json's scene layer), beside the schema's entity types.
+SCENE_LABEL = "Scene"
+#: The relationship type from a character to a scene it is in.
+IN_SCENE = "in_scene"
+#: Scene node properties and their embedded-store types (the evidence lists are the markers').
+SCENE_PROPERTIES: tuple[tuple[str, str], ...] = (
+    ("key", "STRING"), ("movie", "STRING"), ("scene", "INT64"), ("number", "STRING"), ("heading", "STRING"),
+    ("years", "INT64[]"), ("marker_kinds", "STRING[]"), ("marker_texts", "STRING[]"),
+    ("marker_sources", "STRING[]"), *EVIDENCE_PROPERTIES,
+)
+#: in_scene relationship properties and their embedded-store types.
+PRESENCE_PROPERTIES: tuple[tuple[str, str], ...] = (
+    ("key", "STRING"), ("movie", "STRING"), ("scene", "INT64"), ("mode", "STRING"), *EVIDENCE_PROPERTIES,
+)
 
 
 class _Row(BaseModel):
@@ -98,6 +112,40 @@ class RelationRow(_Row):
     evidence_producers: list[str] = Field(description="What produced it, e.g. 'rule:embrace'.")
 
 
+class SceneRow(_Row):
+    """One scene as a store node: its index, heading and time markers (flat parallel lists)."""
+
+    key: str = Field(description="Unique across movies: the JSON pair [movie, 'scene:<index>'].")
+    movie: str
+    scene: int = Field(description="The scene index (screen order).")
+    number: str = Field(description="The scene number as printed, '' if none.")
+    heading: str
+    years: list[int] = Field(description="The years its markers state.")
+    marker_kinds: list[str] = Field(description="Kind of each time marker: year, present, ago, flashback, ...")
+    marker_texts: list[str] = Field(description="Each marker as written.")
+    marker_sources: list[str] = Field(description="Where each marker is: heading or title.")
+    evidence_scenes: list[int] = Field(description="Scene of each marker's evidence.")
+    evidence_lines: list[str]
+    evidence_quotes: list[str]
+    evidence_producers: list[str]
+
+
+class PresenceRow(_Row):
+    """One character in one scene as an `in_scene` relationship, with its mode and evidence."""
+
+    source: str
+    source_key: str
+    target_key: str
+    key: str
+    movie: str
+    scene: int
+    mode: str = Field(description="present, offscreen, away or mentioned.")
+    evidence_scenes: list[int]
+    evidence_lines: list[str]
+    evidence_quotes: list[str]
+    evidence_producers: list[str]
+
+
 class RelationGroup(_Row):
     """The relations of one type between one (subject type, object type) pair."""
 
@@ -122,14 +170,18 @@ class StoreRows(_Row):
     nodes: dict[str, list[NodeRow]] = Field(description="Entity type -> rows, schema order.")
     relations: list[RelationGroup]
     refused: list[Refusal]
+    scenes: list[SceneRow] = Field(default_factory=list, description="The scene layer's scenes.")
+    presence: list[PresenceRow] = Field(default_factory=list, description="Who is in each scene.")
+    presence_subject: str | None = Field(default=None, description="The entity type of the characters in scenes "
+                                         "(the schema's person type).")
 
     def node_count(self) -> int:
-        """How many nodes these rows hold."""
-        return sum(len(rows) for rows in self.nodes.values())
+        """How many nodes these rows hold (entities and scenes)."""
+        return sum(len(rows) for rows in self.nodes.values()) + len(self.scenes)
 
     def relation_count(self) -> int:
-        """How many relationships these rows hold."""
-        return sum(len(g.rows) for g in self.relations)
+        """How many relationships these rows hold (relations and presences)."""
+        return sum(len(g.rows) for g in self.relations) + len(self.presence)
 
 
 class LoadCounts(BaseModel):
@@ -184,6 +236,50 @@ def evidence_lists(evidence: list[Evidence]) -> dict[str, list[int] | list[str]]
     }
 
 
+def scene_key(movie: str, index: int) -> str:
+    """The store-wide unique key of a movie's scene."""
+    return store_key(movie, f"scene:{index}")
+
+
+def node_labels(schema: Schema) -> list[str]:
+    """Every node label a store holds: the schema's entity types, then `Scene`.
+
+    Raises:
+        StoreError: a name is not a plain identifier, or the schema has an entity type `Scene`.
+    """
+    labels = [safe_identifier(t) for t in schema.entity_type_names()]
+    if SCENE_LABEL in labels:
+        raise StoreError(f"the schema has an entity type {SCENE_LABEL!r}, the label kgbuild gives scene nodes; "
+                         "rename that type in the schema file")
+    return [*labels, SCENE_LABEL]
+
+
+def _scene_rows(graph: KnowledgeGraph, movie: str, types: dict[str, str], person: str | None,
+                refused: list[Refusal]) -> tuple[list[SceneRow], list[PresenceRow]]:
+    scenes, presence = [], []
+    for record in graph.scenes:
+        key = scene_key(movie, record.index)
+        scenes.append(SceneRow(
+            key=key, movie=movie, scene=record.index, number=record.number or "", heading=record.heading,
+            years=[m.year for m in record.markers if m.year is not None],
+            marker_kinds=[m.kind.value for m in record.markers], marker_texts=[m.text for m in record.markers],
+            marker_sources=[m.source for m in record.markers],
+            **evidence_lists([m.evidence for m in record.markers])))
+        for p in record.presence:
+            pid = f"presence:{record.index}:{p.character}"
+            if person is None or types.get(p.character) != person:
+                reason = ("not a stored entity" if p.character not in types
+                          else "in a schema without a person type" if person is None
+                          else f"a {types[p.character]}, not a {person}")
+                refused.append(Refusal(kind="relation", id=pid, reason=f"{p.character!r} is {reason}"))
+                continue
+            presence.append(PresenceRow(
+                source=p.character, source_key=store_key(movie, p.character), target_key=key,
+                key=store_key(movie, pid), movie=movie, scene=record.index, mode=p.mode.value,
+                **evidence_lists(p.evidence)))
+    return scenes, presence
+
+
 def _span(scenes: list[int]) -> tuple[int | None, int | None]:
     return (min(scenes), max(scenes)) if scenes else (None, None)
 
@@ -198,8 +294,9 @@ def prepare_rows(graph: KnowledgeGraph, *, movie: str | None = None,
                  schema: Schema | None = None) -> StoreRows:
     """Check a graph against the schema and turn it into store rows.
 
-    Relation type synonyms (e.g. affiliated_with) are mapped to the schema's name. Nothing in the
-    graph is changed.
+    Relation type synonyms (e.g. affiliated_with) are mapped to the schema's name. The scene layer
+    becomes `Scene` rows and `in_scene` rows (a presence whose character is no stored Character
+    is refused). Nothing in the graph is changed.
 
     Args:
         graph: The graph to store.
@@ -207,14 +304,15 @@ def prepare_rows(graph: KnowledgeGraph, *, movie: str | None = None,
         schema: The schema; the default STAGE-KG schema when None.
 
     Returns:
-        Rows per entity type and per relation group, plus every refused item with its reason.
+        Rows per entity type and per relation group, scene and presence rows, plus every refused
+        item with its reason.
 
     Raises:
         StoreError: a schema name is not a plain identifier.
     """
     schema = schema or load_schema()
     movie = graph.movie.key if movie is None else movie
-    entity_types = [safe_identifier(t) for t in schema.entity_type_names()]
+    entity_types = node_labels(schema)[:-1]
     for name in schema.relation_type_names():
         safe_identifier(name)
     refused: list[Refusal] = []
@@ -268,7 +366,10 @@ def prepare_rows(graph: KnowledgeGraph, *, movie: str | None = None,
         RelationGroup(type=t, source_type=s, target_type=o, rows=rows)
         for (t, s, o), rows in sorted(groups.items(), key=lambda kv: (order[kv[0][0]], kv[0][1:]))
     ]
-    return StoreRows(movie=movie, nodes=nodes, relations=relations, refused=refused)
+    person = schema.type_for_role("person")
+    scenes, presence = _scene_rows(graph, movie, types, person, refused)
+    return StoreRows(movie=movie, nodes=nodes, relations=relations, refused=refused, scenes=scenes,
+                     presence=presence, presence_subject=person)
 
 
 def refusal_summary(refused: list[Refusal], *, limit: int = 5) -> str:

@@ -186,7 +186,7 @@ class Schema(BaseModel):
 
         Example:
             >>> load_schema().derived_relation_names()
-            ['life_stage_of']
+            ['witnesses', 'told_about', 'life_stage_of']
         """
         return [r.name for r in self.relation_types if r.derived]
 

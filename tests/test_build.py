@@ -86,7 +86,8 @@ def test_build_folder_holds_a_queryable_store_with_the_graph(tmp_path):
     query = run("query", "MATCH (n) RETURN count(n) AS nodes", "--db", str(out), "--format", "json",
                 env_cache=tmp_path / "cache")
     assert query.returncode == 0, query.stderr
-    assert json.loads(query.stdout)[0]["nodes"] == len(graph.entities)
+    # A node per entity and per scene (the scene layer).
+    assert json.loads(query.stdout)[0]["nodes"] == len(graph.entities) + len(graph.scenes) == len(graph.entities) + 3
     speakers = run("query", "MATCH (c:Character) RETURN c.name AS name ORDER BY name", "--db", str(out),
                    "--format", "json", env_cache=tmp_path / "cache")
     assert [row["name"] for row in json.loads(speakers.stdout)] == ["Margo Vance", "Teddy Brake"]

@@ -44,7 +44,8 @@ def test_round_trip(tmp_path):
         ('{"format": "kgbuild.graph/99", "movie": {}}', "newer kgbuild"),
         ('{"format": "kgbuild.graph/1", "movie": {"title": "t"}}', "movie.language"),
         ('{"format": "kgbuild.graph/2", "movie": {"title": "t"}}', "movie.language"),
-        ('{"format": "kgbuild.graph/3", "movie": {"title": "t", "language": "en"}}',
+        ('{"format": "kgbuild.graph/3", "movie": {"title": "t"}}', "movie.language"),
+        ('{"format": "kgbuild.graph/4", "movie": {"title": "t", "language": "en"}}',
          "written by a newer kgbuild"),
     ],
 )
@@ -79,7 +80,7 @@ def test_format_1_is_migrated_on_reading(tmp_path, caplog):
     path = tmp_path / "graph.json"
     path.write_text(json.dumps(_format_1(kgbuild_version="0.1.0", backend="offline")))
     graph = load_graph(path)
-    assert graph.format == GRAPH_FORMAT == "kgbuild.graph/2"
+    assert graph.format == GRAPH_FORMAT == "kgbuild.graph/3"
     assert graph.relations[0].evidence == [
         Evidence(scene=3, lines=None, quote="runs through the woods", producer="migrated:kgbuild.graph/1"),
         Evidence(scene=3, lines=None, quote="stops at the gate", producer="migrated:kgbuild.graph/1"),
@@ -96,7 +97,7 @@ def test_a_migrated_graph_is_saved_in_the_current_format(tmp_path):
     graph = load_graph(old)
     new = save_graph(graph, tmp_path / "graph.json")
     data = json.loads(new.read_text(encoding="utf-8"))
-    assert data["format"] == "kgbuild.graph/2"
+    assert data["format"] == "kgbuild.graph/3"
     assert data["relations"][0]["evidence"][0] == {
         "scene": 3, "lines": None, "quote": "runs through the woods",
         "producer": "migrated:kgbuild.graph/1"}
@@ -109,6 +110,21 @@ def test_format_1_without_provenance_still_loads(tmp_path):
     path.write_text(json.dumps(_format_1()))
     graph = load_graph(path)
     assert graph.provenance is None and graph.relations[0].evidence[0].quote == "runs through the woods"
+
+
+def test_format_2_is_migrated_without_a_scene_layer(tmp_path, caplog):
+    data = json.loads(_graph().model_copy(update={
+        "provenance": Provenance(kgbuild_version="0.2.0", backend="offline")}).model_dump_json())
+    data["format"] = "kgbuild.graph/2"
+    del data["scenes"]
+    path = tmp_path / "graph.json"
+    path.write_text(json.dumps(data))
+    with caplog.at_level("INFO"):
+        graph = load_graph(path)
+    assert graph.format == "kgbuild.graph/3" and graph.scenes == []
+    assert graph.provenance.migrated_from == "kgbuild.graph/2"
+    assert graph.entities == _graph().entities and graph.relations == _graph().relations
+    assert "--from-stage merge" in caplog.text
 
 
 def test_a_current_graph_is_not_marked_migrated(tmp_path):

@@ -19,7 +19,8 @@ _EXTENSION_ALIASES = {
 
 #: Cue extensions that put the voice outside the scene's place (voice-over, phone, recording).
 _AWAY = re.compile(r"^(?:V\.?\s?O\.?|VO|ON (?:THE )?PHONE|PHONE|FILTERED|ON TV|ON RADIO|RADIO|TV|"
-                   r"PRE-?LAP|ON SCREEN|RECORDING|TAPE)$", re.IGNORECASE)
+                   r"PRE-?LAP|ON SCREEN|RECORDING|TAPE|ON (?:THE )?VIDEO|VIDEO|ON (?:THE )?TAPE|ON (?:THE )?MONITOR|"
+                   r"ON (?:THE )?RADIO|ON (?:THE )?TV|ON (?:THE )?SPEAKER|SPEAKER ?PHONE|INTERCOM)$", re.IGNORECASE)
 #: Cue extensions of a voice heard from out of frame: in the scene's world, but not shown there.
 _OFFSCREEN = re.compile(r"^(?:O\.?\s?S\.?|O\.?\s?C\.?|OS|OC|OFF|OFF-?SCREEN|OFF CAMERA|THROUGH DOOR)$",
                         re.IGNORECASE)

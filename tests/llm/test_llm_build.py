@@ -75,6 +75,11 @@ def test_scripted_build_gives_the_expected_graph_retries_and_review(brick, tmp_p
     written = write_build(state, out)
 
     assert graph_as_expected(state.graph) == expected_graph()
+    # The scene layer comes from the screenplay's cues and text for the characters the model found.
+    names = {e.id: e.name for e in state.graph.entities}
+    assert len(state.graph.scenes) == len(state.screenplay.scenes)
+    assert {names[p.character] for p in state.graph.scenes[0].presence if p.mode.value == "present"} >= {
+        "Brick Braddock"}
     assert load_graph(out / "graph.json") == state.graph
     # Every fact cites lines of the screenplay that hold its quote; the facts without are counted.
     scenes = {s.index: s for s in state.screenplay.scenes}
@@ -82,9 +87,11 @@ def test_scripted_build_gives_the_expected_graph_retries_and_review(brick, tmp_p
         assert fact.evidence and all(quote_occurs(ev, scenes[ev.scene]) for ev in fact.evidence), fact.id
         producers = {ev.producer for ev in fact.evidence}
         derived_from = {p.removeprefix("derived:") for p in producers if p.startswith("derived:")}
-        # Extracted facts cite the model; derived ones (located_at) cite the relations they follow from.
+        # Extracted facts cite the model; derived ones cite what they follow from: relations (located_at),
+        # the event and the line showing the character there or telling them (witnesses, told_about).
         assert producers - {f"derived:{r}" for r in derived_from} <= {"llm:scripted-model/extract@1"}, fact.id
-        assert derived_from <= {r.id for r in state.graph.relations}, fact.id
+        known = {r.id for r in state.graph.relations} | {e.id for e in state.graph.entities} | {"presence", "speech"}
+        assert derived_from <= known, fact.id
     assembly = assemble(state.screenplay, state.llm.run.outcomes, version="x", model="scripted-model")
     assert (assembly.ungrounded.entities, assembly.ungrounded.relations) == (0, len(ungrounded_relations()))
     # Retries exactly where the scripted scores (and the hard failure) say so.

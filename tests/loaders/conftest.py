@@ -158,6 +158,15 @@ def stage_store(stage_graph: KnowledgeGraph, tmp_path_factory: pytest.TempPathFa
     return path
 
 
+@pytest.fixture(scope="session")
+def story_graph() -> KnowledgeGraph:
+    """The offline build of the story-time fixture (tests/fixtures/story/vase.fountain): a graph
+    with a scene layer, witnesses and what characters are told."""
+    from kgbuild.pipeline import run_build
+
+    return run_build(Path(__file__).resolve().parents[1] / "fixtures" / "story" / "vase.fountain").graph
+
+
 @pytest.fixture
 def falkordb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FalkorServer]:
     """A FalkorDB server with Bolt on free loopback ports, stopped after the test (never skipped)."""

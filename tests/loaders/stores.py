@@ -16,6 +16,7 @@ from kgbuild.loaders.records import LoadCounts
 from kgbuild.loaders.results import QueryResult
 from kgbuild.model import KnowledgeGraph
 from kgbuild.schema import load_schema
+from kgbuild.story.knows import knows
 from tests.loaders.bolt_server import BoltTarget, neo4j_target
 
 
@@ -109,7 +110,7 @@ def expected_rows(name: str, graph: KnowledgeGraph, params: dict[str, Any]) -> l
     rtype = {r.id: schema.canonical_relation(r.type) for r in relations}
     if name == "characters-by-relations":
         degree: Counter[str] = Counter()
-        for r in relations:
+        for r in relations:  # in_scene links are no relations of the graph
             for end in (r.source, r.target):
                 if entities[end].type == "Character":
                     degree[end] += 1
@@ -140,6 +141,19 @@ def expected_rows(name: str, graph: KnowledgeGraph, params: dict[str, Any]) -> l
         rows = [[entities[r.source].name, rtype[r.id], entities[r.target].name, _first(r.scenes)]
                 for r in relations if r.scenes and min(r.scenes) <= params["scene"]]
         return sorted(rows, key=lambda x: (x[3], x[0], x[1], x[2]))
+    if name == "scene-cast":
+        record = next((r for r in graph.scenes if r.index == params["scene"]), None)
+        rows = [[entities[p.character].name, p.mode.value, [e.quote for e in p.evidence]]
+                for p in (record.presence if record else []) if p.character in entities]
+        return sorted(rows, key=lambda x: (x[1], x[0]))
+    if name in ("knows-events", "knows-entities"):
+        if not graph.scenes:
+            return []
+        known = knows(graph, params["character"], params["scene"])
+        events = name == "knows-events"
+        rows = [[i.name, i.first_scene, i.label.value] if events else [i.name, i.type, i.first_scene, i.label.value]
+                for i in known.items if (i.type == "Event") == events]
+        return sorted(rows, key=ORDER_KEYS[name])
     raise AssertionError(f"no expected answer for example {name}")
 
 
@@ -150,6 +164,9 @@ ORDER_KEYS: dict[str, Callable[[list[Any]], tuple]] = {
     "where-and-when": lambda row: (min(row[2]) if row[2] else float("inf"), row[0]),
     "objects-possessed": lambda row: (row[0],),
     "known-up-to-scene": lambda row: (row[3], row[0], row[1], row[2]),
+    "scene-cast": lambda row: (row[1], row[0]),
+    "knows-events": lambda row: (row[1], row[0]),
+    "knows-entities": lambda row: (row[2], row[1], row[0]),
 }
 
 

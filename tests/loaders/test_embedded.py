@@ -29,7 +29,10 @@ EVIDENCE_RETURN = ("{v}.evidence_scenes AS scenes, {v}.evidence_lines AS lines, 
 def test_schema_has_a_table_per_entity_type_and_a_group_per_relation_type():
     ddl = schema_ddl()
     schema = load_schema()
-    assert len(ddl) == len(schema.entity_types) + len(schema.relation_types)
+    # ... and the scene layer: the Scene table and the in_scene relationship.
+    assert len(ddl) == len(schema.entity_types) + len(schema.relation_types) + 2
+    assert ddl[-2].startswith("CREATE NODE TABLE IF NOT EXISTS Scene(key STRING PRIMARY KEY, movie STRING")
+    assert ddl[-1].startswith("CREATE REL TABLE IF NOT EXISTS in_scene(FROM Character TO Scene, key STRING")
     assert ddl[0].startswith("CREATE NODE TABLE IF NOT EXISTS Character(key STRING PRIMARY KEY, id STRING")
     part_of = next(s for s in ddl if " part_of(" in s)
     assert ("FROM Location TO Location, FROM Object TO Location, FROM Object TO Object, "

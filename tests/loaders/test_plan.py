@@ -69,7 +69,7 @@ def test_replace_deletes_the_movie_in_batches_then_creates():
     plan = plan_load(prepare_rows(TINY), replace=True, batch_size=500)
     deletes = [s for s in plan if s.purpose == "delete"]
     assert [s.cypher.split(")")[0] for s in deletes] == [f"MATCH (n:{t}" for t in
-                                                         load_schema().entity_type_names()]
+                                                         [*load_schema().entity_type_names(), "Scene"]]
     assert deletes[0].cypher == ("MATCH (n:Character) WHERE n.movie = $movie\nWITH n LIMIT $limit\n"
                                  "DETACH DELETE n\nRETURN count(*) AS deleted")
     assert all(s.params == {"movie": "M", "limit": 500} and s.repeat_until_zero for s in deletes)
@@ -91,7 +91,7 @@ def test_batches_split_rows_and_are_never_empty(small_graph):
 
 def test_constraints_come_first_and_name_only_schema_labels():
     statements = plan_constraints()
-    labels = load_schema().entity_type_names()
+    labels = [*load_schema().entity_type_names(), "Scene"]
     assert len(statements) == 2 * len(labels)
     assert statements[0].cypher == ("CREATE CONSTRAINT kgbuild_Character_key IF NOT EXISTS "
                                     "FOR (n:Character) REQUIRE n.key IS UNIQUE")
@@ -101,7 +101,7 @@ def test_constraints_come_first_and_name_only_schema_labels():
 
 def test_hostile_values_travel_only_as_parameters(hostile_graph):
     schema = load_schema()
-    allowed = set(schema.entity_type_names()) | set(schema.relation_type_names())
+    allowed = set(schema.entity_type_names()) | set(schema.relation_type_names()) | {"Scene", "in_scene"}
     plan = plan_load(prepare_rows(hostile_graph), replace=True)
     for statement in plan:
         names = set(re.findall(r"[(\[]\w+:(\w+)", statement.cypher))

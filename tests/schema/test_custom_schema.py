@@ -91,14 +91,21 @@ def test_the_embedded_store_has_the_schema_tables(built):
         ["Todd Anderson", "Academy Garden"], ["Todd Anderson", "Classroom"], ["Todd Anderson", "Country Road"]]
     assert run_query(built / "graph.lbdb", "MATCH (a:Place)-[:part_of]->(b:Place) RETURN a.name, b.name").rows == [
         ["Study", "Perry House"]]
+    # The scene layer links the schema's person type to the scenes.
+    rows = run_query(built / "graph.lbdb", "MATCH (p:Person)-[i:in_scene]->(s:Scene) WHERE s.scene <= 2 "
+                     "RETURN s.scene, p.name, i.mode ORDER BY s.scene, p.name").rows
+    assert rows == [[1, "Neil Perry", "present"], [1, "Todd Anderson", "present"],
+                    [2, "Mr. Perry", "present"], [2, "Neil Perry", "present"]]
 
 
 def test_load_export_and_merge_use_the_folder_schema_and_schema_overrides_it(built, tmp_path, cache):
     loaded = invoke(cache, "load", built, "--db", tmp_path / "again.lbdb")
-    assert "9 nodes, 17 relationships" in loaded.output and "Refused" not in loaded.output
+    # 9 entities and 4 scenes; 17 relations and 8 in_scene links of the schema's person type.
+    assert "13 nodes, 25 relationships" in loaded.output and "Refused" not in loaded.output
     stage = invoke(cache, "load", built, "--db", tmp_path / "stage.lbdb", "--schema", REPO / "schema" / "stage_kg.json")
-    assert "0 nodes, 0 relationships" in stage.output
-    assert "Refused 26 items" in stage.output and "entity type 'Person' is not in the schema" in stage.output
+    # Only the 4 scene nodes fit that schema; its 8 presence links are refused with the entities.
+    assert "4 nodes, 0 relationships" in stage.output
+    assert "Refused 34 items" in stage.output and "entity type 'Person' is not in the schema" in stage.output
     invoke(cache, "export", built, "--format", "cypher", "-o", tmp_path / "export")
     script = (tmp_path / "export" / "graph.cypher").read_text(encoding="utf-8")
     assert "MERGE (n:Person {key:" in script and "[r:located_at {key:" in script

@@ -57,7 +57,7 @@ def test_life_stage_of_is_a_derived_character_relation():
     assert spec is not None and spec.pairs == [("Character", "Character")]
     assert not spec.event_centric and not spec.symmetric and spec.derived
     assert "YOUNG EDWARD -> EDWARD" in spec.description
-    assert schema.derived_relation_names() == ["life_stage_of"]
+    assert schema.derived_relation_names() == ["witnesses", "told_about", "life_stage_of"]
     assert not schema.relation("kinship_with").derived
 
 

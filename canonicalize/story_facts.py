@@ -1,0 +1,273 @@
+"""Facts of story time, derived from who is in each scene: the scene layer, witnesses, and what a
+character is told.
+
+`derive_story` reads the screenplay for the graph's characters (`kgbuild.story.presence`) and
+writes three things, each with its evidence:
+
+- the scene layer (`KnowledgeGraph.scenes`): per scene its heading, time markers and who is in it;
+- `witnesses` (character -> event): the character is on screen in the event's scene, is not
+  its performer, undergoer or experiencer, and is there when it happens: seen at or before the
+  event's line and not seen leaving between, or first seen after it but not coming in. Evidence:
+  the line that shows the character there (producer `derived:presence`) and the event's own
+  (`derived:<event id>`).
+- `told_about` (character -> event): in a later scene (screen order), someone else says, on
+  screen or off screen (not as a voice from elsewhere), a sentence that holds a form of the
+  event's verb and names two of its participants, objects or places, while the character is
+  there (on screen or off screen, and not seen leaving before the line nor coming in after it).
+  The verb is the one the event's `performs` link records, or else the word after a
+  participant's name in the event's name; light verbs ('looks', 'goes', 'takes', 'says') tell
+  nothing. Evidence: the spoken sentence (producer `derived:speech`) and the event's own.
+
+Both types are `derived` in the schema: never extracted, never scored. They are rebuilt from
+scratch on every run (a resumed build does not keep stale ones).
+
+Example:
+    >>> graph, count = derive_story(graph, load_schema(), screenplay)  # doctest: +SKIP
+    >>> count.changed  # doctest: +SKIP
+    {'witnesses': 40, 'told_about': 6}
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+
+from kgbuild.canonicalize.repairs import RepairCount
+from kgbuild.evidence import quote_evidence, sentences
+from kgbuild.graph import relation_id
+from kgbuild.model import Entity, Evidence, KnowledgeGraph, Persistence, PresenceMode, Relation, Screenplay
+from kgbuild.offline.stoplists import word_set
+from kgbuild.schema import Schema
+from kgbuild.story.presence import PresenceLayer, SceneReading, Sighting, read_presence
+
+WITNESSES = "witnesses"
+TOLD_ABOUT = "told_about"
+#: Event links whose subject takes part in the event.
+PARTICIPANT_ROLES = ("performs", "undergoes", "experiences")
+#: Verbs that say too little to tell an event by.
+LIGHT_VERBS = word_set("""
+    look looks looked looking see sees saw seen watch watches watched turn turns turned go goes went gone
+    come comes came get gets got take takes took taken give gives gave given make makes made put puts walk
+    walks walked stand stands stood sit sits sat move moves moved face faces faced stare stares stared
+    glance glances glanced nod nods nodded smile smiles smiled say says said tell tells told ask asks asked
+    talk talks talked speak speaks spoke hold holds held keep keeps kept find finds found know knows knew
+    think thinks thought want wants wanted try tries tried start starts started stop stops stopped have has
+    had let lets is are was were be do does did pull pulls pulled push pushes pushed reach reaches reached
+    follow follows followed lead leads led hand hands handed leave leaves left enter enters entered
+    bring brings brought carry carries carried open opens opened close closes closed
+""")
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+#: How many of an event's participants, objects and places a sentence must name to tell it.
+ARGUMENTS_NAMED = 2
+
+
+@dataclass(frozen=True)
+class _Event:
+    entity: Entity
+    participants: set[str]
+    arguments: list[Entity]  # participants, objects and places the speech may name
+    stems: set[str]
+
+
+def _stem(verb: str) -> str | None:
+    """A verb's stem for matching its forms ('punches' -> 'punch'); None for light or short verbs."""
+    word = verb.strip().lower()
+    if not word.isalpha() or word in LIGHT_VERBS or len(word) < 4:
+        return None
+    for suffix in ("ies", "es", "ed", "ing", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
+def _event_verbs(event: Entity, links: list[Relation], entities: dict[str, Entity]) -> set[str]:
+    verbs = {r.name.split()[0] for r in links if r.type == "performs" and r.name.strip()}
+    if not verbs:
+        for r in links:
+            if r.type != "performs" or r.source not in entities:
+                continue
+            for form in (entities[r.source].name, *entities[r.source].aliases):
+                if form and event.name.startswith(form + " "):
+                    nxt = event.name[len(form) + 1:].split()
+                    if nxt:
+                        verbs.add(nxt[0])
+    return {s for s in (_stem(v) for v in verbs) if s}
+
+
+def _events(graph: KnowledgeGraph, event_type: str | None) -> list[_Event]:
+    entities = {e.id: e for e in graph.entities}
+    links: dict[str, list[Relation]] = defaultdict(list)
+    for r in graph.relations:
+        if r.type in (*PARTICIPANT_ROLES, "occurs_at"):
+            links[r.target if r.type in PARTICIPANT_ROLES else r.source].append(r)
+    out = []
+    for e in graph.entities:
+        if e.type != event_type or not e.scenes:
+            continue
+        participants = {r.source for r in links[e.id] if r.type in PARTICIPANT_ROLES}
+        argument_ids = participants | {r.target for r in links[e.id] if r.type == "occurs_at"}
+        out.append(_Event(e, participants, [entities[i] for i in sorted(argument_ids) if i in entities],
+                          _event_verbs(e, links[e.id], entities)))
+    return out
+
+
+def _event_line(event: Entity, scene: int) -> tuple[int | None, Evidence | None]:
+    ev = next((x for x in event.evidence if x.scene == scene and x.lines is not None), None)
+    if ev is None:
+        ev = next((x for x in event.evidence if x.scene == scene), None)
+    return (ev.lines[0] if ev is not None and ev.lines is not None else None), ev
+
+
+def there_at(sightings: list[Sighting], line: int | None) -> Sighting | None:
+    """The sighting that puts a character on screen at a line of a scene, or None.
+
+    Args:
+        sightings: The character's sightings in the scene, in line order.
+        line: The line; None when unknown (then any on-screen sighting counts).
+
+    Returns:
+        The last on-screen sighting at or before the line unless it shows them leaving; else
+        the first one after it unless it shows them coming in; else None.
+    """
+    shown = [s for s in sightings if s.mode is PresenceMode.PRESENT]
+    if not shown:
+        return None
+    if line is None:
+        return shown[0]
+    before = [s for s in shown if s.line <= line]
+    if before:
+        return None if before[-1].kind == "exits" and before[-1].line < line else before[-1]
+    return None if shown[0].kind == "enters" else shown[0]
+
+
+def _by_character(reading: SceneReading) -> dict[str, list[Sighting]]:
+    out: dict[str, list[Sighting]] = defaultdict(list)
+    for s in reading.sightings:
+        out[s.character].append(s)
+    return out
+
+
+def _witnesses(events: list[_Event], layer: PresenceLayer) -> dict[tuple[str, str], Relation]:
+    out: dict[tuple[str, str], Relation] = {}
+    for ev in events:
+        for scene in ev.entity.scenes:
+            reading = layer.readings.get(scene)
+            if reading is None:
+                continue
+            line, event_ev = _event_line(ev.entity, scene)
+            for character, sightings in _by_character(reading).items():
+                if character in ev.participants:
+                    continue
+                seen = there_at(sightings, line)
+                if seen is None:
+                    continue
+                evidence = [seen.evidence.model_copy(update={"producer": "derived:presence"})]
+                if event_ev is not None:
+                    evidence.append(event_ev.model_copy(update={"producer": f"derived:{ev.entity.id}"}))
+                _add(out, character, WITNESSES, ev.entity, scene, evidence, "witnesses")
+    return out
+
+
+def _add(out: dict[tuple[str, str], Relation], character: str, rtype: str, event: Entity, scene: int,
+         evidence: list[Evidence], name: str) -> None:
+    key = (character, event.id)
+    old = out.get(key)
+    if old is not None:
+        if scene not in old.scenes:
+            out[key] = old.model_copy(update={"scenes": sorted({*old.scenes, scene}),
+                                              "evidence": [*old.evidence, *evidence][:6]})
+        return
+    out[key] = Relation(id=relation_id(character, rtype, event.id), source=character, target=event.id, type=rtype,
+                        name=name, description=f"{name.capitalize()} '{event.name}'.", scenes=[scene],
+                        persistence=Persistence.MOMENTARY, evidence=evidence)
+
+
+def _argument_pattern(entity: Entity, layer: PresenceLayer, thing_type: str | None) -> re.Pattern[str] | None:
+    if entity.id in layer.names:
+        return layer.names[entity.id]
+    forms = [f for f in (entity.name, *entity.aliases) if len(f.strip()) >= 3]
+    if entity.type == thing_type:
+        forms += [f.split()[-1] for f in forms if len(f.split()) > 1 and len(f.split()[-1]) >= 4]
+    if not forms:
+        return None
+    alternatives = "|".join(re.escape(f) for f in sorted(set(forms), key=len, reverse=True))
+    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
+
+
+def _told(events: list[_Event], layer: PresenceLayer, thing_type: str | None) -> dict[tuple[str, str], Relation]:
+    by_stem: dict[str, list[_Event]] = defaultdict(list)
+    for ev in events:
+        for stem in ev.stems:
+            by_stem[stem].append(ev)
+    patterns: dict[str, re.Pattern[str] | None] = {}
+    out: dict[tuple[str, str], Relation] = {}
+    for index, reading in sorted(layer.readings.items()):
+        present = _by_character(reading)
+        for said in reading.speeches:
+            if not said.in_scene:
+                continue
+            for el in said.speech.lines:
+                for text in sentences(el.text) or [el.text]:
+                    words = {w.lower() for w in _WORD.findall(text)}
+                    candidates = {id(ev): ev for w in words for k in range(4, len(w) + 1)
+                                  for ev in by_stem.get(w[:k], ()) if min(ev.entity.scenes) < index}
+                    for ev in candidates.values():
+                        named = 0
+                        for arg in ev.arguments:
+                            if arg.id not in patterns:
+                                patterns[arg.id] = _argument_pattern(arg, layer, thing_type)
+                            pattern = patterns[arg.id]
+                            named += pattern is not None and pattern.search(text) is not None
+                        if named < ARGUMENTS_NAMED:
+                            continue
+                        quote = quote_evidence(reading.scene, el, text, "derived:speech")
+                        first = min(ev.entity.scenes)
+                        _, event_ev = _event_line(ev.entity, first)
+                        for character, sightings in present.items():
+                            if (character == said.speaker or character in ev.participants
+                                    or there_at(sightings, el.line_start) is None
+                                    and not _offscreen(sightings)):
+                                continue
+                            evidence = [quote]
+                            if event_ev is not None:
+                                evidence.append(event_ev.model_copy(update={"producer": f"derived:{ev.entity.id}"}))
+                            _add(out, character, TOLD_ABOUT, ev.entity, index, evidence, "is told about")
+    return out
+
+
+def _offscreen(sightings: list[Sighting]) -> bool:
+    return any(s.mode is PresenceMode.OFFSCREEN for s in sightings) and not any(
+        s.mode is PresenceMode.PRESENT for s in sightings)
+
+
+def derive_story(graph: KnowledgeGraph, schema: Schema, screenplay: Screenplay) -> tuple[KnowledgeGraph, RepairCount]:
+    """Add the scene layer, `witnesses` and `told_about` to a graph (see the module docstring).
+
+    Args:
+        graph: A merged graph; its `witnesses` and `told_about` relations are replaced.
+        schema: Its schema (person, event and thing types): a relation type it lacks is not derived.
+        screenplay: The screenplay the graph was built from.
+
+    Returns:
+        The new graph (the input is not changed) and how many facts of each kind were added.
+
+    Example:
+        >>> graph, count = derive_story(graph, load_schema(), screenplay)  # doctest: +SKIP
+    """
+    layer = read_presence(screenplay, graph, schema=schema)
+    kept = [r for r in graph.relations if r.type not in (WITNESSES, TOLD_ABOUT)]
+    events = _events(graph, schema.type_for_role("event"))
+    thing = schema.type_for_role("thing")
+    count = RepairCount(rule="derive_story")
+    added: list[Relation] = []
+    derivations = ((WITNESSES, lambda: _witnesses(events, layer)), (TOLD_ABOUT, lambda: _told(events, layer, thing)))
+    for rtype, derive in derivations:
+        if schema.relation(rtype) is None:
+            continue
+        found = list(derive().values())
+        added += found
+        for r in found:
+            count.add(rtype, f"{r.source} -{rtype}-> {r.target} (scene {r.scenes[0]})")
+    count.changed["scene_presences"] = sum(len(s.presence) for s in layer.records)
+    return graph.model_copy(update={"relations": [*kept, *added], "scenes": layer.records}), count

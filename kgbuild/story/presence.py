@@ -1,0 +1,379 @@
+"""Who is in each scene, and how: the scene layer of a graph, read from the screenplay.
+
+The characters are the graph's Character entities (offline or LLM-built, after merging), found in
+the text by their names, aliases and distinctive name parts (`mention_patterns`, as the offline
+rules find them) and by the cues they speak under. Per scene, each character gets the strongest
+mode the text shows, with the first line showing each mode:
+
+- `present` (on screen): speaks under a cue without V.O., phone or O.S. (`presence_speaks`);
+  named in an action sentence that shows them, not only as an owner ('Neil's desk') nor after
+  'of', 'about', 'for' ('a photo of Sarah') nor in an insert (`presence_shown`); or spoken to
+  in a parenthetical ('(to Neil)') that says nothing of a phone (`presence_addressed`);
+- `offscreen`: speaks under O.S. / O.C. (`presence_offscreen`): in the scene's world, not shown;
+- `away`: speaks as a voice from elsewhere, V.O., phone, TV, radio (`presence_away`);
+- `mentioned`: named in a speech by someone else (`presence_named_in_dialogue`) or in the action
+  without being shown (`presence_named_in_action`).
+
+Pronouns are not resolved: a character the text only calls 'he' is not recorded. The same
+reading gives `Sighting`s with line numbers, which say when in the scene someone speaks, enters
+or leaves (`derive` uses them for witnesses).
+
+Example:
+    >>> layer = read_presence(screenplay, graph)  # doctest: +SKIP
+    >>> [(p.character, p.mode.value) for p in layer.records[0].presence]  # doctest: +SKIP
+    [('character:neil_perry', 'present'), ('character:todd_anderson', 'mentioned')]
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from kgbuild.evidence import quote_evidence, sentences
+from kgbuild.model import (
+    Element,
+    ElementKind,
+    Entity,
+    Evidence,
+    KnowledgeGraph,
+    Presence,
+    PresenceMode,
+    Scene,
+    SceneRecord,
+    Screenplay,
+)
+from kgbuild.names import display_name
+from kgbuild.offline.characters import Cast, common_words, cue_names
+from kgbuild.offline.dialogue import Speech, scene_speeches
+from kgbuild.offline.scenes import ActionSentence, name_spans
+from kgbuild.offline.stoplists import word_set
+from kgbuild.readers.cues import normalize_name
+from kgbuild.readers.time_markers import time_markers
+from kgbuild.schema import Schema, load_schema
+from kgbuild.story.descriptors import is_descriptor
+
+#: Modes strongest first.
+MODE_RANK = {PresenceMode.PRESENT: 0, PresenceMode.OFFSCREEN: 1, PresenceMode.AWAY: 2, PresenceMode.MENTIONED: 3}
+#: Modes in which a character is in the scene's world and hears what is said there.
+IN_SCENE = frozenset({PresenceMode.PRESENT, PresenceMode.OFFSCREEN})
+
+_PRONOUNS = word_set("he she him her his hers they them their it i you we me us")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_ENTERS = re.compile(
+    r"\b(?:enters?|entering|comes? (?:in|back|into|through)|walks? (?:in|into|up)|steps? (?:in|into)|"
+    r"arrives?|arriving|appears?|appearing|rushes in|runs in|hurries in|bursts in|strides in|storms in|"
+    r"returns?|emerges?|joins?|is back)\b", re.IGNORECASE)
+_EXITS = re.compile(
+    r"\b(?:leaves?|leaving|exits?|exiting|walks? (?:out|off|away)|goes (?:out|off)|storms (?:out|off)|"
+    r"departs?|runs (?:out|off)|drives (?:off|away)|hurries (?:out|off)|rushes out|heads out|is gone|"
+    r"disappears?|slips out)\b(?!\s+(?:of\s+)?(?:the|his|her|their|a)?\s*(?:car|van|truck|cab|taxi|vehicle|bus|"
+    r"elevator|lift|shower|limo|limousine|jeep|cruiser|motorcycle)\b)", re.IGNORECASE)
+# Between a subject and its verb: a few words, no clause break ('LANG and Reggie enter').
+_SUBJECT_GAP = re.compile(r"^[^,.;:!?]{0,40}$")
+_PHONE = re.compile(r"\b(?:phone|telephone|radio|intercom|walkie|line)\b", re.IGNORECASE)
+_ADDRESSED = re.compile(r"^\(?\s*(?:to|at)\s+", re.IGNORECASE)
+# A name in a picture, a recording or a text on screen: 'In the video, Jim paces', '"JIM SIMMONS INTERVIEW"'.
+_DEPICTED = re.compile(
+    r"^\W*(?:in|on)\s+(?:the|a|an|his|her|their|this|that)?\s*(?:video|photo|photograph|picture|footage|screen|"
+    r"tv|television|monitor|film|movie|newspaper|poster|painting|portrait|dream|vision|memory|flashback|"
+    r"recording|tape|news|broadcast|article|book|magazine|letter|sign)s?\b", re.IGNORECASE)
+# A voice heard, not a person seen: 'Jim talks over the action in voiceover'.
+_VOICE_ONLY = re.compile(r"\b(?:voice-?over|V\.O\.|over the (?:phone|radio|intercom|speaker)|on the (?:phone|radio)|"
+                         r"voice (?:of|from))\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Sighting:
+    """One place in a scene where the text shows or names a character.
+
+    Attributes:
+        character: The entity id.
+        kind: 'speaks', 'offscreen', 'away', 'shown', 'addressed', 'named_in_dialogue' or
+            'named_in_action'; a 'shown' sentence that brings the character in (the subject of
+            'enters', 'arrives', ...; or their introduction, the name in capitals before a
+            parenthesis or a comma) or takes them out ('leaves', 'exits', not a car) is 'enters'
+            or 'exits'.
+        line: The first source line of the element.
+        evidence: The line as evidence.
+    """
+
+    character: str
+    kind: str
+    line: int
+    evidence: Evidence
+
+    @property
+    def mode(self) -> PresenceMode:
+        """The presence mode this sighting shows."""
+        return _KIND_MODE[self.kind]
+
+
+_KIND_MODE = {
+    "speaks": PresenceMode.PRESENT, "shown": PresenceMode.PRESENT, "enters": PresenceMode.PRESENT,
+    "exits": PresenceMode.PRESENT, "addressed": PresenceMode.PRESENT, "offscreen": PresenceMode.OFFSCREEN,
+    "away": PresenceMode.AWAY, "named_in_dialogue": PresenceMode.MENTIONED,
+    "named_in_action": PresenceMode.MENTIONED,
+}
+_RULES = {
+    "speaks": "presence_speaks", "shown": "presence_shown", "enters": "presence_shown",
+    "exits": "presence_shown", "addressed": "presence_addressed", "offscreen": "presence_offscreen",
+    "away": "presence_away", "named_in_dialogue": "presence_named_in_dialogue",
+    "named_in_action": "presence_named_in_action",
+}
+
+
+@dataclass(frozen=True)
+class SceneSpeech:
+    """One speech of a scene with its speaker's entity id."""
+
+    speaker: str  # entity id
+    speech: Speech
+
+    @property
+    def in_scene(self) -> bool:
+        """Said where the scene is (on screen or off screen), not from elsewhere."""
+        return not self.speech.away
+
+
+@dataclass
+class SceneReading:
+    """What the text of one scene shows about the characters."""
+
+    scene: Scene
+    sightings: list[Sighting] = field(default_factory=list)
+    speeches: list[SceneSpeech] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class PresenceLayer:
+    """The scene layer of a graph and the readings it was made from."""
+
+    records: list[SceneRecord]
+    readings: dict[int, SceneReading]
+    names: dict[str, re.Pattern[str]]  # entity id -> the pattern finding the character in text
+
+
+@dataclass(frozen=True)
+class CharacterNames:
+    """The graph's characters as the text names them."""
+
+    cast: Cast
+    ids: dict[str, str]  # entity name -> entity id
+    patterns: dict[str, re.Pattern[str]]  # entity name -> pattern
+
+
+def _quoted(text: str, start: int) -> bool:
+    """True when offset `start` of a sentence lies inside double quotes (a title, a sign)."""
+    return text.count('"', 0, start) % 2 == 1 or text.count("“", 0, start) > text.count("”", 0, start)
+
+
+def name_patterns(cast: Cast, common: frozenset[str] = frozenset()) -> dict[str, re.Pattern[str]]:
+    """A regex per character (by entity name) matching its name, its aliases and its distinctive
+    name parts, as the offline rules find characters (`kgbuild.offline.characters.mention_patterns`).
+
+    A name part is distinctive when it has three letters or more, starts with a capital, one
+    character's names hold it and the script never writes it in lower case (`common`). A
+    descriptor name ('Texas Ranger #1', `kgbuild.story.descriptors`) is found only whole. English
+    forms match in title case and capitals only ('Will' is a name, 'will' a word).
+    """
+    forms: dict[str, set[str]] = defaultdict(set)
+    for surface, canonical in cast.canonical.items():
+        forms[canonical] |= {display_name(surface), canonical}
+    for canonical, names in cast.aliases.items():
+        forms[canonical] |= names
+    owners: dict[str, set[str]] = defaultdict(set)
+    for canonical in forms:
+        for token in canonical.split():
+            owners[token.casefold()].add(canonical)
+    patterns = {}
+    for canonical, names in forms.items():
+        parts = set(names)
+        cjk = bool(_CJK.search(canonical))
+        if not cjk and not is_descriptor(canonical):
+            parts |= {t for t in canonical.split() if len(t) >= 3 and t[0].isupper() and len(owners[t.casefold()]) == 1
+                      and t.casefold() not in common and t.casefold() not in _PRONOUNS}
+        if not cjk:
+            parts |= {p.upper() for p in parts}
+        alternatives = "|".join(sorted((re.escape(p) for p in parts if p), key=len, reverse=True))
+        patterns[canonical] = re.compile(alternatives if cjk else rf"\b(?:{alternatives})\b")
+    return patterns
+
+
+def _forms(entity: Entity) -> list[str]:
+    return [f for f in dict.fromkeys([entity.name, *entity.aliases])
+            if f.strip() and f.strip().casefold() not in _PRONOUNS and (_CJK.search(f) or any(c.isupper() for c in f))]
+
+
+def character_names(screenplay: Screenplay, characters: list[Entity]) -> CharacterNames:
+    """A cast of the graph's characters: their names and aliases, and every cue of the screenplay
+    that names one of them (by a name or alias, or by a name part only one character has).
+
+    A form two characters share is left out (it names neither for sure).
+
+    Args:
+        screenplay: The screenplay (its cues and common words).
+        characters: The Character entities.
+
+    Returns:
+        The cast, the entity id of each name, and the text pattern of each character.
+    """
+    owners: dict[str, set[str]] = defaultdict(set)
+    for e in characters:
+        for form in _forms(e):
+            owners[normalize_name(form)].add(e.name)
+    cast = Cast()
+    for e in characters:
+        cast.canonical[e.name] = e.name
+        for form in _forms(e):
+            if owners[normalize_name(form)] == {e.name}:
+                cast.canonical[normalize_name(form)] = e.name
+                if form != e.name:
+                    cast.aliases[e.name].add(form)
+    tokens: dict[str, set[str]] = defaultdict(set)
+    for e in characters:
+        for form in _forms(e):
+            for token in normalize_name(form).split():
+                if len(token) >= 3:
+                    tokens[token].add(e.name)
+    for scene in screenplay.scenes:
+        for el in scene.elements:
+            if el.kind is not ElementKind.CHARACTER or not el.speaker or el.speaker in cast.joined:
+                continue
+            found = []
+            for part in cue_names(el.speaker):
+                key = normalize_name(part)
+                name = cast.canonical.get(key)
+                if name is None and len(tokens.get(key, ())) == 1:
+                    name = next(iter(tokens[key]))
+                if name is not None:
+                    found.append(name)
+            cast.joined[el.speaker] = list(dict.fromkeys(found))
+    patterns = name_patterns(cast, common_words(screenplay))
+    return CharacterNames(cast, {e.name: e.id for e in characters}, patterns)
+
+
+def _sighting(scene: Scene, element: Element, quote: str, character: str, kind: str, *,
+              lines: tuple[int, int] | None = None) -> Sighting:
+    ev = quote_evidence(scene, element, quote, "rule:" + _RULES[kind])
+    if lines is not None:
+        ev = ev.model_copy(update={"lines": lines})
+    return Sighting(character, kind, element.line_start, ev)
+
+
+def _speech_sightings(scene: Scene, speeches: list[SceneSpeech]) -> list[Sighting]:
+    out = []
+    for s in speeches:
+        speech = s.speech
+        kind = "away" if speech.away else "offscreen" if speech.offscreen else "speaks"
+        last = speech.lines[0].line_end if speech.lines else speech.cue.line_end
+        out.append(_sighting(scene, speech.cue, speech.first_line.text, s.speaker, kind,
+                             lines=(speech.cue.line_start, last)))
+    return out
+
+
+def _moves(verb: re.Pattern[str], text: str, name_end: int) -> bool:
+    """True when the character named just before offset `name_end` is the subject of the verb."""
+    m = verb.search(text, name_end)
+    return m is not None and bool(_SUBJECT_GAP.match(text[name_end:m.start()]))
+
+
+def _introduced(text: str, start: int, end: int) -> bool:
+    """True for a character's introduction, which brings them into the story: the name in
+    capitals, then a parenthesis or a comma ('OFFICER CRAIG LANG (a man in his mid 30's ...')."""
+    written = text[start:end]
+    return (not _CJK.search(written) and written.isupper() and len(written) > 1
+            and bool(re.match(r"\s*[(,]", text[end:])))
+
+
+def _action_sightings(scene: Scene, names: CharacterNames) -> list[Sighting]:
+    out = []
+    for el in scene.elements:
+        if el.kind is not ElementKind.ACTION:
+            continue
+        for text in sentences(el.text) or [el.text]:
+            spans = name_spans(text, names.patterns)
+            if not spans:
+                continue
+            shown = set(ActionSentence(el, text, spans, []).shown())
+            if _DEPICTED.match(text) or _VOICE_ONLY.search(text):
+                shown = set()
+            shown -= {n for start, _, n in spans if _quoted(text, start)}
+            for name in dict.fromkeys(n for _, _, n in spans):
+                eid = names.ids[name]
+                if name in shown:
+                    start, end = next((s, e) for s, e, n in spans if n == name)
+                    kind = ("enters" if _moves(_ENTERS, text, end) or _introduced(text, start, end)
+                            else "exits" if _moves(_EXITS, text, end) else "shown")
+                else:
+                    kind = "named_in_action"
+                out.append(_sighting(scene, el, text, eid, kind))
+    return out
+
+
+def _dialogue_sightings(scene: Scene, speeches: list[SceneSpeech], names: CharacterNames) -> list[Sighting]:
+    out = []
+    for s in speeches:
+        for el in s.speech.lines:
+            for text in sentences(el.text) or [el.text]:
+                for _, _, name in name_spans(text, names.patterns):
+                    if names.ids[name] != s.speaker:
+                        out.append(_sighting(scene, el, text, names.ids[name], "named_in_dialogue"))
+    for el in scene.elements:
+        if el.kind is ElementKind.PARENTHETICAL and _ADDRESSED.match(el.text) and not _PHONE.search(el.text):
+            rest = _ADDRESSED.sub("", el.text, count=1)
+            spans = name_spans(rest, names.patterns)
+            if spans and spans[0][0] == 0:
+                out.append(_sighting(scene, el, el.text, names.ids[spans[0][2]], "addressed"))
+    return out
+
+
+def read_scene(scene: Scene, names: CharacterNames) -> SceneReading:
+    """Every sighting and speech of the graph's characters in one scene, in line order."""
+    speeches = [SceneSpeech(names.ids[s.speaker], s) for s in scene_speeches(scene, names.cast)
+                if s.speaker in names.ids]
+    sightings = [*_speech_sightings(scene, speeches), *_action_sightings(scene, names),
+                 *_dialogue_sightings(scene, speeches, names)]
+    sightings.sort(key=lambda s: (s.line, MODE_RANK[s.mode]))
+    return SceneReading(scene, sightings, speeches)
+
+
+def presence_of(reading: SceneReading) -> list[Presence]:
+    """The scene's characters, each with its strongest mode and the first line of each mode."""
+    by_character: dict[str, dict[PresenceMode, Evidence]] = defaultdict(dict)
+    for s in reading.sightings:
+        by_character[s.character].setdefault(s.mode, s.evidence)
+    out = []
+    for character, modes in by_character.items():
+        ranked = sorted(modes, key=MODE_RANK.__getitem__)
+        out.append(Presence(character=character, mode=ranked[0], evidence=[modes[m] for m in ranked]))
+    return sorted(out, key=lambda p: (MODE_RANK[p.mode], p.evidence[0].lines or (0, 0), p.character))
+
+
+def read_presence(screenplay: Screenplay, graph: KnowledgeGraph, *, schema: Schema | None = None) -> PresenceLayer:
+    """The scene layer of a graph: per scene its heading, time markers and who is in it.
+
+    Args:
+        screenplay: The screenplay the graph was built from.
+        graph: The graph (its entities of the schema's person type are the ones looked for).
+        schema: The graph's schema; the default when None.
+
+    Returns:
+        One `SceneRecord` per scene of the screenplay, the readings behind them, and each
+        character's text pattern.
+
+    Example:
+        >>> layer = read_presence(screenplay, graph)  # doctest: +SKIP
+        >>> graph = graph.model_copy(update={"scenes": layer.records})  # doctest: +SKIP
+    """
+    person = (schema or load_schema()).type_for_role("person")
+    characters = [e for e in graph.entities if e.type == person]
+    names = character_names(screenplay, characters)
+    records, readings = [], {}
+    for scene in screenplay.scenes:
+        reading = read_scene(scene, names)
+        readings[scene.index] = reading
+        records.append(SceneRecord(index=scene.index, number=scene.number, heading=scene.heading,
+                                   markers=time_markers(scene), presence=presence_of(reading)))
+    patterns = {names.ids[name]: pattern for name, pattern in names.patterns.items() if name in names.ids}
+    return PresenceLayer(records, readings, patterns)
