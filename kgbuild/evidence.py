@@ -24,6 +24,8 @@ from kgbuild.model import Element, ElementKind, Evidence, Scene
 
 #: The longest quote kept; longer text is cut at a word boundary (still a verbatim prefix).
 MAX_QUOTE = 300
+#: The `quote_score` (0-100) at which a text holds a quote.
+QUOTE_MATCH = 90.0
 # A sentence ends at . ! ? before a capital, but not after a title ('Mr. Perry', 'Dr. Hager').
 _SENTENCE = re.compile(r"(?<=[.!?])(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bJr\.)"
                        r"(?<!\bSr\.)(?<!\bLt\.)(?<!\bMt\.)(?<!\bSgt\.)(?<!\bCapt\.)(?<!\bCol\.)(?<!\bGen\.)"
@@ -78,8 +80,15 @@ def _squash(text: str) -> str:
     return _SPACE.sub(" ", text).strip().casefold()
 
 
+def quote_score(quote: str, text: str) -> float:
+    """How well `text` holds `quote`, 0-100: 100 when it occurs in it up to whitespace and case,
+    else rapidfuzz's partial ratio (the best-aligned stretch of the text)."""
+    wanted, within = _squash(quote), _squash(text)
+    return 100.0 if wanted in within else fuzz.partial_ratio(wanted, within)
+
+
 def locate_quote(scenes: Iterable[Scene], quote: str, producer: str, *,
-                 min_ratio: float = 90.0) -> Evidence | None:
+                 min_ratio: float = QUOTE_MATCH) -> Evidence | None:
     """Find a quote in the text of some scenes and return it as evidence of those lines.
 
     The quote matches an element when it occurs in it up to whitespace and case, or when
@@ -97,8 +106,7 @@ def locate_quote(scenes: Iterable[Scene], quote: str, producer: str, *,
         for el in scene.elements:
             if el.kind not in _TEXT_KINDS or not el.text.strip():
                 continue
-            text = _squash(el.text)
-            score = 100.0 if wanted in text else fuzz.partial_ratio(wanted, text)
+            score = quote_score(wanted, el.text)
             if score >= min_ratio and (best is None or score > best[0]):
                 best = (score, scene, el, _best_sentence(el.text, quote))
     if best is None:

@@ -245,16 +245,6 @@ class Schema(BaseModel):
         return [r.name for r in self.relation_types if not r.derived and (
             event_links is None or any(((s == event) != (o == event)) == event_links for s, o in r.pairs))]
 
-    def relation_names_with_synonyms(self, names: list[str]) -> list[str]:
-        """`names` followed by the synonyms of those names (the other names a model or a reference
-        may use for them, mapped by `canonical_relation`).
-
-        Example:
-            >>> load_schema().relation_names_with_synonyms(["member_of", "kinship_with"])
-            ['member_of', 'kinship_with', 'affiliated_with']
-        """
-        return [*names, *(alias for alias, name in self.synonyms.items() if name in names and alias not in names)]
-
     def label(self) -> str:
         """'name vN', as provenance and reports show the schema."""
         return f"{self.name} v{self.version}"

@@ -42,7 +42,7 @@ from kgbuild.llm.context import ChunkContext
 from kgbuild.llm.grounding import UngroundedFacts, extraction_producer, ground_facts
 from kgbuild.llm.prompts import load_prompt, render_entity_types, render_relation_types
 from kgbuild.llm.reflect import Assessment, reflect
-from kgbuild.llm.responses import response_models
+from kgbuild.llm.responses import ExtractionResponse, response_models
 from kgbuild.llm.settings import DEFAULT_MAX_RETRIES, DEFAULT_THRESHOLD
 from kgbuild.llm.types import (
     ANSWER_ERRORS,
@@ -144,30 +144,35 @@ class ExtractionRun(_Model):
                 for o in self.outcomes if o.status in (ChunkStatus.BELOW_THRESHOLD, ChunkStatus.FAILED)]
 
 
-def extraction_messages(context: ChunkContext, schema: Schema,
-                        feedback: Assessment | None = None) -> list[ChatMessage]:
+def extraction_messages(context: ChunkContext, schema: Schema, feedback: Assessment | None = None,
+                        previous: ExtractionResponse | None = None) -> list[ChatMessage]:
     """The chat messages of one extraction request (with a previous attempt's feedback, if any).
 
     Args:
         context: The chunk's facts and passage.
         schema: The graph schema (its types and admissible pairs are listed in the prompt).
         feedback: The verdict on the previous attempt, for a re-extraction.
+        previous: The previous attempt's answer, for a re-extraction: the feedback names its items.
 
     Returns:
-        system, user, and for a retry a second user message with the feedback.
+        system, user, and for a retry the previous answer (as the assistant's turn) and a second
+        user message with the feedback.
     """
     prompt = load_prompt("extract")
     events, person = event_type(schema), schema.type_for_role("person")
     messages = [
         ChatMessage(role="system", content=prompt.render(
             "system", entity_types=render_entity_types(schema, exclude={events}), event_type=events,
-            speaker_rule=f" Every speaker is a {person}." if person else "",
+            speaker_rule=f" Every speaker is a {person}, but for groups and devices (ALL, a radio, an "
+                         "answering machine)." if person else "",
             event_links=render_relation_types(schema, event_type=events, event_links=True),
             relation_types=render_relation_types(schema, event_type=events, event_links=False))),
         ChatMessage(role="user", content=prompt.render("user", facts=context.render_facts(),
                                                        passage=context.passage)),
     ]
     if feedback is not None:
+        if previous is not None:
+            messages.append(ChatMessage(role="assistant", content=previous.model_dump_json()))
         items = "\n".join(f"- {r}" for r in feedback.reasons()) or "- (no details given)"
         messages.append(ChatMessage(role="user", content=prompt.render(
             "feedback", score=feedback.score, feedback=items)))
@@ -204,12 +209,13 @@ async def extract_chunk(llm: StructuredLLM, context: ChunkContext, schema: Schem
     attempts: list[AttemptRecord] = []
     graphs: dict[int, ChunkGraph] = {}
     feedback: Assessment | None = None
+    previous: ExtractionResponse | None = None
     status = ChunkStatus.BELOW_THRESHOLD
     for n in range(max_retries + 1):
         retry = n > 0
         try:
             answer = await llm.structured(stage=STAGE_EXTRACT_RETRY if retry else STAGE_EXTRACT,
-                                          messages=extraction_messages(context, schema, feedback),
+                                          messages=extraction_messages(context, schema, feedback, previous),
                                           response_model=response_models(schema).extraction)
         except ANSWER_ERRORS as e:
             logger.warning("chunk %s: extraction attempt %d failed: %s", context.chunk_id, n, e)
@@ -232,7 +238,7 @@ async def extract_chunk(llm: StructuredLLM, context: ChunkContext, schema: Schem
         if verdict.accepted:
             status = ChunkStatus.ACCEPTED
             break
-        feedback = verdict
+        feedback, previous = verdict, answer
     best = _best(attempts, graphs)
     return ChunkOutcome(chunk_id=context.chunk_id, scenes=context.scene_ids, status=status,
                         attempts=attempts, best_attempt=best,

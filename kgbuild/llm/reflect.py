@@ -2,16 +2,17 @@
 
 `check_extraction` finds, without a model, what is certainly wrong with an answer: schema
 violations (unknown types, inadmissible type pairs), self-relations, relation ends that name
-nothing, and contradictions with the screenplay's layout (a speaking cue that is no person,
-a scene id outside the chunk). These are hard failures. A few softer findings (duplicates, an
-unused heading location) are only passed on as feedback.
+nothing, quotes that are not words of the passage, and contradictions with the screenplay's
+layout (a speaking cue that is no person, a scene id outside the chunk). These are hard
+failures. A few softer findings (duplicates, an unused heading location, a relation without a
+quote) are only passed on as feedback.
 
 `reflect` asks the model to score the answer on accuracy, consistency and redundancy, given the
-layout facts and the check results, and returns an `Assessment`: the model's scores, with the
-overall score forced below the threshold when a hard failure was found. The reviewer sees the
-extraction and the facts, not the passage: the paper's three axes judge the triples' validity,
-naming and value, and leaving the passage out keeps each review to a fraction of an
-extraction's cost.
+layout facts, the passage and the check results, and returns an `Assessment`: the model's
+scores, with the overall score forced below the threshold when a hard failure was found. The
+reviewer sees the passage, so it can tell an invented fact from a stated one (the paper's
+reviewer sees only the triples); every relation's quote is also checked against the passage
+without a model, and a quote the passage does not hold is a hard failure.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from collections import Counter
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from kgbuild.evidence import QUOTE_MATCH, quote_score
 from kgbuild.graph import canonical_key, entity_id
 from kgbuild.llm.chunk_graph import (
     Inventory,
@@ -34,13 +36,10 @@ from kgbuild.llm.context import ChunkContext
 from kgbuild.llm.prompts import load_prompt
 from kgbuild.llm.responses import ExtractionResponse, ReflectionResponse
 from kgbuild.llm.types import ChatMessage, StructuredLLM
+from kgbuild.readers.cues import NON_PERSON_CUES
 from kgbuild.schema import Schema
 
 logger = logging.getLogger(__name__)
-
-#: Cues that speak for a group, not for one character: no person entity is required for them.
-GROUP_CUES = frozenset({"ALL", "BOTH", "EVERYONE", "CROWD", "VOICE", "VOICES", "TOGETHER", "OTHERS",
-                        "SOMEONE", "众人", "大家", "旁白"})
 
 
 class Issue(BaseModel):
@@ -184,7 +183,7 @@ def _fact_issues(answer: ExtractionResponse, context: ChunkContext, schema: Sche
     issues = []
     person, place = schema.type_for_role("person"), schema.type_for_role("place")
     for cue in context.speakers if person is not None else ():
-        if cue.upper() in GROUP_CUES:
+        if cue.upper() in NON_PERSON_CUES:
             continue
         types = names.get(canonical_key(cue), set())
         if person in types:
@@ -203,6 +202,23 @@ def _fact_issues(answer: ExtractionResponse, context: ChunkContext, schema: Sche
     return issues
 
 
+def _quote_issues(answer: ExtractionResponse, context: ChunkContext) -> list[Issue]:
+    """Every relation's quote must be words of the passage (`kgbuild.evidence.quote_score` of at
+    least `QUOTE_MATCH`): a quote the passage does not hold is a hard failure, a missing one a note."""
+    issues = []
+    for rel in answer.relations:
+        label = f"'{rel.source} {rel.type} {rel.target}'"
+        quote = rel.evidence.strip()
+        if not quote:
+            issues.append(Issue(hard=False, message=f"relation {label} has no quote; give the words of the "
+                                                    "passage that show it"))
+        elif quote_score(quote, context.passage) < QUOTE_MATCH:
+            issues.append(Issue(hard=True, message=f"relation {label}: the quote \"{quote}\" is not in the "
+                                                   "passage; copy its words exactly, or drop the relation "
+                                                   "if the passage does not show it"))
+    return issues
+
+
 def check_extraction(answer: ExtractionResponse, context: ChunkContext, schema: Schema) -> list[Issue]:
     """Deterministic checks of one answer against the schema and the chunk's layout facts.
 
@@ -215,7 +231,8 @@ def check_extraction(answer: ExtractionResponse, context: ChunkContext, schema: 
         The findings, hard failures and soft ones, in a stable order.
     """
     return [*_item_issues(answer, schema), *_scene_issues(answer, context),
-            *_relation_issues(answer, context, schema), *_fact_issues(answer, context, schema)]
+            *_relation_issues(answer, context, schema), *_quote_issues(answer, context),
+            *_fact_issues(answer, context, schema)]
 
 
 def render_extraction(answer: ExtractionResponse) -> str:
@@ -249,8 +266,8 @@ def reflection_messages(answer: ExtractionResponse, context: ChunkContext, issue
     return [
         ChatMessage(role="system", content=prompt.render("system", threshold=threshold)),
         ChatMessage(role="user", content=prompt.render(
-            "user", facts=context.render_facts(known_speakers=False), extraction=render_extraction(answer),
-            checks=render_checks(issues))),
+            "user", facts=context.render_facts(known_speakers=False), passage=context.passage,
+            extraction=render_extraction(answer), checks=render_checks(issues))),
     ]
 
 

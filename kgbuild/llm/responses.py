@@ -143,11 +143,10 @@ def response_models(schema: Schema) -> ResponseModels:
     """The response models of LLM extraction under `schema` (cached per schema).
 
     `ExtractedEntity.type` is an enum of the schema's entity types but the event type (events
-    are the events list), `ExtractedRelation.type` of every relation type a model may write
-    (derived ones, written by later stages, are left out), `EventLink.relation` of those with
-    the event type on one side; both relation enums also hold the schema's synonyms of their
-    names (affiliated_with, mapped to member_of). Field order, required fields and the compact
-    JSON schema are the classes' own.
+    are the events list), `EventLink.relation` of the relation types with the event type on one
+    side, `ExtractedRelation.type` of those with another pair: exactly the lists the prompt gives
+    (derived types, written by later stages, and the synonyms the prompt never names are left
+    out). Field order, required fields and the compact JSON schema are the classes' own.
 
     Raises:
         SchemaNotExtractableError: the schema has no entity type with the role 'event', no
@@ -161,7 +160,7 @@ def _response_models(schema_json: str) -> ResponseModels:
     schema = Schema.model_validate_json(schema_json)
     event = schema.type_for_role("event")
     entity_types = [name for name in schema.entity_type_names() if name != event]
-    links = schema.relation_names_with_synonyms(schema.extractable_relation_names(event_links=True))
+    links = schema.extractable_relation_names(event_links=True)
     if event is None or not links or not entity_types:
         missing = "no event type" if event is None else "no relation type linking it" if not links else "no other type"
         raise SchemaNotExtractableError(
@@ -172,7 +171,7 @@ def _response_models(schema_json: str) -> ResponseModels:
     event_model = create_model("ExtractedEvent", __base__=ExtractedEvent, links=(list[link], ...))
     entity = create_model("ExtractedEntity", __base__=ExtractedEntity, type=_names_field(entity_types))
     relation = create_model("ExtractedRelation", __base__=ExtractedRelation, type=_names_field(
-        schema.relation_names_with_synonyms(schema.extractable_relation_names())))
+        schema.extractable_relation_names(event_links=False)))
     extraction = create_model(
         "ExtractionResponse", __base__=ExtractionResponse,
         events=(list[event_model], ...), entities=(list[entity], ...), relations=(list[relation], ...))

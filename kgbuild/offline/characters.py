@@ -15,6 +15,7 @@ from kgbuild.model import ElementKind, Screenplay
 from kgbuild.names import display_name
 from kgbuild.offline.phrases import VERB_FORMS
 from kgbuild.offline.stoplists import GENERIC_PEOPLE, NOT_IN_NAMES
+from kgbuild.readers.cues import NON_PERSON_CUES
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 # An introduction: 1-4 capitalised words, then a comma/parenthesis and an age or description.
@@ -27,9 +28,6 @@ _NOT_NAMES = {
     "INT", "EXT", "CONTINUED", "CUT", "FADE", "DAY", "NIGHT", "LATER", "POV", "ANGLE", "CLOSE",
     "WIDE", "BACK", "SUPER", "TITLE", "THE", "END", "V.O.", "O.S.", "O.C.", "CONT'D",
 }
-# Cues that name no one in particular.
-_GENERIC_CUES = {"ALL", "BOTH", "EVERYONE", "CROWD", "VOICE", "VOICES", "TOGETHER", "OTHERS",
-                 "SOMEONE", "TV", "RADIO", "ANNOUNCER", "NARRATOR", "众人", "大家", "旁白"}
 
 
 def plausible_name(name: str) -> bool:
@@ -174,7 +172,7 @@ def find_cast(screenplay: Screenplay) -> Cast:
                 full_by_token[token].add(name)
     full_names = _full_names(screenplay, cues, intros)
     for cue, count in cues.items():
-        if cue in _GENERIC_CUES or not plausible_name(cue):
+        if cue in NON_PERSON_CUES or not plausible_name(cue):
             continue
         owners = full_by_token.get(cue, set()) if cue not in intros else set()
         full = next(iter(owners)) if len(owners) == 1 else full_names.get(cue, cue)

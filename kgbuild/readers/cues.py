@@ -17,6 +17,13 @@ _EXTENSION_ALIASES = {
 }
 
 
+#: Cues that speak for no one character: groups, narration, and devices (a recording, a public
+#: address). No person entity is made or required for them.
+NON_PERSON_CUES = frozenset({
+    "ALL", "BOTH", "EVERYONE", "CROWD", "VOICE", "VOICES", "TOGETHER", "OTHERS", "SOMEONE", "TV", "RADIO",
+    "ANNOUNCER", "NARRATOR", "ANSWER MACHINE", "ANSWERING MACHINE", "ANSWERPHONE", "INTERCOM", "TANNOY",
+    "LOUDSPEAKER", "PA", "P.A.", "PUBLIC ADDRESS", "COMPUTER", "TELEVISION", "众人", "大家", "旁白", "画外音"})
+
 #: Cue extensions that put the voice outside the scene's place (voice-over, phone, recording).
 _AWAY = re.compile(r"^(?:V\.?\s?O\.?|VO|ON (?:THE )?PHONE|PHONE|FILTERED|ON TV|ON RADIO|RADIO|TV|"
                    r"PRE-?LAP|ON SCREEN|RECORDING|TAPE|ON (?:THE )?VIDEO|VIDEO|ON (?:THE )?TAPE|ON (?:THE )?MONITOR|"

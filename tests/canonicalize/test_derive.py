@@ -29,7 +29,7 @@ Ben is alone.
 
 
 def ev(scene: int, quote: str) -> Evidence:
-    return Evidence(scene=scene, lines=(5, 5), quote=quote, producer="llm:m/extract@1")
+    return Evidence(scene=scene, lines=(5, 5), quote=quote, producer="llm:m/extract@2")
 
 
 def ent(type_: str, name: str, scenes=(1,), aliases=()) -> Entity:

@@ -103,9 +103,9 @@ def test_chunk_contexts_give_scene_ids_markers_speakers_and_earlier_cues(shared_
 
 def test_prompts_are_versioned_files_rendered_from_the_schema():
     prompt = load_prompt("extract")
-    assert (prompt.name, prompt.version, prompt.tag) == ("extract", 1, "extract v1")
+    assert (prompt.name, prompt.version, prompt.tag) == ("extract", 2, "extract v2")
     system, user = extraction_messages(CONTEXT, SCHEMA)
-    assert system.content.startswith("[kgbuild prompt extract v1]\n")
+    assert system.content.startswith("[kgbuild prompt extract v2]\n")
     for spec in SCHEMA.relation_types:
         # Derived types (life_stage_of) are written by the merge stage, never asked for.
         assert (f"- {spec.name} (" in system.content) is not spec.derived
@@ -222,8 +222,11 @@ def test_bad_answer_then_good_answer_is_retried_with_feedback_and_accepted():
     assert [a.score for a in outcome.attempts] == [6, 8] and outcome.best_attempt == 1
     assert outcome.graph is not None and "character:margo" in {e.id for e in outcome.graph.entities}
     retry = backend.requests[2].messages
-    assert len(retry) == 3 and "scored 6/10" in retry[2].content
-    assert "- 'MARGO' speaks in this passage but is not a Character" in retry[2].content
+    # The re-extraction sees its previous answer (the feedback names its items), then the feedback.
+    assert [m.role for m in retry] == ["system", "user", "assistant", "user"]
+    assert json.loads(retry[2].content) == missing_speaker
+    assert "scored 6/10" in retry[3].content
+    assert "- 'MARGO' speaks in this passage but is not a Character" in retry[3].content
     assert set(client.usage().stages) == {"extract", "reflect", "extract_retry", "reflect_retry"}
 
 
@@ -307,6 +310,6 @@ def test_assemble_graph_merges_chunks_by_id():
     graph = assemble_graph(sp, outcomes, version="9.9", model="m", token_usage={"total.requests": 4})
     margo = next(e for e in graph.entities if e.id == "character:margo")
     assert margo.scenes == [3, 5] and margo.aliases == ["Mags"] and margo.description == "safecracker"
-    assert [(ev.scene, ev.lines, ev.producer) for ev in margo.evidence] == [(3, (14, 14), "llm:m/extract@1")]
+    assert [(ev.scene, ev.lines, ev.producer) for ev in margo.evidence] == [(3, (14, 14), "llm:m/extract@2")]
     assert len({e.id for e in graph.entities}) == len(graph.entities)
     assert graph.provenance.backend == "llm" and graph.provenance.token_usage == {"total.requests": 4}

@@ -23,7 +23,8 @@ CONTEXT = ChunkContext(
             SceneFacts(index=4, number=None, heading="EXT. PIER - NIGHT", location=["PIER"],
                        time_of_day="NIGHT", speakers=["ALL"])],
     known_speakers=["MARGO", "TEDDY", "ALL"],
-    passage="[scene 3]\nINT. HARBOUR OFFICE - NIGHT\n...\n\n[scene 4]\nEXT. PIER - NIGHT\n...",
+    passage="[scene 3]\nINT. HARBOUR OFFICE - NIGHT\nMargo kneels at the safe. She spins the dial.\n\nTEDDY\n"
+            "Hurry up,\n  the tide is turning.\n\n[scene 4]\nEXT. PIER - NIGHT\n...",
 )
 
 
@@ -77,9 +78,9 @@ def test_entity_schema_and_scene_violations_are_hard(entity, expected):
     assert any(expected in message for message in hard(response)), hard(response)
 
 
-def relation(source, rtype, target):
+def relation(source, rtype, target, evidence="She spins the dial"):
     return {"source": source, "type": rtype, "target": target, "verb": "", "persistence": "momentary",
-            "evidence": ""}
+            "evidence": evidence}
 
 
 @pytest.mark.parametrize("rel, expected", [
@@ -186,7 +187,9 @@ def test_reflect_sends_the_findings_and_the_extraction_to_the_reviewer(tmp_path)
     verdict = asyncio.run(reflect(client, bad, CONTEXT, SCHEMA, threshold=7))
     assert (verdict.score, verdict.model_score, verdict.accepted) == (6, 9, False)
     system, user = backend.requests[0].messages
-    assert system.content.startswith("[kgbuild prompt reflect v1]") and "7 or more" in system.content
+    assert system.content.startswith("[kgbuild prompt reflect v2]") and "7 or more" in system.content
+    # The reviewer sees the passage, so it can tell a stated fact from an invented one.
+    assert "Passage:\n[scene 3]\nINT. HARBOUR OFFICE - NIGHT\nMargo kneels at the safe." in user.content
     assert "- HARD: relation 'Margo Vance speaks_to MARGO' links an item to itself" in user.content
     assert "- [scene 3] printed number: 3A; location: HARBOUR OFFICE; time: NIGHT; speakers: MARGO, TEDDY" \
         in user.content
@@ -194,3 +197,35 @@ def test_reflect_sends_the_findings_and_the_extraction_to_the_reviewer(tmp_path)
     assert "Margo Vance -speaks_to-> MARGO" in user.content
     assert backend.requests[0].schema_name == "ReflectionResponse"
     assert client.usage().stages["reflect"].requests == 1
+
+
+@pytest.mark.parametrize("quote", [
+    "She spins the dial",
+    "she  spins the DIAL.",                    # whitespace and case do not matter
+    "Hurry up, the tide is turning",           # across the passage's line break
+    "She spin the dial",                       # a slip of a letter (partial ratio >= 90)
+])
+def test_quotes_the_passage_holds_pass(quote):
+    assert hard(answer(relations=[relation("Margo", "interacts_with", "safe", quote)])) == []
+
+
+@pytest.mark.parametrize("quote", ["She cracks the safe open", "Teddy pulls a gun"])
+def test_a_quote_the_passage_does_not_hold_is_a_hard_failure(quote):
+    assert hard(answer(relations=[relation("Margo", "interacts_with", "safe", quote)])) == [
+        f"relation 'Margo interacts_with safe': the quote \"{quote}\" is not in the passage; copy its words "
+        "exactly, or drop the relation if the passage does not show it"]
+
+
+def test_a_relation_without_a_quote_is_a_note():
+    response = answer(relations=[relation("Margo", "interacts_with", "safe", "")])
+    assert hard(response) == []
+    assert soft(response) == ["relation 'Margo interacts_with safe' has no quote; give the words of the passage "
+                              "that show it"]
+
+
+def test_chinese_quotes_are_checked_by_character():
+    context = CONTEXT.model_copy(update={"passage": "[scene 3]\n内景 码头办公室 夜\n玛戈跪在保险箱前，转动密码盘。"})
+    held = answer(relations=[relation("Margo", "interacts_with", "safe", "转动密码盘")])
+    invented = answer(relations=[relation("Margo", "interacts_with", "safe", "撬开了保险箱")])
+    assert not [i for i in check_extraction(held, context, SCHEMA) if i.hard and "quote" in i.message]
+    assert [i.message for i in check_extraction(invented, context, SCHEMA) if i.hard and "quote" in i.message]
