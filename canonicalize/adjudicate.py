@@ -93,8 +93,8 @@ GENERIC_TAILS = frozenset({"city", "town", "village", "area", "lot", "backlot", 
 #: Titles that say whose family member is meant rather than which one.
 GENDERED_TITLES = frozenset({"mr", "mrs", "ms", "miss", "mister", "madam", "madame", "mme", "lady", "lord",
                              "sir", "dame"})
-#: Accounting label of adjudication requests.
-STAGE_MERGE = "merge"
+#: Task label of adjudication requests (usage is counted per task).
+TASK_MERGE = "merge"
 #: The prompt file of adjudication requests (its version is part of every request and cache key).
 PROMPT = "adjudicate"
 _DESCRIPTION_CHARS = 300
@@ -579,7 +579,7 @@ async def adjudicate_llm(cluster: list[Candidate], client: StructuredLLM, *, sch
     if len(comparable) < 2:
         return Verdict(adjudicator="llm", kept_apart=apart or {c.id: "alone" for c in cluster})
     try:
-        reply = await client.structured(stage=STAGE_MERGE, messages=build_messages(comparable),
+        reply = await client.structured(task=TASK_MERGE, messages=build_messages(comparable),
                                         response_model=AdjudicationReply)
         verdict = resolve_reply(comparable, reply, schema=schema)
     except ANSWER_ERRORS as e:

@@ -27,8 +27,8 @@ from kgbuild.schema import Schema, load_schema
 
 logger = logging.getLogger(__name__)
 
-#: Accounting label of normalization requests.
-STAGE_NORMALIZE = "merge_normalize"
+#: Task label of normalization requests (usage is counted per task).
+TASK_NORMALIZE = "merge_normalize"
 #: Mentions per request.
 BATCH = 40
 #: The prompt file of normalization requests (its version is part of every request and cache key).
@@ -93,7 +93,7 @@ def _apply(batch: list[Candidate], reply: NormalizationReply, types: list[str], 
 async def _batch(batch: list[Candidate], types: list[str], person: str | None, client: StructuredLLM
                  ) -> tuple[list[Candidate], str | None]:
     try:
-        reply = await client.structured(stage=STAGE_NORMALIZE, messages=_messages(batch, types),
+        reply = await client.structured(task=TASK_NORMALIZE, messages=_messages(batch, types),
                                         response_model=NormalizationReply)
     except ANSWER_ERRORS as e:
         logger.warning("LLM normalization of %d mentions failed, rules kept: %s", len(batch), e)

@@ -261,9 +261,9 @@ class _Planner:
                 action="error", type=etype, members=ids, names=[self._names[i] for i in ids],
                 adjudicator=verdict.adjudicator, evidence=[verdict.error]))
             return merged
-        staged = {link.source for link in links}
-        others = [c.id for c in cluster if c.id not in staged]
-        ids = [i for i in verdict.kept_apart if i not in staged and any(o != i for o in others)]
+        linked = {link.source for link in links}  # life-stage mentions: their link says why
+        others = [c.id for c in cluster if c.id not in linked]
+        ids = [i for i in verdict.kept_apart if i not in linked and any(o != i for o in others)]
         if ids:
             self.plan.log.append(MergeLogEntry(
                 action="keep_apart", type=etype, members=ids, names=[self._names[i] for i in ids],

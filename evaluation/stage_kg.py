@@ -15,7 +15,7 @@ What it leaves open, and our documented defaults (`ScoreOptions`, the `kgbuild` 
 - `pred_min_degree` 0: no degree filter on the predicted side.
 - `name_identity` on: between the rename map and the embeddings, names equal after
   normalization (case, spaces, punctuation) to a reference name or alias match too, within the
-  same type only (the paper has two stages, rename map then embeddings). When two predictions
+  same type only (the paper has two steps, rename map then embeddings). When two predictions
   ground to one reference through the rename map, the one of the same type wins.
 
 `PROTOCOLS` names two presets: `kgbuild` (the defaults above) and `paper`, the paper's reading

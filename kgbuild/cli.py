@@ -325,8 +325,8 @@ def build(script: Path, outdir: Path | None, from_stage: str | None, budget: int
     "character:neil", "name": "Neil Perry"}, {"action": "split", "entities": [ID, ID]}.
 
     Exit status: 0 built (or --dry-run); 2 bad input, an unwritable place, the LLM server refusing
-    the requests or the budget (nothing written); 3 batch-export mode wrote the requests of the
-    next stage (extraction, review or merging); 4 some LLM chunks failed (an existing build is
+    the requests or the budget (nothing written); 3 batch-export mode wrote the next round of
+    requests (extraction, review or merging); 4 some LLM chunks failed (an existing build is
     kept unless --allow-partial).
     """
     if from_stage is not None and (scenes is not None or dry_run):

@@ -30,7 +30,7 @@ def scenes_without_entities(state: BuildResult) -> list[int]:
 
 
 def llm_section(llm: LLMExtraction) -> list[str]:
-    """The LLM part of the report: usage per stage, per 1,000 script words, and the review list."""
+    """The LLM part of the report: usage per task, per 1,000 script words, and the review list."""
     from kgbuild.llm.extract import ChunkStatus
 
     rates = llm.rates
@@ -49,11 +49,11 @@ def llm_section(llm: LLMExtraction) -> list[str]:
         *([f"- Facts the text does not show (dropped): {llm.ungrounded.entities} entities, "
            f"{llm.ungrounded.relations} relations"] if llm.ungrounded is not None else []),
         "",
-        ("| stage | calls | cached | requests | retries | repairs | failed | prompt tokens "
+        ("| task | calls | cached | requests | retries | repairs | failed | prompt tokens "
         "| completion tokens | cost (USD) |"),
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for name, u in [*llm.usage.stages.items(), ("total", llm.usage.total)]:
+    for name, u in [*llm.usage.tasks.items(), ("total", llm.usage.total)]:
         lines.append(f"| {name} | {u.calls} | {u.cache_hits} | {u.requests} | {u.retries} | {u.repairs} "
                      f"| {u.failures} | {u.prompt_tokens} | {u.completion_tokens} | {u.cost_usd:.4f} |")
     review = run.review()

@@ -1,8 +1,10 @@
 """The one list of time-of-day words: what a scene heading says about when, in English and Chinese.
 
-Readers take these off the end of a heading (`kgbuild.readers.headings`), the offline rules
+Readers take these off the end of a heading (`kgbuild.readers.headings`) and know a heading
+without INT./EXT. by them (`kgbuild.readers.plaintext`: 'A JUNGLE - NIGHT'), the offline rules
 keep them out of places (`kgbuild.offline.headings`) and out of objects
-(`kgbuild.offline.stoplists.TIME_WORDS`). Extend the lists here, never in a caller.
+(`kgbuild.offline.stoplists.TIME_WORDS`), and the time markers read 'THE NEXT MORNING' with them
+(`kgbuild.readers.time_markers`). Extend the lists here, never in a caller.
 """
 
 from __future__ import annotations
@@ -63,12 +65,16 @@ TIME_COUNTS: tuple[str, ...] = (
 #: Words after such a count that make it a time relative to the scene before.
 TIME_DIRECTIONS: tuple[str, ...] = ("LATER", "EARLIER", "AGO", "BEFORE", "AFTER", "AFTERWARDS", "PASS", "PASSED")
 
+#: Notes that put a scene in the present ('NEW YORK - PRESENT DAY'): heading notes, not times of day.
+PRESENT_NOTES: frozenset[str] = frozenset({"PRESENT", "PRESENT DAY", "THE PRESENT"})
+
 #: Editing and camera notes a heading may carry besides its places and its time: 'NIGHT -
 #: INTERCUT', 'DAY (FLASHBACK)', 'DAWN -- TIME CUTS'. They are neither places nor times.
 HEADING_NOTES: frozenset[str] = frozenset({
+    *PRESENT_NOTES,
     "FLASHBACK", "FLASH BACK", "FLASHBACKS", "FLASHBACK SEQUENCE", "END FLASHBACK", "END OF FLASHBACK",
     "FLASHFORWARD", "FLASH FORWARD", "FLASH-FORWARD", "BACK TO PRESENT", "BACK TO THE PRESENT",
-    "PRESENT", "PRESENT DAY", "THE PRESENT", "PAST", "THE PAST", "DREAM", "DREAM SEQUENCE", "FANTASY",
+    "PAST", "THE PAST", "DREAM", "DREAM SEQUENCE", "FANTASY",
     "NIGHTMARE", "MEMORY", "INTERCUT", "INTERCUTTING", "INTERCUT WITH", "AERIAL", "AERIAL SHOT",
     "AERIAL VIEW", "ESTABLISHING", "ESTABLISHING SHOT", "EST", "MONTAGE", "SERIES OF SHOTS",
     "VARIOUS SHOTS", "TIME CUT", "TIME CUTS", "MOCO", "SLOW MOTION", "B&W", "BLACK AND WHITE",

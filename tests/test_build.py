@@ -113,14 +113,14 @@ def test_build_to_an_unreachable_neo4j_keeps_the_local_build_and_says_why(tmp_pa
 
 
 def test_merge_gets_only_the_llm_budget_extraction_left():
-    from kgbuild.llm.costs import LLMUsage, StageUsage
+    from kgbuild.llm.costs import LLMUsage, TaskUsage
     from kgbuild.llm.run import LLMExtraction
     from kgbuild.llm.settings import LLMSettings
     from kgbuild.pipeline import remaining_budget
 
     settings = LLMSettings(model="m", max_cost=1.0, max_requests=10)
-    usage = LLMUsage(backend="b", model="m", priced=True, stages={
-        "extract": StageUsage(requests=3, cost_usd=0.25), "reflect": StageUsage(requests=4, cost_usd=0.5)})
+    usage = LLMUsage(backend="b", model="m", priced=True, tasks={
+        "extract": TaskUsage(requests=3, cost_usd=0.25), "reflect": TaskUsage(requests=4, cost_usd=0.5)})
     spent = LLMExtraction.model_construct(usage=usage)
     left = remaining_budget(settings, spent)
     assert (left.max_requests, left.max_cost) == (3, 0.25)

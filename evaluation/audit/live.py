@@ -21,7 +21,7 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kgbuild.evaluation.audit.requests import JUDGE_STAGE, judge_messages
+from kgbuild.evaluation.audit.requests import JUDGE_TASK, judge_messages
 from kgbuild.evaluation.audit.types import JudgeAnswer, Verdict
 from kgbuild.llm.cache import default_cache_path
 from kgbuild.llm.client import LLMClient
@@ -54,7 +54,7 @@ class JudgeRun(BaseModel):
 
 
 async def _judge(client: LLMClient, fact_id: str, section: str) -> Verdict:
-    answer = await client.structured(stage=JUDGE_STAGE, messages=judge_messages(section),
+    answer = await client.structured(task=JUDGE_TASK, messages=judge_messages(section),
                                      response_model=JudgeAnswer)
     return Verdict(fact_id=fact_id, verdict=answer.verdict, reason=answer.reason)
 

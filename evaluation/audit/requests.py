@@ -30,8 +30,8 @@ from kgbuild.llm.types import ChatMessage, ChatRequest
 
 #: The judge model of requests.jsonl and --judge when none is given.
 DEFAULT_JUDGE_MODEL = "gpt-4o"
-#: Accounting label of judge requests in the LLM client's usage.
-JUDGE_STAGE = "audit"
+#: Task label of judge requests in the LLM client's usage.
+JUDGE_TASK = "audit"
 
 
 def judge_messages(section: str) -> list[ChatMessage]:

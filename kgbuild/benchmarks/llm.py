@@ -160,7 +160,7 @@ class LLMBenchResult(BaseModel):
     completion_tokens_per_kword: float
     first_requests_per_kword: float = Field(description="Before reflection retries.")
     first_tokens_per_kword: float = Field(description="Prompt + completion, before reflection retries.")
-    prompt_share: dict[str, float] = Field(description="Prompt tokens per 1,000 words, by stage.")
+    prompt_share: dict[str, float] = Field(description="Prompt tokens per 1,000 words, by task.")
 
 
 def _timed_build(script: Path, server: FakeOpenAIServer, cache: Path, concurrency: int,
@@ -207,7 +207,7 @@ def bench_llm(script: Path, *, latency: float = 1.0, concurrencies: Sequence[int
         completion_tokens_per_kword=round(rates.completion_tokens, 1),
         first_requests_per_kword=round(rates.first_requests, 3),
         first_tokens_per_kword=round(rates.first_tokens, 1),
-        prompt_share={name: round(u.prompt_tokens * per, 1) for name, u in usage.stages.items()})
+        prompt_share={name: round(u.prompt_tokens * per, 1) for name, u in usage.tasks.items()})
 
 
 def format_llm_bench(result: LLMBenchResult) -> list[str]:
@@ -223,6 +223,6 @@ def format_llm_bench(result: LLMBenchResult) -> list[str]:
     lines.append(f"  per 1,000 words in all: {result.requests_per_kword:.2f} requests, "
                  f"{result.prompt_tokens_per_kword:.0f} prompt + {result.completion_tokens_per_kword:.0f} "
                  "completion tokens")
-    lines.append("  prompt tokens per 1,000 words by stage: "
+    lines.append("  prompt tokens per 1,000 words by task: "
                  + ", ".join(f"{k} {v:.0f}" for k, v in result.prompt_share.items()))
     return lines

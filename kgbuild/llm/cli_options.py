@@ -118,7 +118,7 @@ def llm_options(*, batch_export: bool = True, model_env: str = MODEL_ENV, model_
     if batch_export:
         options.append(click.option(
             "--llm-batch-export", "llm_batch_export", type=click.Path(dir_okay=False, path_type=Path),
-            help="Batch mode: write the next stage's uncached LLM requests (extraction, review, merging) to "
+            help="Batch mode: write the next round of uncached LLM requests (extraction, review, merging) to "
             f"FILE (OpenAI Batch API JSONL) and stop with exit status {EXIT_BATCH_PENDING}; import the "
             "results with 'kgbuild llm import', then rerun."))
 

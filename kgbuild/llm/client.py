@@ -4,14 +4,14 @@ It turns "these messages, answer as this pydantic model" into validated instance
 `ChatBackend`, and owns everything between: the response cache (hits cost nothing), a bound on
 requests in flight, retries with exponential backoff and full jitter (honoring Retry-After),
 a per-request timeout, JSON extraction and repair, a repair-and-retry conversation when a reply
-does not validate, per-stage usage and cost, a hard budget, and batch-export mode.
+does not validate, per-task usage and cost, a hard budget, and batch-export mode.
 
 Example:
     >>> backend = OpenAIBackend(base_url="http://localhost:8000/v1")
     >>> with ResponseCache.open_default() as cache:
     ...     client = LLMClient(backend, "gpt-4o-mini", cache=cache, concurrency=16,
     ...                        budget=Budget(max_cost=2.0))
-    ...     events = await client.structured(stage="events", messages=msgs, response_model=Events)
+    ...     events = await client.structured(task="events", messages=msgs, response_model=Events)
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from typing import Any, Self
 from pydantic import BaseModel, ConfigDict, Field
 
 from kgbuild.llm.cache import ResponseCache, cache_key
-from kgbuild.llm.costs import LLMUsage, PriceTable, StageUsage
+from kgbuild.llm.costs import LLMUsage, PriceTable, TaskUsage
 from kgbuild.llm.json_repair import ParsedReply, ReplyError, parse_reply
 from kgbuild.llm.types import (
     BatchPendingError,
@@ -152,7 +152,7 @@ class LLMClient:
         self._rng = rng or random.Random()
         #: Requests recorded in batch-export mode, by cache key (= Batch API custom_id).
         self.pending: dict[str, ChatRequest] = {}
-        self._stages: dict[str, StageUsage] = {}
+        self._tasks: dict[str, TaskUsage] = {}
         self._semaphore: asyncio.Semaphore | None = None
         self._semaphore_loop: asyncio.AbstractEventLoop | None = None
         self._started = 0
@@ -177,7 +177,7 @@ class LLMClient:
             temperature=self.temperature if temperature is None else temperature,
             max_tokens=self.max_tokens if max_tokens is None else max_tokens, seed=self.seed)
 
-    async def structured(self, *, stage: str, messages: list[ChatMessage], response_model: type[ResponseT],
+    async def structured(self, *, task: str, messages: list[ChatMessage], response_model: type[ResponseT],
                          temperature: float | None = None, max_tokens: int | None = None) -> ResponseT:
         """Return a validated `response_model` instance for these messages.
 
@@ -187,7 +187,8 @@ class LLMClient:
         up to `max_repairs` times. Only a valid response is cached, under the original request.
 
         Args:
-            stage: Accounting label ('events', 'entities', 'relations', 'reflection', 'merge'...).
+            task: Accounting label of the call ('extract', 'reflect', 'merge'...): usage is
+                counted per task; it is not part of the request or its cache key.
             messages: The chat messages.
             response_model: The pydantic model the reply must validate against.
             temperature: Overrides the client's default for this call.
@@ -205,29 +206,29 @@ class LLMClient:
         """
         request = self.request_for(messages, response_model, temperature=temperature, max_tokens=max_tokens)
         key = cache_key(request)
-        self._bump(stage, calls=1)
+        self._bump(task, calls=1)
         cached = self._lookup(key, response_model)
         if cached is not None:
-            self._bump(stage, cache_hits=1)
+            self._bump(task, cache_hits=1)
             return cached
         if self.batch_export:
             self.pending[key] = request
-            self._bump(stage, pending=1)
-            raise BatchPendingError(f"stage {stage}: request {key[:12]} recorded for batch export "
+            self._bump(task, pending=1)
+            raise BatchPendingError(f"task {task}: request {key[:12]} recorded for batch export "
                                     f"({len(self.pending)} pending)")
         try:
-            parsed, result = await self._ask(stage, request, response_model)
+            parsed, result = await self._ask(task, request, response_model)
         except (LLMOutputError, LLMUnavailableError, LLMRequestError):
-            self._bump(stage, failures=1)
+            self._bump(task, failures=1)
             raise
         if self.cache is not None:
             self.cache.put(key, result.model_copy(update={"content": parsed.json_text}), request=request)
         return parsed.value
 
     def usage(self) -> LLMUsage:
-        """Usage and estimated cost per stage so far."""
+        """Usage and estimated cost per task so far."""
         return LLMUsage(backend=self.backend.name, model=self.model, priced=self._price is not None,
-                        stages=dict(self._stages))
+                        tasks=dict(self._tasks))
 
     async def aclose(self) -> None:
         """Close the backend's connections (if it has any)."""
@@ -254,19 +255,19 @@ class LLMClient:
             logger.warning("cached response %s does not validate (%s); asking again", key[:12], e)
             return None
 
-    async def _ask(self, stage: str, request: ChatRequest,
+    async def _ask(self, task: str, request: ChatRequest,
                    response_model: type[ResponseT]) -> tuple[ParsedReply[ResponseT], ChatResult]:
         current = request
         error = ""
         for repair in range(self.max_repairs + 1):
             if repair:
-                self._bump(stage, repairs=1)
-            result = await self._send(stage, current)
+                self._bump(task, repairs=1)
+            result = await self._send(task, current)
             try:
                 parsed = parse_reply(result.content, response_model)
             except ReplyError as e:
                 error = str(e)
-                logger.info("stage %s: reply did not validate (%s)%s", stage, error,
+                logger.info("task %s: reply did not validate (%s)%s", task, error,
                             "; asking the model to repair it" if repair < self.max_repairs else "")
                 truncated = result.finish_reason == "length"
                 current = current.model_copy(update={"messages": [
@@ -276,30 +277,30 @@ class LLMClient:
                 ]})
                 continue
             if parsed.repaired:
-                logger.warning("stage %s: reply was cut off (finish_reason=%s); kept the part that validates",
-                               stage, result.finish_reason)
+                logger.warning("task %s: reply was cut off (finish_reason=%s); kept the part that validates",
+                               task, result.finish_reason)
             return parsed, result
         raise LLMOutputError(
-            f"stage {stage}: no reply validated as {response_model.__name__} after {self.max_repairs} "
+            f"task {task}: no reply validated as {response_model.__name__} after {self.max_repairs} "
             f"repair attempts; last problem: {error}. Try a stronger model or a larger max_tokens; "
             "the rest of the run is unaffected and this call is retried on the next run.")
 
-    async def _send(self, stage: str, request: ChatRequest) -> ChatResult:
+    async def _send(self, task: str, request: ChatRequest) -> ChatResult:
         last: LLMTransientError | None = None
         for attempt in range(self.max_retries + 1):
             if last is not None:
-                self._bump(stage, retries=1)
+                self._bump(task, retries=1)
                 await self._sleep(self._delay(attempt, last))
             async with self._slots():
                 estimate = self._reserve(request)
-                self._bump(stage, requests=1)
+                self._bump(task, requests=1)
                 try:
                     result = await self._call(request)
                 except LLMTransientError as e:
                     self._reserved -= estimate
                     last = e
                     self._check_refusals(e)
-                    logger.info("stage %s: transient failure (attempt %d of %d): %s", stage, attempt + 1,
+                    logger.info("task %s: transient failure (attempt %d of %d): %s", task, attempt + 1,
                                 self.max_retries + 1, e)
                     continue
                 except LLMRequestError:
@@ -309,10 +310,10 @@ class LLMClient:
                     self._reserved -= estimate
                     raise
             self._answered += 1
-            self._account(stage, request, result, estimate)
+            self._account(task, request, result, estimate)
             return result
         raise LLMUnavailableError(
-            f"stage {stage}: the LLM server failed {self.max_retries + 1} times in a row; last error: {last}. "
+            f"task {task}: the LLM server failed {self.max_retries + 1} times in a row; last error: {last}. "
             "Check that the server is up and the rate limits; completed requests are cached, so "
             "rerunning continues where this run stopped.") from last
 
@@ -379,7 +380,7 @@ class LLMClient:
         self._reserved += estimate
         return estimate
 
-    def _account(self, stage: str, request: ChatRequest, result: ChatResult, estimate: float) -> None:
+    def _account(self, task: str, request: ChatRequest, result: ChatResult, estimate: float) -> None:
         usage = result.usage
         if usage.prompt_tokens == 0 and usage.completion_tokens == 0:
             usage = Usage(prompt_tokens=request_prompt_tokens(request),
@@ -389,11 +390,11 @@ class LLMClient:
         self._spent += cost
         self._completions += 1
         self._completion_tokens += usage.completion_tokens
-        self._bump(stage, prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
+        self._bump(task, prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
                    cost_usd=cost)
 
-    def _bump(self, stage: str, **deltas: float) -> None:
-        current = self._stages.get(stage, StageUsage())
-        self._stages[stage] = current.model_copy(
+    def _bump(self, task: str, **deltas: float) -> None:
+        current = self._tasks.get(task, TaskUsage())
+        self._tasks[task] = current.model_copy(
             update={name: getattr(current, name) + value for name, value in deltas.items()})
 

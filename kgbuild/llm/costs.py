@@ -1,4 +1,4 @@
-"""Token prices and the per-stage usage report of an LLM run.
+"""Token prices and the per-task usage report of an LLM run.
 
 Prices are USD per 1M tokens (list prices of the model's provider; batch APIs charge half).
 Override or extend them with `PriceTable.with_overrides`, or from a file with `load_prices`
@@ -136,10 +136,10 @@ def load_prices(path: str | os.PathLike[str], base: PriceTable | None = None) ->
     return (base or PriceTable()).with_overrides(prices)
 
 
-class StageUsage(_Model):
-    """What one stage's LLM calls used."""
+class TaskUsage(_Model):
+    """What the LLM calls of one task (the `task` label of `structured`: 'extract', 'merge'...) used."""
 
-    calls: int = Field(default=0, description="`structured` calls made by the stage.")
+    calls: int = Field(default=0, description="`structured` calls made for the task.")
     cache_hits: int = Field(default=0, description="Calls answered from the response cache.")
     requests: int = Field(default=0, description="HTTP requests sent (every attempt, retries included).")
     retries: int = Field(default=0, description="Requests repeated after a transient failure.")
@@ -150,33 +150,33 @@ class StageUsage(_Model):
     completion_tokens: int = 0
     cost_usd: float = Field(default=0.0, description="Estimated cost of the requests sent.")
 
-    def plus(self, other: StageUsage) -> StageUsage:
+    def plus(self, other: TaskUsage) -> TaskUsage:
         """The sum of two usages."""
-        return StageUsage(**{name: getattr(self, name) + getattr(other, name) for name in StageUsage.model_fields})
+        return TaskUsage(**{name: getattr(self, name) + getattr(other, name) for name in TaskUsage.model_fields})
 
 
 class LLMUsage(_Model):
-    """Usage of an LLM run by stage, for the build report and the graph's provenance."""
+    """Usage of an LLM run by task, for the build report and the graph's provenance."""
 
     backend: str
     model: str
     priced: bool = Field(description="False when the price table does not know the model (cost is 0).")
-    stages: dict[str, StageUsage] = Field(default_factory=dict)
+    tasks: dict[str, TaskUsage] = Field(default_factory=dict, description="Usage by task label.")
 
     @property
-    def total(self) -> StageUsage:
-        """All stages together."""
-        total = StageUsage()
-        for usage in self.stages.values():
+    def total(self) -> TaskUsage:
+        """All tasks together."""
+        total = TaskUsage()
+        for usage in self.tasks.values():
             total = total.plus(usage)
         return total
 
 
 def format_usage(usage: LLMUsage) -> list[str]:
-    """Lines of text describing `usage`, one per stage and a total."""
+    """Lines of text describing `usage`, one per task and a total."""
     lines = [f"LLM {usage.model} via {usage.backend}"
              + ("" if usage.priced else " (price unknown: costs shown as 0; give one with --prices FILE)")]
-    rows = [*usage.stages.items(), ("total", usage.total)]
+    rows = [*usage.tasks.items(), ("total", usage.total)]
     for name, u in rows:
         lines.append(
             f"  {name:<12} calls {u.calls:>5}  cached {u.cache_hits:>5}  requests {u.requests:>5}  "

@@ -45,10 +45,10 @@ from kgbuild.llm.client import LLMClient, request_prompt_tokens, schema_name
 from kgbuild.llm.context import ChunkContext, chunk_contexts
 from kgbuild.llm.costs import ModelPrice, no_price_message
 from kgbuild.llm.extract import (
-    STAGE_EXTRACT,
-    STAGE_EXTRACT_RETRY,
-    STAGE_REFLECT,
-    STAGE_REFLECT_RETRY,
+    TASK_EXTRACT,
+    TASK_EXTRACT_RETRY,
+    TASK_REFLECT,
+    TASK_REFLECT_RETRY,
     extract_chunk,
     extraction_messages,
 )
@@ -94,7 +94,7 @@ class RequestEstimate(_Model):
     """One request a build would send."""
 
     chunk: str
-    stage: str = Field(description="extract, reflect, extract_retry or reflect_retry.")
+    task: str = Field(description="The task label: extract, reflect, extract_retry or reflect_retry.")
     prompt_tokens: int
     completion_tokens: int
     exact_prompt: bool = Field(description="The request was built (else its prompt is estimated).")
@@ -194,23 +194,23 @@ class _Planner:
         user = request.messages[1].content if len(request.messages) > 1 else ""
         return round(self.basis.extract_per_user_token * estimate_tokens(user))
 
-    def _review(self, chunk: str, stage: str, context: ChunkContext, extracted: int) -> RequestEstimate:
+    def _review(self, chunk: str, task: str, context: ChunkContext, extracted: int) -> RequestEstimate:
         fixed = _review_fixed_tokens(self.client, context, self.settings.threshold)
-        return RequestEstimate(chunk=chunk, stage=stage,
+        return RequestEstimate(chunk=chunk, task=task,
                                prompt_tokens=fixed + round(RENDERED_PER_COMPLETION * extracted),
                                completion_tokens=round(self.basis.review_tokens), exact_prompt=False)
 
-    def first(self, context: ChunkContext, stage: str, request: ChatRequest) -> list[RequestEstimate]:
+    def first(self, context: ChunkContext, task: str, request: ChatRequest) -> list[RequestEstimate]:
         """The pending request and, after an extraction, the review that follows it."""
         chunk = context.chunk_id
         prompt = request_prompt_tokens(request)
         key = cache_key(request)
-        if stage in (STAGE_REFLECT, STAGE_REFLECT_RETRY):
-            return [RequestEstimate(chunk=chunk, stage=stage, prompt_tokens=prompt,
+        if task in (TASK_REFLECT, TASK_REFLECT_RETRY):
+            return [RequestEstimate(chunk=chunk, task=task, prompt_tokens=prompt,
                                     completion_tokens=round(self.basis.review_tokens), exact_prompt=True, key=key)]
         completion = self._extract_completion(request)
-        review = STAGE_REFLECT_RETRY if stage == STAGE_EXTRACT_RETRY else STAGE_REFLECT
-        return [RequestEstimate(chunk=chunk, stage=stage, prompt_tokens=prompt, completion_tokens=completion,
+        review = TASK_REFLECT_RETRY if task == TASK_EXTRACT_RETRY else TASK_REFLECT
+        return [RequestEstimate(chunk=chunk, task=task, prompt_tokens=prompt, completion_tokens=completion,
                                 exact_prompt=True, key=key), self._review(chunk, review, context, completion)]
 
     def retries(self, context: ChunkContext, count: int) -> list[RequestEstimate]:
@@ -218,16 +218,16 @@ class _Planner:
         request = self.client.request_for(extraction_messages(context, self.schema),
                                           response_models(self.schema).extraction)
         completion = self._extract_completion(request)
-        one = [RequestEstimate(chunk=context.chunk_id, stage=STAGE_EXTRACT_RETRY,
+        one = [RequestEstimate(chunk=context.chunk_id, task=TASK_EXTRACT_RETRY,
                                prompt_tokens=request_prompt_tokens(request) + FEEDBACK_TOKENS,
                                completion_tokens=completion, exact_prompt=False),
-               self._review(context.chunk_id, STAGE_REFLECT_RETRY, context, completion)]
+               self._review(context.chunk_id, TASK_REFLECT_RETRY, context, completion)]
         return one * count
 
 
 def _counts(client: LLMClient, field: str) -> Counter[str]:
-    """Per stage, a usage count of the client so far ('calls', 'pending')."""
-    return Counter({name: getattr(u, field) for name, u in client.usage().stages.items()})
+    """Per task, a usage count of the client so far ('calls', 'pending')."""
+    return Counter({name: getattr(u, field) for name, u in client.usage().tasks.items()})
 
 
 async def _plan(client: LLMClient, contexts: list[ChunkContext], planner: _Planner,
@@ -244,12 +244,12 @@ async def _plan(client: LLMClient, contexts: list[ChunkContext], planner: _Plann
         except BatchPendingError:
             calls = _counts(client, "calls") - calls_before
             pending = _counts(client, "pending") - pending_before
-            stage = next(iter(pending), STAGE_EXTRACT)
+            task = next(iter(pending), TASK_EXTRACT)
             new = [request for key, request in client.pending.items() if key not in before]
             request = new[0] if new else client.request_for(extraction_messages(context, planner.schema),
                                                             response_models(planner.schema).extraction)
-            first += planner.first(context, stage, request)
-            retries += planner.retries(context, max(0, settings.max_retries - calls[STAGE_EXTRACT_RETRY]))
+            first += planner.first(context, task, request)
+            retries += planner.retries(context, max(0, settings.max_retries - calls[TASK_EXTRACT_RETRY]))
             continue
         done += 1
     return first, retries, done
@@ -295,12 +295,12 @@ def _usd(value: float | None) -> str:
 def format_estimate(estimate: BuildEstimate) -> list[str]:
     """The estimate as lines of text for `kgbuild build --dry-run`."""
     first = estimate.requests
-    by_stage = Counter(r.stage for r in first)
+    by_task = Counter(r.task for r in first)
     usage = estimate.usage(first)
     exact = sum(r.prompt_tokens for r in first if r.exact_prompt)
     lines = [
         f"LLM {estimate.model}: {len(first)} requests to send on first attempts ("
-        + ", ".join(f"{n} {stage}" for stage, n in sorted(by_stage.items())) + f"); {estimate.cache_hits} answered "
+        + ", ".join(f"{n} {task}" for task, n in sorted(by_task.items())) + f"); {estimate.cache_hits} answered "
         f"by the response cache ({estimate.done_chunks} of {estimate.chunks} chunks complete there: "
         f"{estimate.cache_path})",
         f"  prompt tokens {usage.prompt_tokens:,} ({exact:,} of requests built exactly, the rest estimated); "

@@ -1,4 +1,4 @@
-"""Staged, event-first LLM extraction of every chunk, with reflection and bounded retries.
+"""Event-first LLM extraction of every chunk, with reflection and bounded retries.
 
 Per chunk, one extraction request asks for the events first, then the entities tied to them,
 then the relations between those under the schema's admissible type pairs (the answer's field
@@ -63,9 +63,9 @@ from kgbuild.schema import Schema
 
 logger = logging.getLogger(__name__)
 
-#: Accounting labels of the requests, by purpose; retries are counted apart from first attempts.
-STAGE_EXTRACT, STAGE_REFLECT = "extract", "reflect"
-STAGE_EXTRACT_RETRY, STAGE_REFLECT_RETRY = "extract_retry", "reflect_retry"
+#: Task labels of the requests (usage is counted per task); retries are counted apart from first attempts.
+TASK_EXTRACT, TASK_REFLECT = "extract", "reflect"
+TASK_EXTRACT_RETRY, TASK_REFLECT_RETRY = "extract_retry", "reflect_retry"
 
 
 class _Model(BaseModel):
@@ -214,7 +214,7 @@ async def extract_chunk(llm: StructuredLLM, context: ChunkContext, schema: Schem
     for n in range(max_retries + 1):
         retry = n > 0
         try:
-            answer = await llm.structured(stage=STAGE_EXTRACT_RETRY if retry else STAGE_EXTRACT,
+            answer = await llm.structured(task=TASK_EXTRACT_RETRY if retry else TASK_EXTRACT,
                                           messages=extraction_messages(context, schema, feedback, previous),
                                           response_model=response_models(schema).extraction)
         except ANSWER_ERRORS as e:
@@ -224,7 +224,7 @@ async def extract_chunk(llm: StructuredLLM, context: ChunkContext, schema: Schem
             break
         try:
             verdict = await reflect(llm, answer, context, schema, threshold=threshold,
-                                    stage=STAGE_REFLECT_RETRY if retry else STAGE_REFLECT)
+                                    task=TASK_REFLECT_RETRY if retry else TASK_REFLECT)
         except ANSWER_ERRORS as e:
             logger.warning("chunk %s: review of attempt %d failed: %s", context.chunk_id, n, e)
             attempts.append(AttemptRecord(attempt=n, error=f"review failed: {e}"))
@@ -278,8 +278,8 @@ async def extract_chunks(llm: StructuredLLM, contexts: list[ChunkContext], schem
     Raises:
         LLMRequestError: the server refused the requests (bad key, unknown model...).
     """
-    tasks = [_guarded(llm, c, schema, threshold, max_retries, on_chunk) for c in contexts]
-    outcomes = await asyncio.gather(*tasks)
+    per_chunk = [_guarded(llm, c, schema, threshold, max_retries, on_chunk) for c in contexts]
+    outcomes = await asyncio.gather(*per_chunk)
     return ExtractionRun(outcomes=list(outcomes))
 
 

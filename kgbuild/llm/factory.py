@@ -1,9 +1,10 @@
 """The one place an `LLMClient` is made from `LLMSettings`: backend, cache, budget, batch export.
 
-Extraction (`kgbuild.llm.run`), merge adjudication (`kgbuild.canonicalize.merge`) and the
-audit's live judge (`kgbuild.evaluation.audit.live`) all open their client with
+Extraction (`kgbuild.llm.run`), merge adjudication (`kgbuild.canonicalize.merge`), the
+audit's live judge (`kgbuild.evaluation.audit.live`) and the dossiers' personas
+(`kgbuild.story.persona`) all open their client with
 `open_llm_client`, so the same settings mean the same endpoint, response cache, concurrency,
-timeout, retries, budget and batch-export mode everywhere. In batch-export mode a stage ends
+timeout, retries, budget and batch-export mode everywhere. In batch-export mode each of them ends
 with `raise_pending`: the requests it recorded are written as a Batch API input file and
 `BatchPendingError` says what to do next.
 
@@ -63,7 +64,7 @@ def price_table(settings: LLMSettings) -> PriceTable:
 
 
 def make_client(settings: LLMSettings, backend: ChatBackend, cache: ResponseCache | None) -> LLMClient:
-    """The client of `settings` on `backend` and `cache`: every LLM stage's, and `--dry-run`'s
+    """The client of `settings` on `backend` and `cache`: every LLM caller's, and `--dry-run`'s
     (which builds the requests this client would send, `LLMClient.request_for`, without a cache)."""
     return LLMClient(backend, settings.model, cache=cache, concurrency=settings.concurrency,
                      timeout=settings.timeout, max_retries=settings.request_retries,
@@ -73,9 +74,9 @@ def make_client(settings: LLMSettings, backend: ChatBackend, cache: ResponseCach
 
 @contextmanager
 def open_llm_client(settings: LLMSettings, *, backend: ChatBackend | None = None) -> Iterator[LLMClient]:
-    """Open the response cache of `settings` and yield the client every LLM stage uses.
+    """Open the response cache of `settings` and yield the client every LLM caller uses.
 
-    The client is async: run the stage inside `asyncio.run` within the `with` block, and close
+    The client is async: run the requests inside `asyncio.run` within the `with` block, and close
     the backend there (`async with client:`). The cache is closed when the block ends.
 
     Args:
@@ -93,7 +94,7 @@ def open_llm_client(settings: LLMSettings, *, backend: ChatBackend | None = None
 
     Example:
         >>> with open_llm_client(settings, backend=ScriptedBackend('{"n": 1}')) as client:
-        ...     asyncio.run(client.structured(stage="x", messages=msgs, response_model=N))
+        ...     asyncio.run(client.structured(task="x", messages=msgs, response_model=N))
     """
     with ResponseCache(default_cache_path(settings.cache_dir)) as cache:
         yield make_client(settings, backend if backend is not None else chat_backend(settings), cache)
@@ -105,7 +106,7 @@ def raise_pending(client: LLMClient, settings: LLMSettings, progress: str) -> No
     Returns without doing anything when nothing is pending (or batch mode is off).
 
     Args:
-        client: The client of the stage that just ran.
+        client: The client whose requests just ran.
         settings: Its settings (`batch_export` is the file written).
         progress: What is done so far, for the message (e.g. '3 of 8 chunks are done').
 

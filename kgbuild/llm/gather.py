@@ -1,11 +1,11 @@
-"""Running the requests of one stage concurrently, with the stops every stage shares.
+"""Running the requests of one task concurrently, with the stops every task shares.
 
-A stage's items (clusters, batches of mentions...) handle the errors about their own answers
-(`kgbuild.llm.types.ANSWER_ERRORS`) themselves. What escapes an item stops the stage:
-`gather_requests` cancels the other items on the first refused request, budget stop or other
-error, and raises it. Batch-export mode is the exception: every item runs up to its first
-uncached request, so that the whole stage is recorded for export, then one `BatchPendingError`
-is raised.
+A task's items (clusters to adjudicate, batches of mentions to normalize...) handle the errors
+about their own answers (`kgbuild.llm.types.ANSWER_ERRORS`) themselves. What escapes an item
+stops them all: `gather_requests` cancels the other items on the first refused request, budget
+stop or other error, and raises it. Batch-export mode is the exception: every item runs up to its
+first uncached request, so that all of the task's requests are recorded for export, then one
+`BatchPendingError` is raised.
 
 Example:
     >>> verdicts = await gather_requests(adjudicate_llm(cluster, client) for cluster in clusters)
@@ -37,7 +37,7 @@ async def gather_requests(items: Iterable[Awaitable[T]]) -> list[T]:
     """Await every item concurrently; results in input order.
 
     Args:
-        items: One awaitable per item of the stage (each bounded by the client's concurrency).
+        items: One awaitable per item of the task (each bounded by the client's concurrency).
 
     Returns:
         The items' results.
@@ -50,11 +50,11 @@ async def gather_requests(items: Iterable[Awaitable[T]]) -> list[T]:
     """
     try:
         async with asyncio.TaskGroup() as group:
-            tasks = [group.create_task(_settle(item)) for item in items]
+            running = [group.create_task(_settle(item)) for item in items]
     except BaseExceptionGroup as errors:
         first = errors.exceptions[0]
         raise first from first.__cause__  # the error itself, not the group the task group wraps it in
-    results = [task.result() for task in tasks]
+    results = [done.result() for done in running]
     pending = sum(isinstance(r, _Pending) for r in results)
     if pending:
         raise BatchPendingError(f"{pending} of {len(results)} items wait for requests recorded for batch export")

@@ -1,8 +1,9 @@
-"""The prompt files of the LLM stages: loading, versions, and rendering into chat messages.
+"""The prompt files of the LLM requests: loading, versions, and rendering into chat messages.
 
-Each stage has one Markdown file in `kgbuild/llm/prompts/`: a front matter with its `name` and
-`version`, then `## system`, `## user` and optional further sections holding `string.Template`
-text (`$name` placeholders). The rendered system message starts with the prompt's name and
+Each kind of request (extraction, reflection, normalization, adjudication, persona) has one
+Markdown file in `kgbuild/llm/prompts/`: a front matter with its `name` and `version`, then
+`## system`, `## user` and optional further sections holding `string.Template` text (`$name`
+placeholders). The rendered system message starts with the prompt's name and
 version, so the response cache (keyed by the full request) never answers a new prompt version
 with an old reply, even when only the code that fills the placeholders changed.
 
@@ -37,7 +38,7 @@ class PromptError(KgbuildError):
 
 
 class Prompt(BaseModel):
-    """One stage's prompt: its identity and its template sections."""
+    """One kind of request's prompt: its identity and its template sections."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 

@@ -288,7 +288,7 @@ def assess(review: ReflectionResponse, issues: list[Issue], *, threshold: int) -
 
 
 async def reflect(llm: StructuredLLM, answer: ExtractionResponse, context: ChunkContext, schema: Schema, *,
-                  threshold: int, stage: str = "reflect") -> Assessment:
+                  threshold: int, task: str = "reflect") -> Assessment:
     """Check an answer, have it reviewed, and decide whether it is accepted.
 
     Args:
@@ -297,7 +297,7 @@ async def reflect(llm: StructuredLLM, answer: ExtractionResponse, context: Chunk
         context: The chunk's facts.
         schema: The graph schema.
         threshold: Score (0-10) needed for acceptance.
-        stage: Accounting label of the review call.
+        task: Task label of the review call (usage is counted per task).
 
     Returns:
         The assessment.
@@ -307,8 +307,8 @@ async def reflect(llm: StructuredLLM, answer: ExtractionResponse, context: Chunk
         BatchPendingError: from the review call (see `StructuredLLM.structured`).
     """
     issues = check_extraction(answer, context, schema)
-    review = await llm.structured(stage=stage, messages=reflection_messages(answer, context, issues,
-                                                                            threshold=threshold),
+    review = await llm.structured(task=task, messages=reflection_messages(answer, context, issues,
+                                                                          threshold=threshold),
                                   response_model=ReflectionResponse)
     verdict = assess(review, issues, threshold=threshold)
     logger.debug("chunk %s: score %d (model %d), %d hard failures", context.chunk_id, verdict.score,

@@ -1,4 +1,4 @@
-"""What the model must answer, per stage, as pydantic models (their JSON schemas are sent).
+"""What the model must answer, per kind of request, as pydantic models (their JSON schemas are sent).
 
 Every field is required and no object allows extra keys, so OpenAI's strict structured output
 accepts the schemas unchanged. The classes below give the shape with types and relation names

@@ -19,8 +19,8 @@ from kgbuild.llm.client import LLMClient
 from kgbuild.llm.context import chunk_contexts
 from kgbuild.llm.costs import LLMUsage
 from kgbuild.llm.extract import (
-    STAGE_EXTRACT,
-    STAGE_REFLECT,
+    TASK_EXTRACT,
+    TASK_REFLECT,
     ChunkStatus,
     ExtractionRun,
     extract_chunks,
@@ -35,8 +35,8 @@ from kgbuild.schema import Schema, load_schema
 
 logger = logging.getLogger(__name__)
 
-#: The stages whose requests make up a run before any reflection retry.
-FIRST_ATTEMPT_STAGES = (STAGE_EXTRACT, STAGE_REFLECT)
+#: The tasks whose requests make up a run before any reflection retry.
+FIRST_ATTEMPT_TASKS = (TASK_EXTRACT, TASK_REFLECT)
 
 
 class CostRates(BaseModel):
@@ -81,10 +81,10 @@ def script_words(screenplay: Screenplay, scenes: Container[int] | None = None) -
 
 
 def cost_rates(usage: LLMUsage, words: int) -> CostRates:
-    """Usage per 1,000 script words, all stages and first attempts only."""
+    """Usage per 1,000 script words, all tasks and first attempts only."""
     per = 1000 / max(words, 1)
     total = usage.total
-    first = [u for name, u in usage.stages.items() if name in FIRST_ATTEMPT_STAGES]
+    first = [u for name, u in usage.tasks.items() if name in FIRST_ATTEMPT_TASKS]
     return CostRates(
         words=words, requests=total.requests * per, prompt_tokens=total.prompt_tokens * per,
         completion_tokens=total.completion_tokens * per,
@@ -96,7 +96,7 @@ def cost_rates(usage: LLMUsage, words: int) -> CostRates:
 def token_usage(usage: LLMUsage) -> dict[str, int]:
     """Usage flattened for a graph's provenance: 'total.requests', 'extract.prompt_tokens', ..."""
     flat: dict[str, int] = {}
-    for name, u in [*usage.stages.items(), ("total", usage.total)]:
+    for name, u in [*usage.tasks.items(), ("total", usage.total)]:
         for field in ("calls", "cache_hits", "requests", "prompt_tokens", "completion_tokens"):
             flat[f"{name}.{field}"] = int(getattr(u, field))
     return flat
@@ -128,7 +128,7 @@ def run_llm_extraction(screenplay: Screenplay, chunks: list[Chunk], settings: LL
             (`kgbuild build --scenes`): the words per 1,000 count theirs only.
 
     Returns:
-        The chunks' outcomes, usage per stage, and usage per 1,000 script words.
+        The chunks' outcomes, usage per task, and usage per 1,000 script words.
 
     Raises:
         BatchPendingError: batch-export mode and requests are pending; they were written to

@@ -49,7 +49,7 @@ class LLMSettings(BaseModel):
         description="Folder of the response cache; None means $KGBUILD_CACHE_DIR or ~/.cache/kgbuild.")
     batch_export: Path | None = Field(
         default=None,
-        description="Batch mode: write the uncached requests of the next stage to this OpenAI Batch "
+        description="Batch mode: write the next round of uncached requests to this OpenAI Batch "
         "API JSONL file and stop, instead of sending them.")
     prices: Path | None = Field(
         default=None,

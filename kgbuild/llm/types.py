@@ -81,14 +81,15 @@ class StructuredLLM(Protocol):
     async def structured(
         self,
         *,
-        stage: str,
+        task: str,
         messages: list[ChatMessage],
         response_model: type[ResponseT],
     ) -> ResponseT:
         """Return a validated `response_model` instance for these messages.
 
         Args:
-            stage: Accounting label ('events', 'entities', 'relations', 'reflection', 'merge'...).
+            task: Accounting label of the call ('extract', 'reflect', 'merge'...): usage is
+                counted per task; it is not part of the request or its cache key.
             messages: The chat messages.
             response_model: The pydantic model the reply must validate against.
 
@@ -142,6 +143,6 @@ class BatchPendingError(LLMError):
 
 
 #: Errors about the answer to one request (no valid reply after the repairs, or the server failing
-#: through every retry): a stage records them for the item concerned and goes on. Every other
-#: `LLMError` (a refused request, the budget, batch export) stops the stage.
+#: through every retry): the caller records them for the item concerned and goes on. Every other
+#: `LLMError` (a refused request, the budget, batch export) stops the run.
 ANSWER_ERRORS: tuple[type[LLMError], ...] = (LLMOutputError, LLMUnavailableError)

@@ -23,6 +23,7 @@ from kgbuild.model import Element, ElementKind, ParseWarning
 from kgbuild.readers.assemble import ReadResult, assemble_scenes
 from kgbuild.readers.cues import parse_cue
 from kgbuild.readers.headings import is_english_heading, parse_english_heading, strip_scene_numbers
+from kgbuild.timewords import HEADING_TIMES, PRESENT_NOTES
 
 logger = logging.getLogger(__name__)
 
@@ -83,10 +84,8 @@ _TRANSITION = re.compile(
     )\s*$""",
     re.VERBOSE,
 )
-_TIME_WORDS = (
-    "DAY|NIGHT|MORNING|EVENING|AFTERNOON|DAWN|DUSK|SUNSET|SUNRISE|NOON|MIDNIGHT|LATER|"
-    "CONTINUOUS|SAME TIME|MOMENTS LATER|PRESENT|PRESENT DAY"
-)
+# What such a heading ends with: a time (`kgbuild.timewords`) or the present, longest first.
+_TIME_WORDS = "|".join(re.escape(t) for t in sorted(HEADING_TIMES | PRESENT_NOTES, key=lambda t: (-len(t), t)))
 # A heading without INT./EXT.: 'A JUNGLE - NIGHT', 'WAKE UP MONTAGE - MORNING'.
 _BARE_HEADING = re.compile(rf"^[A-Z0-9][^a-z]*\s[-–—]+\s+(?:[A-Z ]+\s)?(?:{_TIME_WORDS})\)?$")
 _SCENE_NUMBER = r"[A-Z]{0,3}\d{1,4}[A-Z]{0,3}"

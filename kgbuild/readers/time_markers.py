@@ -30,6 +30,7 @@ import re
 
 from kgbuild.evidence import heading_evidence, quote_evidence
 from kgbuild.model import Element, ElementKind, Evidence, MarkerKind, Scene, TimeMarker
+from kgbuild.timewords import TIME_OF_DAY_WORDS
 
 _PRODUCER = "rule:time_marker"
 _YEAR = re.compile(r"(?<![\d#/.:-])(1[5-9]\d\d|20\d\d)(?:'?s)?(?![\d:])")
@@ -45,9 +46,10 @@ _NUMBER_WORDS = {
 _UNITS_IN_YEARS = {"year": 1.0, "month": 1 / 12, "week": 7 / 365, "day": 1 / 365, "hour": 1 / 8760}
 _AMOUNT = r"(?P<n>\d+|" + "|".join(_NUMBER_WORDS) + r"|a few|several|some)"
 _AGO = re.compile(rf"\b{_AMOUNT}\s+(?P<unit>year|month|week|day|hour)s?\s+(?:AGO|EARLIER|BEFORE)\b", re.IGNORECASE)
+_NEXT_TIMES = "|".join(sorted(TIME_OF_DAY_WORDS, key=lambda t: (-len(t), t)))  # 'THE NEXT MORNING'
 _LATER = re.compile(
     r"\b(?:(?:MOMENTS?|MINUTES?|HOURS?|DAYS?|WEEKS?|MONTHS?|YEARS?|SECONDS?)\s+LATER|LATER|"
-    r"(?:THE\s+)?(?:NEXT|FOLLOWING)\s+(?:MORNING|DAY|NIGHT|EVENING|AFTERNOON|WEEK|MONTH|YEAR))\b",
+    rf"(?:THE\s+)?(?:NEXT|FOLLOWING)\s+(?:{_NEXT_TIMES}|WEEK|MONTH|YEAR))\b",
     re.IGNORECASE)
 _LATER_WITH_AMOUNT = re.compile(
     rf"\b{_AMOUNT}\s+(?:year|month|week|day|hour|minute|moment|second)s?\s+LATER\b", re.IGNORECASE)

@@ -1,6 +1,6 @@
 """A short persona summary of a dossier, written by an LLM from the dossier's items only.
 
-The request goes through the client every LLM stage uses (`kgbuild.llm.factory.open_llm_client`):
+The request goes through the client every LLM caller uses (`kgbuild.llm.factory.open_llm_client`):
 same response cache (a rerun costs nothing), budget, retries and batch export (in batch-export
 mode the requests are written and `BatchPendingError` says how to continue). The prompt is the
 versioned file `kgbuild/llm/prompts/persona.md`. A summary is kept only when every scene it cites
@@ -34,7 +34,7 @@ from kgbuild.llm.types import (
 from kgbuild.story.dossier import Dossier, Item
 
 PROMPT = "persona"
-STAGE = "persona"
+TASK = "persona"
 #: How many lines of a dossier go into the request (the most characteristic are first in a
 #: dossier made with `lines=N`; otherwise the first ones).
 MAX_LINES = 40
@@ -98,8 +98,8 @@ def persona_messages(d: Dossier) -> list[ChatMessage]:
 
 async def _ask_all(client: LLMClient, dossiers: list[Dossier]) -> list[PersonaAnswer | BaseException]:
     async with client:
-        return await asyncio.gather(*(client.structured(stage=STAGE, messages=persona_messages(d),
-                                                        response_model=PersonaAnswer) for d in dossiers),
+        return await asyncio.gather(*(client.structured(task=TASK, messages=persona_messages(d),
+                                                       response_model=PersonaAnswer) for d in dossiers),
                                     return_exceptions=True)
 
 

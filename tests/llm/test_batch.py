@@ -48,7 +48,7 @@ def export_pending(server_url: str, cache: ResponseCache, numbers: list[int], pa
         async with make_client(server_url, cache=cache, batch_export=True) as client:
             for n in numbers:
                 with contextlib.suppress(BatchPendingError):
-                    await client.structured(stage="events", messages=question(n), response_model=Answer)
+                    await client.structured(task="events", messages=question(n), response_model=Answer)
             return client.pending
     pending = asyncio.run(scenario())
     export_batch(path, pending)
@@ -81,13 +81,13 @@ def test_round_trip_export_answer_import_resume_with_no_live_requests(tmp_path):
 
         async def resumed():
             async with make_client(server.base_url, cache=cache) as client:
-                answers = [await client.structured(stage="events", messages=question(n), response_model=Answer)
+                answers = [await client.structured(task="events", messages=question(n), response_model=Answer)
                            for n in numbers]
                 return answers, client.usage()
         answers, usage = asyncio.run(resumed())
         assert server.count() == 0
     assert [a.count for a in answers] == numbers
-    assert usage.stages["events"].cache_hits == 7 and usage.stages["events"].requests == 0
+    assert usage.tasks["events"].cache_hits == 7 and usage.tasks["events"].requests == 0
 
 
 def test_partial_results_leave_the_rest_pending_for_the_next_export(tmp_path):

@@ -40,8 +40,8 @@ from tests.llm.transport_helpers import (
 REPO = Path(__file__).resolve().parents[2]
 
 
-def ask(client: LLMClient, n: int, model: type = Answer, stage: str = "events", **kw):
-    return client.structured(stage=stage, messages=question(n), response_model=model, **kw)
+def ask(client: LLMClient, n: int, model: type = Answer, task: str = "events", **kw):
+    return client.structured(task=task, messages=question(n), response_model=model, **kw)
 
 
 def run_one(server: FakeOpenAIServer, n: int = 1, model: type = Answer, **options):
@@ -63,9 +63,9 @@ def test_success_sends_the_schema_and_counts_usage():
     assert fmt["json_schema"]["schema"] == Answer.model_json_schema()
     assert fmt["json_schema"]["strict"] is True
     assert request.body["temperature"] == 0.0
-    stage = usage.stages["events"]
-    assert (stage.calls, stage.requests, stage.retries, stage.cache_hits) == (1, 1, 0, 0)
-    assert stage.prompt_tokens > 0 and stage.completion_tokens > 0
+    events = usage.tasks["events"]
+    assert (events.calls, events.requests, events.retries, events.cache_hits) == (1, 1, 0, 0)
+    assert events.prompt_tokens > 0 and events.completion_tokens > 0
 
 
 def test_429_waits_for_retry_after_then_succeeds():
@@ -76,8 +76,8 @@ def test_429_waits_for_retry_after_then_succeeds():
     assert answer.count == 2
     assert [r.status for r in server.requests] == [429, 200]
     assert sleep.waits == [7.0]
-    assert usage.stages["events"].retries == 1
-    assert usage.stages["events"].requests == 2
+    assert usage.tasks["events"].retries == 1
+    assert usage.tasks["events"].requests == 2
 
 
 def test_retry_after_is_capped():
@@ -99,7 +99,7 @@ def test_500_backs_off_with_jitter_within_the_exponential_ceiling():
     assert len(sleep.waits) == 3
     for wait, ceiling in zip(sleep.waits, [2.0, 4.0, 5.0], strict=True):
         assert 0.0 <= wait <= ceiling
-    assert usage.stages["events"].retries == 3
+    assert usage.tasks["events"].retries == 3
 
 
 def test_http_timeout_then_success():
@@ -108,7 +108,7 @@ def test_http_timeout_then_success():
         answer, usage = run_one(server, 3, timeout=0.5)
     assert answer.count == 3
     assert [r.fault for r in server.requests] == [Fault.TIMEOUT, Fault.OK]
-    assert usage.stages["events"].retries == 1
+    assert usage.tasks["events"].retries == 1
 
 
 def test_client_side_timeout_covers_a_backend_without_one():
@@ -129,7 +129,7 @@ def test_dropped_connection_then_success():
         answer, usage = run_one(server, 6)
     assert answer.count == 6
     assert [r.status for r in server.requests] == [None, None, 200]
-    assert usage.stages["events"].retries == 2
+    assert usage.tasks["events"].retries == 2
 
 
 def test_gateway_html_page_is_retried():
@@ -138,7 +138,7 @@ def test_gateway_html_page_is_retried():
         answer, usage = run_one(server, 7)
     assert answer.count == 7
     assert [r.fault for r in server.requests] == [Fault.HTML, Fault.OK]
-    assert usage.stages["events"].retries == 1
+    assert usage.tasks["events"].retries == 1
 
 
 def test_truncated_list_is_repaired_without_a_second_request():
@@ -149,7 +149,7 @@ def test_truncated_list_is_repaired_without_a_second_request():
     full = [f"person number {i}" for i in range(10)]
     assert 0 < len(names.names) < len(full)
     assert names.names == full[: len(names.names)]  # a clean prefix: no half-cut name kept
-    assert usage.stages["events"].repairs == 0
+    assert usage.tasks["events"].repairs == 0
 
 
 def test_truncated_object_that_cannot_be_repaired_is_asked_again():
@@ -163,7 +163,7 @@ def test_truncated_object_that_cannot_be_repaired_is_asked_again():
     assert assistant["role"] == "assistant"
     assert assistant["content"] == answer_responder(first.body)[: len(assistant["content"])]
     assert repair["role"] == "user" and "cut off at the length limit" in repair["content"]
-    assert usage.stages["events"].repairs == 1
+    assert usage.tasks["events"].repairs == 1
 
 
 def test_schema_violation_triggers_a_repair_message_quoting_the_error():
@@ -176,7 +176,7 @@ def test_schema_violation_triggers_a_repair_message_quoting_the_error():
     assert "name: Input should be a valid string" in repair
     assert "count: Input should be a valid integer" in repair
     assert "unexpected_field: Extra inputs are not permitted" in repair
-    assert usage.stages["events"].repairs == 1
+    assert usage.tasks["events"].repairs == 1
 
 
 @pytest.mark.parametrize("fault, phrase", [(Fault.EMPTY, "empty"), (Fault.MALFORMED, "not valid JSON")])
@@ -208,7 +208,7 @@ def test_persistent_failure_raises_unavailable_after_the_retries():
         usage = asyncio.run(scenario())
     assert server.count() == 4
     assert len(sleep.waits) == 3
-    assert usage.stages["events"].failures == 1
+    assert usage.tasks["events"].failures == 1
 
 
 def test_replies_that_never_validate_raise_output_error_and_are_not_cached(tmp_path):
@@ -223,8 +223,8 @@ def test_replies_that_never_validate_raise_output_error_and_are_not_cached(tmp_p
         usage = asyncio.run(scenario())
         assert len(cache) == 0
     assert server.count() == 3
-    assert usage.stages["events"].failures == 1
-    assert usage.stages["events"].repairs == 2
+    assert usage.tasks["events"].failures == 1
+    assert usage.tasks["events"].repairs == 2
 
 
 def test_concurrency_bound_is_honoured():
@@ -260,14 +260,32 @@ def test_second_identical_call_is_served_from_the_cache(tmp_path):
         first, second, usage = asyncio.run(scenario())
         assert server.count() == 1
         assert first == second
-        assert usage.stages["events"].cache_hits == 1
-        assert usage.stages["events"].requests == 1
+        assert usage.tasks["events"].cache_hits == 1
+        assert usage.tasks["events"].requests == 1
 
         async def rerun():  # a fresh client (a second build) makes no request at all
             async with make_client(server.base_url, cache=cache) as client:
                 return await ask(client, 1)
         assert asyncio.run(rerun()) == first
         assert server.count() == 1
+
+
+def test_the_task_label_counts_usage_but_is_not_part_of_the_request(tmp_path):
+    with FakeOpenAIServer(responder=answer_responder) as server, \
+            ResponseCache(tmp_path / "c.sqlite") as cache:
+        async def scenario():
+            async with make_client(server.base_url, cache=cache, batch_export=True) as pending:
+                with pytest.raises(BatchPendingError):
+                    await ask(pending, 1, task="extract")
+            async with make_client(server.base_url, cache=cache) as client:
+                await ask(client, 1, task="extract")
+                await ask(client, 1, task="extract_retry")
+                return set(pending.pending), client.usage()
+        custom_ids, usage = asyncio.run(scenario())
+        (custom_id,) = custom_ids
+        assert cache.get(custom_id) is not None  # the batch custom_id is the key the live answer is cached under
+    assert server.count() == 1  # the same request under another task is a cache hit
+    assert (usage.tasks["extract"].requests, usage.tasks["extract_retry"].cache_hits) == (1, 1)
 
 
 def test_different_decoding_parameters_are_different_requests(tmp_path):
@@ -380,14 +398,14 @@ def test_unreported_usage_and_the_budget_use_the_shared_token_estimate():
         async with LLMClient(backend, MODEL, prices=prices, max_tokens=10,
                              budget=Budget(max_cost=max_cost)) as client:
             await ask(client, 1)
-            return client.usage().stages["events"]
+            return client.usage().tasks["events"]
 
-    stage = asyncio.run(scenario())
+    used = asyncio.run(scenario())
     (request,) = backend.requests
     schema = json.dumps(request.response_schema, ensure_ascii=False, separators=(",", ":"))
     prompt = sum(estimate_tokens(m.content) for m in request.messages) + estimate_tokens(schema)
-    assert (stage.prompt_tokens, stage.completion_tokens) == (prompt, estimate_tokens('{"name": "item 1", "count": 1}'))
-    assert stage.cost_usd == pytest.approx(prompt / 1e6)
+    assert (used.prompt_tokens, used.completion_tokens) == (prompt, estimate_tokens('{"name": "item 1", "count": 1}'))
+    assert used.cost_usd == pytest.approx(prompt / 1e6)
     # The budget check before sending counts the same prompt tokens (completion is free here).
     assert asyncio.run(scenario(max_cost=(prompt + 0.5) / 1e6)).prompt_tokens == prompt
     with pytest.raises(BudgetExceededError):
@@ -411,7 +429,7 @@ def test_batch_export_mode_records_instead_of_sending(tmp_path):
     assert server.count() == 1
     assert len(client.pending) == 2
     assert set(client.pending) == {cache_key(client.request_for(question(n), Answer)) for n in (2, 3)}
-    assert client.usage().stages["events"].pending == 3
+    assert client.usage().tasks["events"].pending == 3
 
 
 _KILLED_RUN = """
@@ -423,7 +441,7 @@ async def main(url, path, total):
     with ResponseCache(path) as cache:
         async with make_client(url, cache=cache, concurrency=1) as client:
             for n in range(total):
-                await client.structured(stage="events", messages=question(n), response_model=Answer)
+                await client.structured(task="events", messages=question(n), response_model=Answer)
 
 asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3])))
 """
@@ -464,7 +482,7 @@ def test_killed_run_resumes_without_repeating_completed_requests(tmp_path):
             answers, usage = asyncio.run(resumed())
     assert [a.count for a in answers] == list(range(total))
     assert server.count() - before == total - completed
-    assert usage.stages["events"].cache_hits == completed
+    assert usage.tasks["events"].cache_hits == completed
 
 
 def test_mixed_random_faults_every_call_ends_valid_or_with_a_known_error():
@@ -481,7 +499,7 @@ def test_mixed_random_faults_every_call_ends_valid_or_with_a_known_error():
     for n, outcome in enumerate(outcomes):
         assert outcome == Answer(name=f"item {n}", count=n) or isinstance(
             outcome, LLMOutputError | LLMUnavailableError), repr(outcome)
-    stage = usage.stages["events"]
-    assert stage.requests == server.count()
-    assert stage.retries > 0 and stage.repairs > 0
-    assert stage.calls == 60 and stage.failures == sum(not isinstance(o, Answer) for o in outcomes)
+    events = usage.tasks["events"]
+    assert events.requests == server.count()
+    assert events.retries > 0 and events.repairs > 0
+    assert events.calls == 60 and events.failures == sum(not isinstance(o, Answer) for o in outcomes)

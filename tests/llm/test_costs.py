@@ -1,4 +1,4 @@
-"""Prices and per-stage usage."""
+"""Prices and per-task usage."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from kgbuild.llm.costs import (
     LLMUsage,
     ModelPrice,
     PriceTable,
-    StageUsage,
+    TaskUsage,
     format_usage,
 )
 from kgbuild.llm.types import Usage
@@ -32,11 +32,11 @@ def test_cost_and_batch_discount():
 
 
 def test_usage_totals_and_report_lines():
-    usage = LLMUsage(backend="openai", model="m", priced=False, stages={
-        "events": StageUsage(calls=3, requests=4, retries=1, prompt_tokens=100, completion_tokens=10),
-        "relations": StageUsage(calls=2, cache_hits=2, prompt_tokens=0),
+    usage = LLMUsage(backend="openai", model="m", priced=False, tasks={
+        "events": TaskUsage(calls=3, requests=4, retries=1, prompt_tokens=100, completion_tokens=10),
+        "relations": TaskUsage(calls=2, cache_hits=2, prompt_tokens=0),
     })
-    assert usage.total == StageUsage(calls=5, cache_hits=2, requests=4, retries=1,
+    assert usage.total == TaskUsage(calls=5, cache_hits=2, requests=4, retries=1,
                                      prompt_tokens=100, completion_tokens=10)
     lines = format_usage(usage)
     assert "price unknown" in lines[0]

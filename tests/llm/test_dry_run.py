@@ -86,10 +86,10 @@ def test_the_dry_run_builds_the_exact_first_requests_and_follows_the_cache(brick
     fresh = estimate_llm_build(state.screenplay, state.chunks, settings)
     assert not (tmp_path / "cache").exists()  # nothing written, not even the cache file
     assert (fresh.chunks, fresh.done_chunks, fresh.cache_hits) == (4, 0, 0)
-    assert [r.stage for r in fresh.requests] == ["extract", "reflect"] * 4
-    assert all(r.exact_prompt == (r.stage == "extract") for r in fresh.requests)
+    assert [r.task for r in fresh.requests] == ["extract", "reflect"] * 4
+    assert all(r.exact_prompt == (r.task == "extract") for r in fresh.requests)
     assert "STAGE's own answers" in fresh.basis.source
-    extract = [r for r in fresh.requests if r.stage == "extract"]
+    extract = [r for r in fresh.requests if r.task == "extract"]
     assert extract[0].completion_tokens > 0
     assert len(fresh.worst_case_retries) == 4 * 2 * 2  # 2 retries, each an extraction and a review
 
@@ -108,7 +108,7 @@ def test_the_dry_run_builds_the_exact_first_requests_and_follows_the_cache(brick
     # Another threshold changes the review prompt only: the extractions are cached, the reviews exact.
     stricter = settings.model_copy(update={"threshold": 8})
     review = estimate_llm_build(state.screenplay, state.chunks, stricter)
-    assert [r.stage for r in review.requests] == ["reflect"] * 4
+    assert [r.task for r in review.requests] == ["reflect"] * 4
     assert all(r.exact_prompt and r.key for r in review.requests)
 
 

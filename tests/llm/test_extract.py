@@ -1,4 +1,4 @@
-"""Staged extraction per chunk: facts, prompts, names to ids, attempts, concurrency, graph assembly."""
+"""Event-first extraction per chunk: facts, prompts, names to ids, attempts, concurrency, graph assembly."""
 
 from __future__ import annotations
 
@@ -227,7 +227,7 @@ def test_bad_answer_then_good_answer_is_retried_with_feedback_and_accepted():
     assert json.loads(retry[2].content) == missing_speaker
     assert "scored 6/10" in retry[3].content
     assert "- 'MARGO' speaks in this passage but is not a Character" in retry[3].content
-    assert set(client.usage().stages) == {"extract", "reflect", "extract_retry", "reflect_retry"}
+    assert set(client.usage().tasks) == {"extract", "reflect", "extract_retry", "reflect_retry"}
 
 
 def test_best_attempt_is_kept_when_every_attempt_stays_below_threshold():

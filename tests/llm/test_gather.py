@@ -1,4 +1,4 @@
-"""`gather_requests`: a stage's items run together; a fatal error stops them, batch export records all."""
+"""`gather_requests`: a task's items run together; a fatal error stops them, batch export records all."""
 
 from __future__ import annotations
 

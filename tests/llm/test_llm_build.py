@@ -185,7 +185,7 @@ def test_feature_build_survives_rate_limits_errors_garbage_and_timeouts(feature,
     assert usage.retries > 0 and usage.repairs > 0
     assert state.graph.entities and state.graph.relations
     # Reflection retries happened for the low-scored chunks (one in four, scored 5 by the stand-in).
-    assert state.llm.usage.stages["extract_retry"].calls > 0
+    assert state.llm.usage.tasks["extract_retry"].calls > 0
 
 
 # -- reruns, budget stops and kills -------------------------------------------------------------
@@ -270,7 +270,7 @@ def test_batch_round_trip_through_build_then_no_live_requests(brick, tmp_path):
         results.write_text(batch_results(export, model.body_reply))
         imported = runner.invoke(cli, ["llm", "import", str(results), "--cache-dir", str(cache)])
         assert imported.exit_code == 0, imported.output
-    # One round per stage: extraction, review, and again for each retry.
+    # One round per task: extraction, review, and again for each retry.
     assert pending == [4, 4, 3, 3, 1, 1]
     assert graph_as_expected(load_graph(tmp_path / "out" / "graph.json")) == expected_graph()
     with FakeOpenAIServer(responder=lambda body: "{}") as server:

@@ -196,7 +196,7 @@ def test_reflect_sends_the_findings_and_the_extraction_to_the_reviewer(tmp_path)
     assert "Other speakers heard before" not in user.content
     assert "Margo Vance -speaks_to-> MARGO" in user.content
     assert backend.requests[0].schema_name == "ReflectionResponse"
-    assert client.usage().stages["reflect"].requests == 1
+    assert client.usage().tasks["reflect"].requests == 1
 
 
 @pytest.mark.parametrize("quote", [

@@ -87,10 +87,10 @@ def test_an_invented_type_fails_validation_and_the_retry_gets_a_good_answer():
     backend = ScriptedBackend([json.dumps(bad), json.dumps(ANSWER)])
     client = LLMClient(backend, "scripted")
     model = response_models(STAGE).extraction
-    answer = asyncio.run(client.structured(stage="extract", messages=[ChatMessage(role="user", content="go")],
+    answer = asyncio.run(client.structured(task="extract", messages=[ChatMessage(role="user", content="go")],
                                            response_model=model))
     assert isinstance(answer, model) and answer.entities[0].type == "Character"
-    assert len(backend.requests) == 2 and client.usage().stages["extract"].repairs == 1
+    assert len(backend.requests) == 2 and client.usage().tasks["extract"].repairs == 1
     retry = backend.requests[1].messages
     assert [m.role for m in retry] == ["user", "assistant", "user"] and retry[1].content == json.dumps(bad)
     # The repair turn names both fields and the names the schema allows.
@@ -105,7 +105,7 @@ def test_a_model_that_keeps_inventing_types_fails_the_call():
     bad["entities"][0]["type"] = "Smuggler"
     client = LLMClient(ScriptedBackend(json.dumps(bad)), "scripted", max_repairs=1)
     with pytest.raises(LLMOutputError, match="entities.0.type"):
-        asyncio.run(client.structured(stage="extract", messages=[ChatMessage(role="user", content="go")],
+        asyncio.run(client.structured(task="extract", messages=[ChatMessage(role="user", content="go")],
                                       response_model=response_models(STAGE).extraction))
 
 
