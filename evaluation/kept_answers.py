@@ -22,17 +22,24 @@ Example:
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import click
+from pydantic import BaseModel, ConfigDict, Field
 
 from kgbuild.atomic import write_text_atomic
 from kgbuild.errors import InputError
+from kgbuild.llm.cli_options import EXIT_BATCH_PENDING
+from kgbuild.tokens import estimate_tokens
 
 #: The shortest verbatim stretch of the request kept as a pointer.
 MIN_SPAN = 4
+#: Rounds after which a rebuild gives up (extraction, reviews, re-extractions, merging).
+MAX_ROUNDS = 12
 _SEGMENTS = "$s"
 
 
@@ -146,6 +153,72 @@ def replay(kept: dict[str, Any], requests_path: Path) -> list[dict[str, Any]]:
         out.append(result_line(request["custom_id"], request["body"].get("model", ""),
                                json.dumps(answer, ensure_ascii=False)))
     return out
+
+
+def body_prompt_tokens(body: dict[str, Any]) -> int:
+    """Estimated prompt tokens of an exported request body: its messages and its JSON schema
+    (`kgbuild.tokens.estimate_tokens`, as the client counts a request)."""
+    tokens = sum(estimate_tokens(str(m.get("content", ""))) for m in body.get("messages", []))
+    schema = (body.get("response_format") or {}).get("json_schema", {}).get("schema")
+    if schema is not None:
+        tokens += estimate_tokens(json.dumps(schema, ensure_ascii=False, separators=(",", ":")))
+    return tokens
+
+
+def answer_tokens(answer: Any) -> int:
+    """Estimated completion tokens of an answer (its compact JSON)."""
+    return estimate_tokens(json.dumps(answer, ensure_ascii=False, separators=(",", ":")))
+
+
+class Rebuilt(BaseModel):
+    """A measured build made again from kept answers."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    graph: Path
+    rounds: int = Field(description="Export-import rounds until the build finished.")
+    requests: int
+    prompt_tokens: int
+    completion_tokens: int
+
+
+def rebuild(kept: dict[str, Any], build_args: list[str], out: Path, cache_dir: Path) -> Rebuilt:
+    """Run `kgbuild build *build_args -o out` in batch mode, answering every exported round from
+    the kept answers, until it finishes; no request leaves the machine.
+
+    Raises:
+        InputError: a request has no kept answer, or the build fails.
+    """
+    work = out.parent / f"{out.name}.rounds"
+    work.mkdir(parents=True, exist_ok=True)
+    requests = prompt = completion = 0
+    for n in range(1, MAX_ROUNDS + 1):
+        exported = work / f"requests_{n}.jsonl"
+        run = subprocess.run([sys.executable, "-m", "kgbuild", "build", *build_args, "-o", str(out), "-q",
+                              "--llm-cache-dir", str(cache_dir), "--llm-batch-export", str(exported)],
+                             capture_output=True, text=True, env={**os.environ, "OPENAI_API_KEY": "kept-answers",
+                                                                  "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"})
+        if run.returncode == 0:
+            return Rebuilt(graph=out / "graph.json", rounds=n - 1, requests=requests, prompt_tokens=prompt,
+                           completion_tokens=completion)
+        if run.returncode != EXIT_BATCH_PENDING:
+            raise InputError(f"the build failed (exit {run.returncode}): {run.stderr.strip()[-800:]}")
+        lines = replay(kept, exported)
+        for line, body in zip(lines, _bodies(exported), strict=True):
+            requests += 1
+            prompt += body_prompt_tokens(body)
+            completion += answer_tokens(json.loads(line["response"]["body"]["choices"][0]["message"]["content"]))
+        results = work / f"results_{n}.jsonl"
+        write_text_atomic(results, "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines))
+        imported = subprocess.run([sys.executable, "-m", "kgbuild", "llm", "import", str(results),
+                                   "--cache-dir", str(cache_dir)], capture_output=True, text=True)
+        if imported.returncode != 0:
+            raise InputError(f"importing round {n} failed: {imported.stderr.strip()[-800:]}")
+    raise InputError(f"the build still exported requests after {MAX_ROUNDS} rounds")
+
+
+def _bodies(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line)["body"] for line in path.read_text(encoding="utf-8").splitlines()]
 
 
 def read_kept(path: Path) -> dict[str, Any]:

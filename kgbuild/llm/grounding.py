@@ -8,7 +8,7 @@ the text does not show is left out of the graph and counted. The rules, in order
   event and an entity, the heading of the event's scene when it names a place or time end
   (the schema's types of the roles 'place' and 'time'), then a sentence of the event's scene
   naming the entity; else, between two entities, the first sentence of its scenes naming both;
-  a link between two events needs the quote.
+  a link between two events needs the quote, and cites each event's own line beside it.
 - entity: for a place or a time the first heading of its scenes naming it; else the first
   sentence of its scenes naming it (its name or an alias).
 - event: the sentence of its scene that best matches its title and description (rapidfuzz
@@ -239,18 +239,23 @@ class _Grounder:
             found = locate_names(body(scenes), [names_of(entity)], self.producer)
         return [found] if found is not None else []
 
-    def relation(self, relation: Relation, quotes: list[str]) -> list[Evidence]:
-        """Evidence for a relation (see the module docstring); [] when the text shows none."""
+    def relation(self, relation: Relation, quotes: list[str], grounded: dict[str, Entity]) -> list[Evidence]:
+        """Evidence for a relation (see the module docstring); [] when the text shows none.
+        `grounded` holds the entities with their evidence: a link between two events also cites
+        each event's own line, so the evidence shows both ends."""
         scenes = self.scenes_of(relation.scenes)
         located = [find_quote(scenes, q, self.producer) for q in quotes if q.strip()]
         found = [e for e in located if e is not None]
+        subject, obj = self.entities.get(relation.source), self.entities.get(relation.target)
+        events = [e for e in (subject, obj) if e is not None and e.type == self.event]
+        if found and len(events) == 2:
+            cited = [ev for e in events if e.id in grounded for ev in grounded[e.id].evidence[:1]]
+            return merge_evidence(found, cited)
         if found:
             return merge_evidence(found)
-        subject, obj = self.entities.get(relation.source), self.entities.get(relation.target)
         if subject is None or obj is None:
             return []
         ends = [subject, obj]
-        events = [e for e in ends if e.type == self.event]
         if len(events) == 2:
             return []
         fallback: Evidence | None = None
@@ -292,7 +297,8 @@ def ground_facts(screenplay: Screenplay, entities: list[Entity], relations: list
             kept_entities.append(entity.model_copy(update={"evidence": evidence}))
         else:
             dropped.add("entity", f"{entity.type} '{entity.name}' (scenes {_scene_list(entity.scenes)})")
-    kept_ids = {e.id for e in kept_entities}
+    grounded = {e.id: e for e in kept_entities}
+    kept_ids = set(grounded)
     names = {e.id: e.name for e in entities}
     kept_relations: list[Relation] = []
     for rel in relations:
@@ -301,7 +307,7 @@ def ground_facts(screenplay: Screenplay, entities: list[Entity], relations: list
         if rel.source not in kept_ids or rel.target not in kept_ids:
             dropped.add("relation", f"{label}: an end was left out")
             continue
-        evidence = merge_evidence(rel.evidence, grounder.relation(rel, quotes.get(rel.id, [])))
+        evidence = merge_evidence(rel.evidence, grounder.relation(rel, quotes.get(rel.id, []), grounded))
         if evidence:
             kept_relations.append(rel.model_copy(update={"evidence": evidence}))
         else:

@@ -32,6 +32,7 @@ from kgbuild.llm.settings import LLMSettings
 from kgbuild.llm.types import BudgetExceededError, ChatBackend
 from kgbuild.model import Chunk, Screenplay
 from kgbuild.schema import Schema, load_schema
+from kgbuild.tokens import count_words
 
 logger = logging.getLogger(__name__)
 
@@ -75,8 +76,8 @@ class LLMExtraction(BaseModel):
 
 def script_words(screenplay: Screenplay, scenes: Container[int] | None = None) -> int:
     """Words in the screenplay's elements (headings, action, cues, dialogue...), of `scenes` only
-    when given."""
-    return sum(len(el.text.split()) for scene in screenplay.scenes
+    when given (`kgbuild.tokens.count_words`: a Chinese character is a word)."""
+    return sum(count_words(el.text) for scene in screenplay.scenes
                if scenes is None or scene.index in scenes for el in scene.elements)
 
 

@@ -151,7 +151,11 @@ def test_event_links_between_two_events_need_the_models_quote():
     quoted = {**answer, "relations": [relation("Margo cracks the safe", "precedes", "Margo guns the Mustang",
                                                "The safe clicks open.")]}
     [rel] = assembled(quoted).graph.relations
-    assert [(ev.scene, ev.lines, ev.quote) for ev in rel.evidence] == [(3, (16, 16), "The safe clicks open.")]
+    # The quote, then each event's own line: the evidence shows both ends of the link.
+    found = [(ev.scene, ev.lines, ev.quote) for ev in rel.evidence]
+    assert found[0] == (3, (16, 16), "The safe clicks open.")
+    assert [(scene, quote) for scene, _, quote in found[1:]] == [
+        (3, "Margo cracks the safe in under a minute."), (4, "Margo guns the Mustang down the pier.")]
 
 
 def test_heading_and_event_helpers():
