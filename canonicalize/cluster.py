@@ -25,6 +25,7 @@ from scipy import sparse
 from scipy.sparse.csgraph import connected_components
 
 from kgbuild.canonicalize.dual_embed import DualEmbeddings, joint_vectors, similarity_vectors
+from kgbuild.graph import canonical_key
 
 logger = logging.getLogger(__name__)
 
@@ -271,6 +272,30 @@ def _affix_pairs(keys: Sequence[Sequence], min_part: int, max_owners: int) -> li
                 owners.setdefault(part, set()).add(row_of[key])
     return sorted((row_of[part], long) for part, longs in owners.items() if len(longs) <= max_owners
                   for long in longs)
+
+
+def alias_pairs(names: list[str], aliases: list[Sequence[str]]) -> list[tuple[int, int]]:
+    """Merge candidates the extraction itself names: a mention whose name is an alias of exactly
+    one other mention ('John' and 'John Buckingham', aka John), compared by `canonical_key`.
+
+    Args:
+        names: One name per mention.
+        aliases: The aliases of each mention, in the same order.
+
+    Returns:
+        (name row, alias owner row) pairs.
+    """
+    owners: dict[str, set[int]] = {}
+    for row, forms in enumerate(aliases):
+        for form in forms:
+            if key := canonical_key(form):
+                owners.setdefault(key, set()).add(row)
+    pairs = []
+    for row, name in enumerate(names):
+        found = owners.get(canonical_key(name), set()) - {row}
+        if len(found) == 1:
+            pairs.append((row, found.pop()))
+    return pairs
 
 
 def join_clusters(n: int, clusters: list[list[int]], pairs: list[tuple[int, int]]) -> list[list[int]]:

@@ -34,6 +34,7 @@ from kgbuild.canonicalize.adjudicate import (
 from kgbuild.canonicalize.cluster import (
     ClusterOptions,
     affix_pairs,
+    alias_pairs,
     candidate_clusters,
     join_clusters,
     word_affix_pairs,
@@ -308,6 +309,7 @@ async def plan_merges_async(entities: list[Entity], *, speakers: SpeakerIndex | 
     types = set(options.types) if options.types is not None else {
         t for t in schema.entity_type_names() if not schema.is_event_centric_entity(t)}
     candidates = [c for c in _candidates(entities, speakers, schema) if c.type in types]
+    aliases = {e.id: list(e.aliases) for e in entities}
     failures: list[NormalizationFailure] = []
     if client is not None and options.llm_normalize:
         candidates, failures = await normalize_with_llm(candidates, client, sorted(types), schema=schema)
@@ -337,7 +339,9 @@ async def plan_merges_async(entities: list[Entity], *, speakers: SpeakerIndex | 
         rows = join_clusters(len(reps), candidate_clusters(emb, options.cluster),
                              affix_pairs([c.norm.key if c.norm.cjk else "" for c in reps])
                              + word_affix_pairs([c.norm.tokens if not c.norm.cjk and etype != person
-                                                 else () for c in reps]))
+                                                 else () for c in reps])
+                             + alias_pairs([c.name for c in reps],
+                                           [[a for m in groups_of[c.id] for a in aliases[m.id]] for c in reps]))
         clusters += [[reps[i] for i in group] for group in rows]
     verdicts = await _adjudicate_all(clusters, contexts, client, schema)
     planner = _Planner(entities, options.keep_apart, schema)

@@ -6,14 +6,15 @@ writes three things, each with its evidence:
 
 - the scene layer (`KnowledgeGraph.scenes`): per scene its heading, time markers and who is in it;
 - `witnesses` (character -> event): the character is on screen in the event's scene, is not
-  its performer, undergoer or experiencer, and is there when it happens: seen at or before the
-  event's line and not seen leaving between, or first seen after it but not coming in. Evidence:
+  its performer, undergoer or experiencer nor named in its title or description, and is there
+  when it happens: seen at or before the event's line and not seen leaving between (first seen
+  after it is not there; an event without a located line has no witnesses). Evidence:
   the line that shows the character there (producer `derived:presence`) and the event's own
   (`derived:<event id>`).
 - `told_about` (character -> event): in a later scene (screen order), someone else says, on
   screen or off screen (not as a voice from elsewhere), a sentence that holds a form of the
   event's verb and names two of its participants, objects or places, while the character is
-  there (on screen or off screen, and not seen leaving before the line nor coming in after it).
+  there (on screen or off screen, seen at or before the line and not seen leaving since).
   The verb is the one the event's `performs` link records, or else the word after a
   participant's name in the event's name; light verbs ('looks', 'goes', 'takes', 'says') tell
   nothing. Evidence: the spoken sentence (producer `derived:speech`) and the event's own.
@@ -124,21 +125,20 @@ def there_at(sightings: list[Sighting], line: int | None) -> Sighting | None:
 
     Args:
         sightings: The character's sightings in the scene, in line order.
-        line: The line; None when unknown (then any on-screen sighting counts).
+        line: The line; None when unknown (then nothing places them there at it).
 
     Returns:
         The last on-screen sighting at or before the line unless it shows them leaving; else
-        the first one after it unless it shows them coming in; else None.
+        None. A character first shown after the line is not counted there: the text does not
+        say they saw or heard what came before (a door opening on them, an arrival the action
+        does not call one, are read as coming in).
     """
-    shown = [s for s in sightings if s.mode is PresenceMode.PRESENT]
-    if not shown:
-        return None
     if line is None:
-        return shown[0]
-    before = [s for s in shown if s.line <= line]
-    if before:
-        return None if before[-1].kind == "exits" and before[-1].line < line else before[-1]
-    return None if shown[0].kind == "enters" else shown[0]
+        return None
+    before = [s for s in sightings if s.mode is PresenceMode.PRESENT and s.line <= line]
+    if not before:
+        return None
+    return None if before[-1].kind == "exits" and before[-1].line < line else before[-1]
 
 
 def _by_character(reading: SceneReading) -> dict[str, list[Sighting]]:
@@ -156,9 +156,11 @@ def _witnesses(events: list[_Event], layer: PresenceLayer) -> dict[tuple[str, st
             if reading is None:
                 continue
             line, event_ev = _event_line(ev.entity, scene)
+            told = f"{ev.entity.name} {ev.entity.description}"
             for character, sightings in _by_character(reading).items():
-                if character in ev.participants:
-                    continue
+                named = layer.names.get(character)
+                if character in ev.participants or (named is not None and named.search(told)):
+                    continue  # takes part, or the event's own words name them: no bystander
                 seen = there_at(sightings, line)
                 if seen is None:
                     continue

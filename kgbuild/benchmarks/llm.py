@@ -30,6 +30,7 @@ from kgbuild.llm.settings import LLMSettings
 from kgbuild.pipeline import BuildOptions, run_build
 
 _FACT = re.compile(r"^- \[scene (\d+)\] (.*)$", re.MULTILINE)
+_MENTION = re.compile(r'^\d+\. "(.*)": ', re.MULTILINE)
 _VERBS = ("talks with", "argues with", "confronts", "warns", "helps", "questions")
 
 
@@ -113,7 +114,8 @@ def plausible_review(prompt: str, *, low_every: int = 0) -> dict[str, Any]:
 
 
 def plausible_reply(messages: Sequence[Mapping[str, Any]], *, low_every: int = 0) -> str:
-    """The stand-in model's answer to an extraction or review request (JSON text).
+    """The stand-in model's answer to an extraction, review or entity-merging request (JSON text);
+    it keeps every mention of a merging question apart.
 
     Args:
         messages: The chat messages (dicts with 'role' and 'content').
@@ -124,6 +126,9 @@ def plausible_reply(messages: Sequence[Mapping[str, Any]], *, low_every: int = 0
     prompt = users[0] if users else ""
     if "prompt reflect" in system:
         return json.dumps(plausible_review(prompt, low_every=low_every))
+    if "prompt adjudicate" in system:
+        names = _MENTION.findall(prompt)
+        return json.dumps({"merges": [], "unmerged": [{"name": n, "justification": "kept apart"} for n in names]})
     return json.dumps(plausible_extraction(prompt, revised=len(users) > 1))
 
 

@@ -5,7 +5,9 @@ taken from the model. Relation endpoints are resolved by normalized name among t
 entities of the same answer (names first, then aliases; when a name fits several items, the
 one that makes the relation admissible wins); an event's links are oriented by the schema.
 Scenes are always the chunk's: the model's scene ids are kept only when they belong to the
-chunk; a relation's scenes follow from its ends.
+chunk; a relation's scenes follow from its ends. The model's entities are story-level names (the
+prompt asks for the fullest name), so they are global: entity merging compares them across
+chunks ('John' and 'John Buckingham'); only the offline rules make scene-bound local mentions.
 
 What cannot be placed in the graph is left out here (unknown entity types, unresolved or
 self-referential relations); `kgbuild.llm.reflect.check_extraction` reports the same cases
@@ -33,7 +35,7 @@ from kgbuild.graph import (
 )
 from kgbuild.llm.context import ChunkContext
 from kgbuild.llm.responses import EventLink, ExtractedRelation, ExtractionResponse, SchemaNotExtractableError
-from kgbuild.model import Entity, Persistence, Relation
+from kgbuild.model import Entity, Persistence, Relation, Scope
 from kgbuild.names import display_name
 from kgbuild.schema import Schema
 
@@ -138,7 +140,7 @@ def build_inventory(answer: ExtractionResponse, context: ChunkContext, schema: S
                    if a and canonical_key(a) != canonical_key(name)]
         inventory.add(Entity(id=entity_id(item.type, name), name=name, type=item.type,
                              description=item.description.strip(), aliases=aliases,
-                             scenes=_scenes(item.scenes, context)))
+                             scenes=_scenes(item.scenes, context), scope=Scope.GLOBAL))
     return inventory
 
 

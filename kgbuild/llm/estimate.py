@@ -178,7 +178,7 @@ def measured_basis(cache: ResponseCache, model: str) -> CompletionBasis:
 
 
 def _review_fixed_tokens(client: LLMClient, context: ChunkContext, threshold: int) -> int:
-    """Prompt tokens of a review before the extraction it quotes: instructions, facts, schema."""
+    """Prompt tokens of a review before the extraction it quotes: instructions, facts, passage, schema."""
     empty = ExtractionResponse.model_validate({"events": [], "entities": [], "relations": []})
     request = client.request_for(reflection_messages(empty, context, [], threshold=threshold), ReflectionResponse)
     return request_prompt_tokens(request)

@@ -8,6 +8,7 @@ import pytest
 from kgbuild.canonicalize.cluster import (
     ClusterOptions,
     affix_pairs,
+    alias_pairs,
     candidate_clusters,
     choose_cluster_count,
     join_clusters,
@@ -141,3 +142,12 @@ def test_join_clusters_unions_clusters_and_pairs():
     assert join_clusters(6, [[0, 1], [3, 4]], [(1, 2)]) == [[0, 1, 2], [3, 4]]
     assert join_clusters(6, [[0, 1], [3, 4]], [(1, 4)]) == [[0, 1, 3, 4]]
     assert join_clusters(3, [], []) == []
+
+
+def test_alias_pairs_join_a_name_to_the_one_mention_that_has_it_as_an_alias():
+    names = ["John Buckingham", "John", "Nadia", "The Garden", "Garden"]
+    aliases = [["John", "JOHN"], [], [], ["garden"], []]
+    # 'John' is an alias of one mention only; 'Garden' of one (case and article do not count).
+    assert alias_pairs(names, aliases) == [(1, 0), (4, 3)]
+    # An alias two mentions share names neither.
+    assert alias_pairs(["Doc", "Dr. Hale", "Dr. Moss"], [[], ["Doc"], ["Doc"]]) == []

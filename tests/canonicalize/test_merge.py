@@ -191,3 +191,16 @@ def test_merge_command_writes_graph_and_log(tmp_path):
     missing = CliRunner().invoke(cli, ["merge", str(tmp_path / "in"), "--screenplay", str(tmp_path / "nope.json"),
                                        "--cache-dir", str(tmp_path / "cache")])
     assert missing.exit_code != 0
+
+
+def test_a_name_that_is_another_mentions_alias_is_adjudicated_with_it(embedder):
+    # What an LLM build gives when one chunk names 'John Buckingham' (aka John) and a later chunk
+    # only 'John': the embeddings alone keep the two apart; the alias brings them to the adjudicator.
+    mentions = [Entity(id="character:john_buckingham", name="John Buckingham", type="Character", aliases=["John"],
+                       scenes=[1, 2], scope=Scope.GLOBAL, description="a bank clerk"),
+                Entity(id="character:john", name="John", type="Character", scenes=[22, 23], scope=Scope.GLOBAL,
+                       description="a bank clerk who lives alone"),
+                Entity(id="character:nadia", name="Nadia", type="Character", scenes=[10], scope=Scope.GLOBAL)]
+    plan = plan_merges(mentions, speakers=None, embedder=embedder)
+    assert [(g.members, g.canonical_name) for g in plan.groups] == [
+        (["character:john_buckingham", "character:john"], "John Buckingham")]

@@ -21,6 +21,8 @@ EXPECTED_FIXTURE = FIXTURES / "brick_and_steel_expected.json"
 BRICK_BUDGET = 250
 
 _SCENE_LINE = re.compile(r"^- \[scene (\d+)\]", re.MULTILINE)
+#: A mention line of an entity-merging question: 1. "Name": description [scenes: ...].
+_MENTION = re.compile(r'^\d+\. "(.*)": ', re.MULTILINE)
 
 
 def request_kind(messages: list[dict[str, Any]]) -> str:
@@ -49,6 +51,7 @@ class FixtureModel:
     def __init__(self, script: Path, screenplay: Path):
         data = json.loads(script.read_text(encoding="utf-8"))
         self.chunks: dict[str, list[dict[str, Any]]] = data["chunks"]
+        self.merges: list[dict[str, Any]] = data["merges"]
         sp = read_screenplay(screenplay)
         self.by_scenes = {tuple(c.scene_indices): c.id for c in chunk_screenplay(sp, token_budget=BRICK_BUDGET)}
         assert set(self.by_scenes.values()) == set(self.chunks)
@@ -58,12 +61,22 @@ class FixtureModel:
     def reply_to_messages(self, messages: list[dict[str, Any]]) -> str:
         """The scripted answer (JSON text) to a request given as message dicts."""
         kind = request_kind(messages)
+        if kind == "adjudicate":
+            return self.merge_reply(messages)
         chunk = self.by_scenes[scene_ids(messages)]
         attempt = self.asked[(chunk, kind)]
         self.asked[(chunk, kind)] += 1
         self.log.append((chunk, kind, attempt, messages))
         field = "extraction" if kind == "extract" else "review"
         return json.dumps(self.chunks[chunk][attempt][field])
+
+    def merge_reply(self, messages: list[dict[str, Any]]) -> str:
+        """The fixture's answer to an entity-merging question, found by the names it asks about."""
+        asked = set(_MENTION.findall(messages[1]["content"]))
+        self.log.append(("merge", "adjudicate", 0, messages))
+        found = [m["reply"] for m in self.merges if set(m["names"]) == asked]
+        assert found, f"the fixture has no answer to the merging question about {sorted(asked)}"
+        return json.dumps(found[0])
 
     def reply(self, request: ChatRequest) -> str:
         """`ScriptedBackend` responder."""

@@ -25,6 +25,7 @@ from kgbuild.llm.prompts import PromptError, load_prompt, parse_prompt, render_r
 from kgbuild.llm.responses import ExtractionResponse
 from kgbuild.llm.scripted import ScriptedBackend
 from kgbuild.llm.types import ChatMessage, ChatRequest, ChatResult, Usage
+from kgbuild.model import Scope
 from kgbuild.readers import read_screenplay
 from kgbuild.schema import Schema, load_schema
 
@@ -183,6 +184,8 @@ def test_chunk_graph_resolves_names_orients_links_and_grounds_scenes():
     assert drive.evidence == [] and graph.quotes == {drive.id: ["She floors it"]}  # located when assembled
     assert drive.id == relation_id(margo, "interacts_with", "object:mustang")
     assert all(e.id == entity_id(e.type, e.name) for e in graph.entities)
+    # The model's entities are story-level names: merging compares them across chunks.
+    assert {e.scope for e in graph.entities if e.id != event} == {Scope.GLOBAL}
 
 
 

@@ -96,7 +96,9 @@ def test_scripted_build_gives_the_expected_graph_retries_and_review(brick, tmp_p
     assert (assembly.ungrounded.entities, assembly.ungrounded.relations) == (0, len(ungrounded_relations()))
     # Retries exactly where the scripted scores (and the hard failure) say so.
     assert model.attempts() == {"scene_1": 1, "scenes_2_5": 2, "scenes_6_7": 2, "scene_8": 3}
-    assert len(backend.requests) == 2 * (1 + 2 + 2 + 3)
+    # Extraction and review per attempt, then one entity-merging question (Brick's Patio or Pool).
+    assert len(backend.requests) == 2 * (1 + 2 + 2 + 3) + 1
+    assert model.log[-1][:2] == ("merge", "adjudicate")
     outcomes = {o.chunk_id: o for o in state.llm.run.outcomes}
     assert [a.score for a in outcomes["scenes_2_5"].attempts] == [4, 9]
     self_relation = outcomes["scenes_6_7"].attempts[0]
@@ -199,7 +201,7 @@ def test_rerun_is_free_and_a_budget_stop_resumes_with_only_the_remaining_request
     with FakeOpenAIServer(responder=server_responder()) as server:
         full = run_build(brick, BuildOptions(llm=_settings(server, tmp_path / "a"), **options))
         total = server.count()
-        assert total == 2 * len(full.chunks)
+        assert total == 2 * len(full.chunks) + 1  # and one entity-merging question
         run_build(brick, BuildOptions(llm=_settings(server, tmp_path / "a"), **options))
         assert server.count() == total  # the second build sent nothing
 
@@ -270,8 +272,8 @@ def test_batch_round_trip_through_build_then_no_live_requests(brick, tmp_path):
         results.write_text(batch_results(export, model.body_reply))
         imported = runner.invoke(cli, ["llm", "import", str(results), "--cache-dir", str(cache)])
         assert imported.exit_code == 0, imported.output
-    # One round per task: extraction, review, and again for each retry.
-    assert pending == [4, 4, 3, 3, 1, 1]
+    # One round per task: extraction, review, and again for each retry; then the merge stage's.
+    assert pending == [4, 4, 3, 3, 1, 1, 1]
     assert graph_as_expected(load_graph(tmp_path / "out" / "graph.json")) == expected_graph()
     with FakeOpenAIServer(responder=lambda body: "{}") as server:
         result = runner.invoke(cli, ["build", *common, "--llm-base-url", server.base_url])
@@ -325,9 +327,10 @@ def test_batch_mode_covers_the_merge_stage(brick, tmp_path):
         results = tmp_path / "results.jsonl"
         results.write_text(batch_results(export, model.body_reply))
         assert runner.invoke(cli, ["llm", "import", str(results), "--cache-dir", str(cache)]).exit_code == 0
-    # Extraction and review rounds as without the extra mention, then the merge stage's round.
-    assert [len(r) for r in rounds] == [4, 4, 3, 3, 1, 1, 1]
-    assert rounds[-1] == ["normalize"] and "1 requests pending" in messages[-1]
+    # Extraction and review rounds as without the extra mention, then the merge stage's two rounds:
+    # the name the rules cannot normalize, then the one merging question (Brick's Patio or Pool).
+    assert [len(r) for r in rounds] == [4, 4, 3, 3, 1, 1, 1, 1]
+    assert rounds[-2:] == [["normalize"], ["adjudicate"]] and "1 requests pending" in messages[-1]
     assert "entity merging needs them" in messages[-1] and "kgbuild llm import" in messages[-1]
     assert model.merge_requests == ["normalize"]
     assert "his former partner" in {e.name for e in load_graph(tmp_path / "out" / "graph.json").entities}
@@ -385,7 +388,8 @@ def test_llm_benchmark_returns_its_numbers(brick, tmp_path):
     result = bench_llm(brick, latency=0.0, concurrencies=(1, 4), chunk_tokens=150, tmp_dir=tmp_path)
     assert isinstance(result, LLMBenchResult)
     assert [r.concurrency for r in result.runs] == [1, 4]
-    assert result.runs[0].requests == result.runs[1].requests == 2 * result.chunks
+    # An extraction and a review per chunk, and one entity-merging question.
+    assert result.runs[0].requests == result.runs[1].requests == 2 * result.chunks + 1
     assert result.runs[0].max_in_flight == 1
     assert result.first_requests_per_kword == pytest.approx(1000 * 2 * result.chunks / result.words, abs=1e-3)
     lines = format_llm_bench(result)

@@ -120,13 +120,17 @@ def test_clicking_a_relation_shows_its_evidence_with_the_scene_heading(browser, 
     outdir = request.getfixturevalue(folder)
     graph = load(browser, outdir)
     screenplay = (outdir / "screenplay.json").read_text(encoding="utf-8")
-    # choose a relation the pointer can hit alone at its midpoint, zoomed in on it
+    # choose a relation the pointer can hit alone at its midpoint, zoomed in on it: the nearest
+    # element there, and clear of every node and its label
     target = browser.execute_script("""
         const cy = kgview.cy;
+        const clear = (m) => cy.nodes().every(n => {
+          const b = n.boundingBox({includeLabels: true});
+          return m.x < b.x1 - 6 || m.x > b.x2 + 6 || m.y < b.y1 - 6 || m.y > b.y2 + 6; });
         for (const edge of cy.edges().sort((a, b) => a.id() < b.id() ? -1 : 1)) {
           cy.zoom(2.5); cy.center(edge);
           const m = edge.midpoint();
-          if (cy.renderer().findNearestElement(m.x, m.y, true, false) === edge) {
+          if (cy.renderer().findNearestElement(m.x, m.y, true, false) === edge && clear(m)) {
             const p = edge.renderedMidpoint();
             return [edge.id(), p.x, p.y];
           }

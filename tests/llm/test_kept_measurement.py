@@ -1,0 +1,39 @@
+"""The LLM path as measured, rebuilt from the kept answers with no live request.
+
+Each set of tests/fixtures/llm/kept/ is one measured build (README, "The LLM path, measured"):
+two STAGE dev movies, scenes 1-40, three chunk budgets. The test runs the same build in batch
+mode, answers every exported round from the kept answers (which fails when a request payload
+has changed since the measurement), and checks the requests, the estimated tokens and the
+STAGE-KG counts against what was measured. The scripts and references come from ../shared/data.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kgbuild.evaluation.kept_answers import read_kept, rebuild
+
+KEPT = Path(__file__).resolve().parents[1] / "fixtures" / "llm" / "kept"
+MEASURED = json.loads((KEPT / "measured.json").read_text(encoding="utf-8"))["sets"]
+
+
+@pytest.mark.parametrize("name", sorted(MEASURED))
+def test_the_kept_answers_rebuild_the_measured_graph(name, shared_data, tmp_path):
+    measured = MEASURED[name]
+    build = [str(shared_data / measured["script"]), "--scenes", measured["scenes"], "--budget",
+             str(measured["budget"]), "--llm-model", measured["model"]]
+    rebuilt = rebuild(read_kept(KEPT / f"{name}.jsonl"), build, tmp_path / "out", tmp_path / "cache")
+    assert (rebuilt.requests, rebuilt.prompt_tokens, rebuilt.completion_tokens) == (
+        measured["requests"], measured["prompt_tokens"], measured["completion_tokens"])
+    scores = tmp_path / "score.json"
+    reference = shared_data / measured["reference"]
+    subprocess.run([sys.executable, "-m", "kgbuild", "score", str(rebuilt.graph), str(reference),
+                    "--scenes", measured["scenes"], "--json", str(scores)], check=True, capture_output=True)
+    got = json.loads(scores.read_text(encoding="utf-8"))
+    for part in ("entities", "relations"):
+        assert {k: got[part][k] for k in ("tp", "fp", "fn")} == measured[part], part
