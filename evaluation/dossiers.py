@@ -35,6 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from rapidfuzz import fuzz, process
 
 from kgbuild.errors import InputError
+from kgbuild.evaluation.reference import resolve_rename
 from kgbuild.graph import canonical_key
 from kgbuild.model import Entity, KnowledgeGraph, Screenplay
 from kgbuild.offline.characters import cue_names
@@ -84,21 +85,13 @@ def _renames(movie_dir: Path) -> dict[str, str]:
     return {str(k): str(v) for k, v in data.items()}
 
 
-def _resolve(name: str, renames: dict[str, str]) -> str:
-    seen = {name}
-    while name in renames and renames[name] not in seen:
-        name = renames[name]
-        seen.add(name)
-    return name
-
-
 def _words(forms: list[str]) -> set[str]:
     return {w.casefold() for f in forms for w in _WORD.findall(f)}
 
 
 def find_character(graph: KnowledgeGraph, folder_name: str, renames: dict[str, str]) -> Entity | None:
     """The graph character an ICRP folder names (see the module docstring), or None."""
-    wanted = [folder_name.replace("_", " "), _resolve(folder_name.replace("_", " "), renames)]
+    wanted = [folder_name.replace("_", " "), resolve_rename(folder_name.replace("_", " "), renames)]
     for name in wanted:
         try:
             return find_entity(graph, name, types=(_PERSON,), what="character")
@@ -163,7 +156,7 @@ def score_character(graph: KnowledgeGraph, screenplay: Screenplay, movie_dir: Pa
     relations = json.loads((folder / "key_relations.json").read_text(encoding="utf-8"))
     names: dict[str, str] = {}
     for rel in relations:
-        name = _resolve(str(rel.get("character") or "").strip(), renames)
+        name = resolve_rename(str(rel.get("character") or "").strip(), renames)
         if name:
             names.setdefault(canonical_key(name), name)
     score.lines, score.relations = len(wanted_lines), len(names)

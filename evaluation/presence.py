@@ -28,6 +28,8 @@ import click
 from pydantic import BaseModel, ConfigDict
 
 from kgbuild.atomic import write_text_atomic
+from kgbuild.evaluation.metrics import PRF
+from kgbuild.evaluation.reference import resolve_rename
 from kgbuild.graph import canonical_key, load_graph, save_graph
 from kgbuild.model import KnowledgeGraph, Screenplay
 from kgbuild.readers import load_screenplay
@@ -42,36 +44,6 @@ _SCENE = re.compile(r"^scene_(\d+)(?:_part_\d+)?$")
 _WORD = re.compile(r"[\w'’-]{3,}")
 
 
-class Counts(BaseModel):
-    """True positives, false positives, false negatives, and the scores."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    tp: int = 0
-    fp: int = 0
-    fn: int = 0
-
-    @property
-    def precision(self) -> float:
-        """tp / (tp + fp); 0 with no predictions."""
-        return self.tp / (self.tp + self.fp) if self.tp + self.fp else 0.0
-
-    @property
-    def recall(self) -> float:
-        """tp / (tp + fn); 0 with no references."""
-        return self.tp / (self.tp + self.fn) if self.tp + self.fn else 0.0
-
-    @property
-    def f1(self) -> float:
-        """The harmonic mean of precision and recall."""
-        p, r = self.precision, self.recall
-        return 2 * p * r / (p + r) if p + r else 0.0
-
-    def add(self, other: Counts) -> Counts:
-        """The sum of two counts."""
-        return Counts(tp=self.tp + other.tp, fp=self.fp + other.fp, fn=self.fn + other.fn)
-
-
 class MoviePresence(BaseModel):
     """One movie's per-scene comparison."""
 
@@ -80,7 +52,7 @@ class MoviePresence(BaseModel):
     movie: str
     language: str
     scenes: int
-    counts: Counts
+    counts: PRF
     missed: list[str] = []  # 'scene 3: Marge', a few
     extra: list[str] = []
 
@@ -99,16 +71,9 @@ def reference_scenes(movie_dir: Path) -> dict[int, dict[str, set[str]]]:
     renames_path = movie_dir / "rename_map.json"
     renames: dict[str, str] = json.loads(renames_path.read_text(encoding="utf-8")) if renames_path.is_file() else {}
 
-    def resolve(name: str) -> str:
-        seen = {name}
-        while name in renames and renames[name] not in seen:
-            name = renames[name]
-            seen.add(name)
-        return name
-
     aliases: dict[str, set[str]] = defaultdict(set)
     for alias in renames:
-        aliases[resolve(alias)].add(canonical_key(alias))
+        aliases[resolve_rename(alias, renames)].add(canonical_key(alias))
     out: dict[int, dict[str, set[str]]] = defaultdict(dict)
     for key, part in results.items():
         m = _SCENE.match(key)
@@ -117,7 +82,7 @@ def reference_scenes(movie_dir: Path) -> dict[int, dict[str, set[str]]]:
         for ent in part.get("entities") or []:
             if not isinstance(ent, dict) or ent.get("type") != "Character" or not isinstance(ent.get("name"), str):
                 continue
-            name = resolve(ent["name"].strip())
+            name = resolve_rename(ent["name"].strip(), renames)
             if name and not is_descriptor(name):
                 out[int(m.group(1))][name] = {canonical_key(name), *aliases[name]}
     return out
@@ -162,12 +127,12 @@ def compare_movie(graph: KnowledgeGraph, movie_dir: Path, *, examples: int = 8) 
     """The per-scene comparison of one movie's graph with its STAGE reference."""
     reference = reference_scenes(movie_dir)
     predicted = predicted_scenes(graph)
-    counts = Counts()
+    counts = PRF()
     missed: list[str] = []
     extra: list[str] = []
     for scene in sorted({s.index for s in graph.scenes} | set(reference)):
         pairs, fp, fn = match_scene(predicted.get(scene, {}), reference.get(scene, {}))
-        counts = counts.add(Counts(tp=len(pairs), fp=len(fp), fn=len(fn)))
+        counts = counts + PRF(tp=len(pairs), fp=len(fp), fn=len(fn))
         missed += [f"scene {scene}: {n}" for n in fn]
         extra += [f"scene {scene}: {n}" for n in fp]
     return MoviePresence(movie=movie_dir.name, language=movie_dir.parent.name, scenes=len(graph.scenes),
@@ -215,12 +180,12 @@ def main(data: Path, builds: Path | None, errors: int, as_json: Path | None) -> 
         if errors:
             out.write(f"    missed: {row.missed}\n    extra: {row.extra}\n")
     failed = False
-    totals: dict[str, Counts] = {}
+    totals: dict[str, PRF] = {}
     for language in sorted({r.language for r in rows}):
-        total = Counts()
+        total = PRF()
         for r in rows:
             if r.language == language:
-                total = total.add(r.counts)
+                total = total + r.counts
         totals[language] = total
         failed |= total.f1 < TARGET_F1
         out.write(f"{language}: micro P {total.precision:.3f}  R {total.recall:.3f}  F1 {total.f1:.3f}  "

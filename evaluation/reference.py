@@ -55,7 +55,9 @@ class LoadReport(BaseModel):
     dangling_relations: int = 0
 
 
-def _resolve(name: str, renames: dict[str, str]) -> str:
+def resolve_rename(name: str, renames: dict[str, str]) -> str:
+    """`name` followed through a STAGE rename map (alias -> canonical name) to its end; a cycle
+    stops at the last new name."""
     seen = {name}
     while name in renames and renames[name] not in seen:
         name = renames[name]
@@ -85,7 +87,7 @@ def _mention(ent: dict, scene: int, renames: dict[str, str], known_types: set[st
     if etype not in known_types:
         report.unknown_entity_types[str(etype)] = report.unknown_entity_types.get(str(etype), 0) + 1
         return None
-    name = _resolve(raw, renames)
+    name = resolve_rename(raw, renames)
     description = ent.get("description")
     return Entity(id=entity_id(etype, name), name=name, type=etype,
                   description=description if isinstance(description, str) else "",
@@ -162,8 +164,8 @@ def load_stage_movie(
                 report.dangling_relations += 1
                 continue
             raw_relations.append((
-                canonical_key(_resolve(subject, renames)), rtype,
-                canonical_key(_resolve(obj, renames)), index, rel,
+                canonical_key(resolve_rename(subject, renames)), rtype,
+                canonical_key(resolve_rename(obj, renames)), index, rel,
             ))
     entities: dict[str, Entity] = {}
     for key, records in mentions.items():
