@@ -125,7 +125,7 @@ def chunk(script: Path, output: Path, budget: int, no_pack: bool) -> None:
                    "a speech or an action paragraph, and those are longer than the budget.")
 
 
-_BENCHES = ("parsing", "scoring", "build", "store", "llm", "merge", "view")
+_BENCHES = ("parsing", "scoring", "build", "store", "llm", "merge", "view", "corpus")
 
 
 @cli.command()
@@ -148,6 +148,8 @@ def bench(data: Path, only: tuple[str, ...], repeat: int, llm_latency: float, as
     50,000 synthetic mentions with cached embeddings, then measures embedding throughput. The view
     benchmark writes the pages of the example and of the largest STAGE reference graph and times
     their first render in headless Chromium (skipped, with the reason, when Chromium is missing).
+    The corpus benchmark builds the STAGE dev movies offline with 1 and 2 local workers (one torch
+    thread each) and on a local Ray instance with 2 CPUs when Ray is installed.
     """
     from kgbuild.benchmarks.build import bench_build
     from kgbuild.benchmarks.parsing import bench_parsing, discover_inputs
@@ -161,7 +163,7 @@ def bench(data: Path, only: tuple[str, ...], repeat: int, llm_latency: float, as
     rows = bench_parsing(paths, repeat=repeat) if "parsing" in chosen else []
     scoring = bench_scoring(data / "stage") if "scoring" in chosen else None
     building = bench_build(feature) if "build" in chosen else None
-    store = llm_result = merge_result = view_result = None
+    store = llm_result = merge_result = view_result = corpus_result = None
     if "store" in chosen:
         from kgbuild.benchmarks.store import bench_embedded_store
 
@@ -182,12 +184,16 @@ def bench(data: Path, only: tuple[str, ...], repeat: int, llm_latency: float, as
             view_result = bench_view(feature, data / "stage")
         except BrowserMissingError as e:
             click.echo(f"kgbuild: view benchmark skipped: {e}", err=True)
+    if "corpus" in chosen:
+        from kgbuild.benchmarks.corpus import bench_corpus
+
+        corpus_result = bench_corpus(data / "stage")
     if as_json:
         from pydantic import BaseModel
 
         results: dict[str, Any] = {"parsing": [r.model_dump() for r in rows], "scoring": scoring,
                                    "build": building, "store": store, "llm": llm_result, "merge": merge_result,
-                                   "view": view_result}
+                                   "view": view_result, "corpus": corpus_result}
         click.echo(json.dumps({k: v.model_dump() if isinstance(v, BaseModel) else v
                                for k, v in results.items()}, indent=1))
         return
@@ -237,6 +243,10 @@ def bench(data: Path, only: tuple[str, ...], repeat: int, llm_latency: float, as
         from kgbuild.benchmarks.view import format_view_bench
 
         console.print("\n".join(format_view_bench(view_result)))
+    if corpus_result:
+        from kgbuild.benchmarks.corpus import format_corpus_bench
+
+        console.print("\n".join(format_corpus_bench(corpus_result)))
 
 
 class _Bars:
@@ -474,9 +484,18 @@ def _build_corpus(scripts: list[Path], outdir: Path | None, *, workers: int | No
         from kgbuild.llm.responses import response_models
 
         response_models(schema or load_schema())
+    from kgbuild.llm.limits import LimitSettings
+
+    limits = LimitSettings()
+    if settings is not None:
+        # One budget and one rate limit for the whole corpus, shared by every worker.
+        limits = LimitSettings(rpm=settings.rpm, tpm=settings.tpm, max_requests=settings.max_requests,
+                               max_cost=settings.max_cost)
+        settings = settings.model_copy(update={"max_requests": None, "max_cost": None})
     spec = CorpusSpec(token_budget=budget, strict_repairs=not lenient, max_bytes=max_bytes, merge=not no_merge,
                       llm=settings, graph_schema=schema, cache_dir=cache_dir)
-    run_corpus_build(scripts, outdir, spec, workers=workers, worker_threads=worker_threads, quiet=quiet)
+    run_corpus_build(scripts, outdir, spec, workers=workers, worker_threads=worker_threads, quiet=quiet,
+                     limits=limits)
 
 
 def _failed_chunks(llm: LLMExtraction | None) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 
 import click
@@ -12,6 +13,7 @@ import click
 from kgbuild.corpus.spec import CorpusSpec
 from kgbuild.corpus.status import MovieStatus
 from kgbuild.llm.cli_options import EXIT_BATCH_PENDING
+from kgbuild.llm.limits import LimitSettings, serve_limits
 
 #: Exit status of a corpus build in which some movies failed (the others were built).
 EXIT_MOVIES_FAILED = 5
@@ -61,8 +63,11 @@ def _progress(total: int) -> Callable[[MovieStatus], None]:
 
 
 def run_corpus_build(paths: list[Path], outdir: Path, spec: CorpusSpec, *, workers: int | None,
-                     worker_threads: int | None, quiet: bool) -> None:
+                     worker_threads: int | None, quiet: bool, limits: LimitSettings | None = None) -> None:
     """Build a corpus with local worker processes and exit with its status.
+
+    `limits` (--rpm, --tpm, --max-requests, --max-cost) are served once, by a manager process,
+    and shared by every worker.
 
     Exit status: 0 every movie built or up to date; 3 batch-export mode wrote requests; 4 some
     movies' LLM chunks failed; 5 some movies failed (recorded in OUTDIR/corpus.jsonl).
@@ -78,8 +83,10 @@ def run_corpus_build(paths: list[Path], outdir: Path, spec: CorpusSpec, *, worke
     count = workers or default_workers()
     count = min(count, len(items))
     threads = worker_threads or max(1, default_workers() // count)
-    setup = WorkerSetup(spec=spec, torch_threads=threads)
-    with LocalExecutor(setup, workers=count) as executor:
+    with ExitStack() as stack:
+        handle = stack.enter_context(serve_limits(limits)) if limits is not None and limits.active else None
+        setup = WorkerSetup(spec=spec, torch_threads=threads, limits=handle)
+        executor = stack.enter_context(LocalExecutor(setup, workers=count))
         if not quiet:
             click.echo(f"kgbuild: {len(items)} scripts, {executor.description}, {threads} torch thread"
                        f"{'s' if threads != 1 else ''} each", err=True)

@@ -21,7 +21,7 @@ import socket
 import tempfile
 import time
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -41,6 +41,8 @@ class WorkerSetup(BaseModel):
     spec: CorpusSpec
     torch_threads: int | None = Field(default=None, ge=1,
                                       description="Threads torch may use in each worker; None: torch's default.")
+    limits: Any = Field(default=None, description="A handle to the corpus's one LLM rate limit and budget "
+                        "(`kgbuild.llm.limits`: a manager proxy or a Ray actor's), installed in every worker.")
 
 
 class Identity(BaseModel):
@@ -90,15 +92,23 @@ _state: dict[str, object] = {}
 
 
 def init_worker(setup: WorkerSetup) -> None:
-    """Set up this worker process: torch threads and the embedder."""
+    """Set up this worker process: torch and BLAS threads, the embedder, the shared LLM limits."""
     from kgbuild.embeddings import default_embedder
 
     if setup.torch_threads is not None:
-        for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        # torch's own threads, and the BLAS and OpenMP pools numpy, scipy and scikit-learn use:
+        # a worker limited to N threads uses N cores, whatever library does the arithmetic.
+        for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
             os.environ[name] = str(setup.torch_threads)
         import torch
+        from threadpoolctl import threadpool_limits
 
         torch.set_num_threads(setup.torch_threads)
+        threadpool_limits(limits=setup.torch_threads)
+    if setup.limits is not None:
+        from kgbuild.llm.limits import install_shared_limits
+
+        install_shared_limits(setup.limits)
     _state["setup"] = setup
     _state["embedder"] = default_embedder(setup.spec.cache_dir)
 
