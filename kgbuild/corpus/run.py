@@ -154,7 +154,9 @@ def build_corpus(items: Sequence[CorpusItem], outdir: Path, spec: CorpusSpec, ex
             else:
                 tasks[movie] = (task, identity, reader_id)
         batch_lines: dict[str, str] = {}
-        for task, outcome in executor.map_unordered(build_movie, [t for t, _, _ in tasks.values()]):
+        # Largest scripts first, so that no long build starts last while the other workers idle.
+        queue = sorted((t for t, _, _ in tasks.values()), key=lambda t: -t.path.stat().st_size)
+        for task, outcome in executor.map_unordered(build_movie, queue):
             _, identity, reader_id = tasks[task.movie]
             if isinstance(outcome, WorkerLost):
                 record(_status(task, identity, reader_id, None, "failed", str(outcome)))
