@@ -81,6 +81,8 @@ def find_predictions(pred_dir: Path) -> dict[str, Path]:
         raise InputError("no such predictions folder", path=str(pred_dir))
     found: dict[str, Path] = {}
     for p in sorted(pred_dir.rglob("graph.json")):
+        if any(part.startswith(".") for part in p.relative_to(pred_dir).parts[:-1]):
+            continue  # a corpus build's staging area, not a movie
         found[p.parent.name] = p
     for p in sorted(pred_dir.rglob("extraction_results.json")):
         found.setdefault(p.parent.name, p.parent)

@@ -26,6 +26,7 @@ from kgbuild.summary import ScreenplaySummary, summarize
 
 if TYPE_CHECKING:
     from kgbuild.llm.run import LLMExtraction
+    from kgbuild.llm.settings import LLMSettings
 
 _FORMATS = click.Choice([f.value for f in SourceFormat])
 _DEFAULT_SHARED_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
@@ -124,7 +125,7 @@ def chunk(script: Path, output: Path, budget: int, no_pack: bool) -> None:
                    "a speech or an action paragraph, and those are longer than the budget.")
 
 
-_BENCHES = ("parsing", "scoring", "build", "store", "llm", "merge", "view")
+_BENCHES = ("parsing", "scoring", "build", "store", "llm", "merge", "view", "corpus")
 
 
 @cli.command()
@@ -147,6 +148,8 @@ def bench(data: Path, only: tuple[str, ...], repeat: int, llm_latency: float, as
     50,000 synthetic mentions with cached embeddings, then measures embedding throughput. The view
     benchmark writes the pages of the example and of the largest STAGE reference graph and times
     their first render in headless Chromium (skipped, with the reason, when Chromium is missing).
+    The corpus benchmark builds the STAGE dev movies offline with 1 and 2 local workers (one torch
+    thread each) and on a local Ray instance with 2 CPUs when Ray is installed.
     """
     from kgbuild.benchmarks.build import bench_build
     from kgbuild.benchmarks.parsing import bench_parsing, discover_inputs
@@ -160,7 +163,7 @@ def bench(data: Path, only: tuple[str, ...], repeat: int, llm_latency: float, as
     rows = bench_parsing(paths, repeat=repeat) if "parsing" in chosen else []
     scoring = bench_scoring(data / "stage") if "scoring" in chosen else None
     building = bench_build(feature) if "build" in chosen else None
-    store = llm_result = merge_result = view_result = None
+    store = llm_result = merge_result = view_result = corpus_result = None
     if "store" in chosen:
         from kgbuild.benchmarks.store import bench_embedded_store
 
@@ -181,12 +184,16 @@ def bench(data: Path, only: tuple[str, ...], repeat: int, llm_latency: float, as
             view_result = bench_view(feature, data / "stage")
         except BrowserMissingError as e:
             click.echo(f"kgbuild: view benchmark skipped: {e}", err=True)
+    if "corpus" in chosen:
+        from kgbuild.benchmarks.corpus import bench_corpus
+
+        corpus_result = bench_corpus(data / "stage")
     if as_json:
         from pydantic import BaseModel
 
         results: dict[str, Any] = {"parsing": [r.model_dump() for r in rows], "scoring": scoring,
                                    "build": building, "store": store, "llm": llm_result, "merge": merge_result,
-                                   "view": view_result}
+                                   "view": view_result, "corpus": corpus_result}
         click.echo(json.dumps({k: v.model_dump() if isinstance(v, BaseModel) else v
                                for k, v in results.items()}, indent=1))
         return
@@ -236,6 +243,10 @@ def bench(data: Path, only: tuple[str, ...], repeat: int, llm_latency: float, as
         from kgbuild.benchmarks.view import format_view_bench
 
         console.print("\n".join(format_view_bench(view_result)))
+    if corpus_result:
+        from kgbuild.benchmarks.corpus import format_corpus_bench
+
+        console.print("\n".join(format_corpus_bench(corpus_result)))
 
 
 class _Bars:
@@ -266,10 +277,15 @@ EXIT_PARTIAL = 4
 
 
 @cli.command()
-@click.argument("script", type=click.Path(path_type=Path))
+@click.argument("scripts", metavar="SCRIPT...", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("-o", "--output", "outdir", type=click.Path(file_okay=False, path_type=Path),
               help="Folder for graph.json, screenplay.json, report.md, graph.graphml "
-              "(and review.jsonl with an LLM) [required, except with --from-stage: SCRIPT's folder].")
+              "(and review.jsonl with an LLM); for a corpus, OUTDIR/<movie>/ per movie, corpus.jsonl and "
+              "report.md [required, except with --from-stage: SCRIPT's folder].")
+@click.option("--workers", type=click.IntRange(min=1),
+              help="Corpus: worker processes building movies at once [default: the number of cores].")
+@click.option("--worker-threads", type=click.IntRange(min=1),
+              help="Corpus: torch threads per worker [default: cores / workers, at least 1].")
 @click.option("--from-stage", type=click.Choice(["merge"]),
               help="SCRIPT is a build folder: rerun its stages from this one on (merging, corrections) "
               "and rewrite the whole folder.")
@@ -311,12 +327,20 @@ EXIT_PARTIAL = 4
 @schema_option("The graph schema, a JSON file like kgbuild's schema/stage_kg.json; a build with another "
                "schema than the STAGE-KG default writes it as OUTDIR/schema.json [default: STAGE-KG; with "
                "--from-stage, the folder's schema.json].")
-def build(script: Path, outdir: Path | None, from_stage: str | None, budget: int | None, lenient: bool,
+def build(scripts: tuple[Path, ...], outdir: Path | None, workers: int | None, worker_threads: int | None,
+          from_stage: str | None, budget: int | None, lenient: bool,
           cache_dir: Path | None, max_bytes: int, quiet: bool, threshold: int | None, max_retries: int | None,
           neo4j_uri: str | None, neo4j_database: str | None, no_merge: bool, movie: str | None, force: bool,
           allow_partial: bool, corrections: Path | None, scenes: SceneSelection | None, dry_run: bool,
           schema_file: Path | None, llm: LLMFlags) -> None:
     """Build the story graph of SCRIPT into OUTDIR: offline by default, with an LLM if given one.
+
+    Several scripts, a folder (a STAGE tree of */script.json, or a folder of .fountain, .fdx,
+    .pdf and .txt files) or a manifest (CSV or JSONL: path, optionally movie, title, language) are
+    a corpus: each movie is built in a worker process into OUTDIR/<movie>/, OUTDIR/corpus.jsonl
+    gets one status line per movie and OUTDIR/report.md a summary; a rerun skips the movies whose
+    folder is complete for the same input and options. Corpus exit status: 0 all built or up to
+    date; 3 batch requests written; 4 some movies' LLM chunks failed; 5 some movies failed.
 
     OUTDIR gets graph.json, the embedded store graph.lbdb (query it with 'kgbuild query --db
     OUTDIR'), screenplay.json, report.md and graph.graphml. A corrections file beside SCRIPT
@@ -329,6 +353,21 @@ def build(script: Path, outdir: Path | None, from_stage: str | None, budget: int
     requests (extraction, review or merging); 4 some LLM chunks failed (an existing build is
     kept unless --allow-partial).
     """
+    from kgbuild.corpus.inputs import is_corpus
+
+    if is_corpus(list(scripts)) and from_stage is None:
+        _build_corpus(list(scripts), outdir, workers=workers, worker_threads=worker_threads, quiet=quiet,
+                      refused={"movie": movie, "corrections": corrections, "scenes": scenes, "dry_run": dry_run,
+                               "neo4j_uri": neo4j_uri},
+                      budget=budget, lenient=lenient, cache_dir=cache_dir, max_bytes=max_bytes, no_merge=no_merge,
+                      schema_file=schema_file, settings=llm.settings(threshold=threshold, max_retries=max_retries))
+        return
+    if len(scripts) > 1:
+        raise click.UsageError("--from-stage reruns one build folder")
+    script = scripts[0]
+    if workers is not None or worker_threads is not None:
+        raise click.UsageError("--workers and --worker-threads apply to a corpus (several scripts, a folder or a "
+                               "manifest)")
     if from_stage is not None and (scenes is not None or dry_run):
         raise click.UsageError("--from-stage reruns a build folder as it was built: --scenes and --dry-run "
                                "apply to a script")
@@ -424,6 +463,39 @@ def build(script: Path, outdir: Path | None, from_stage: str | None, budget: int
         click.echo(f"kgbuild: {failed} of {chunks} chunks failed (no valid answer after the "
                    f"retries; listed in {outdir / 'review.jsonl'}); rerun the same command to retry them", err=True)
         sys.exit(EXIT_PARTIAL)
+
+
+def _build_corpus(scripts: list[Path], outdir: Path | None, *, workers: int | None, worker_threads: int | None,
+                  quiet: bool, refused: dict[str, object], budget: int | None, lenient: bool,
+                  cache_dir: Path | None, max_bytes: int, no_merge: bool, schema_file: Path | None,
+                  settings: LLMSettings | None) -> None:
+    from kgbuild.corpus.spec import CorpusSpec
+    from kgbuild.corpus_cli import check_corpus_options, run_corpus_build
+    from kgbuild.schema import load_schema
+
+    check_corpus_options(refused)
+    if outdir is None:
+        raise click.UsageError("Missing option '-o' / '--output': the corpus output folder.")
+    if settings is not None:
+        check_writable_dir(resolve_cache_dir(settings.cache_dir), "LLM cache folder")
+    check_writable_dir(resolve_cache_dir(cache_dir), "cache folder")
+    schema = load_schema(schema_file) if schema_file is not None else None
+    if settings is not None:
+        from kgbuild.llm.responses import response_models
+
+        response_models(schema or load_schema())
+    from kgbuild.llm.limits import LimitSettings
+
+    limits = LimitSettings()
+    if settings is not None:
+        # One budget and one rate limit for the whole corpus, shared by every worker.
+        limits = LimitSettings(rpm=settings.rpm, tpm=settings.tpm, max_requests=settings.max_requests,
+                               max_cost=settings.max_cost)
+        settings = settings.model_copy(update={"max_requests": None, "max_cost": None})
+    spec = CorpusSpec(token_budget=budget, strict_repairs=not lenient, max_bytes=max_bytes, merge=not no_merge,
+                      llm=settings, graph_schema=schema, cache_dir=cache_dir)
+    run_corpus_build(scripts, outdir, spec, workers=workers, worker_threads=worker_threads, quiet=quiet,
+                     limits=limits)
 
 
 def _failed_chunks(llm: LLMExtraction | None) -> int:

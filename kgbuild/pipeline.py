@@ -76,6 +76,9 @@ class BuildOptions:
         corrections: The corrections file to apply (see `kgbuild.canonicalize.corrections`);
             None means the one beside the script, when it exists.
         movie: The movie id; None means the reader's (`kgbuild.readers.movie_id`).
+        title: The movie's title (a corpus manifest's); None means the reader's.
+        language: The language to build in ('en', 'zh'; a corpus manifest's); None means the
+            reader's.
         scenes: Build only these scenes (`kgbuild build --scenes`): chunks, LLM requests and
             facts cover them alone, the whole script still naming the cast; the graph records
             the ranges in `movie.scene_ranges`. None: every scene.
@@ -95,6 +98,8 @@ class BuildOptions:
     movie: str | None = None
     scenes: SceneSelection | None = None
     schema: Schema | None = None
+    title: str | None = None
+    language: str | None = None
 
     def graph_schema(self) -> Schema:
         """The schema in effect."""
@@ -252,8 +257,9 @@ def _parse(state: BuildInput, progress: Progress) -> Parsed:
     path = state.options.corrections_path(state.script)
     corrections = load_corrections(path) if path is not None else []
     screenplay = read_screenplay(state.script, max_bytes=state.options.max_bytes)
-    if state.options.movie:
-        screenplay = screenplay.model_copy(update={"id": state.options.movie})
+    given = {"id": state.options.movie, "title": state.options.title, "language": state.options.language}
+    if any(given.values()):
+        screenplay = screenplay.model_copy(update={k: v for k, v in given.items() if v})
     if state.options.scenes is not None:
         from kgbuild.scenes import check_selection
 

@@ -173,7 +173,23 @@ def query(cypher: str | None, db: Path | None, params: tuple[str, ...], fmt: str
 @schema_option()
 def load(graph_path: Path, db: Path | None, neo4j_uri: str | None, database: str | None,
          batch_size: int, replace: bool, movie: str | None, strict: bool, schema_file: Path | None) -> None:
-    """Load GRAPH (graph.json, or a build folder) into the embedded store or a Bolt server."""
+    """Load GRAPH (graph.json, or a build folder) into the embedded store or a Bolt server.
+
+    GRAPH may also be a corpus output (OUTDIR/<movie>/graph.json per movie): every movie is
+    loaded into one store (OUTDIR/corpus.lbdb by default, or --db, or --neo4j), one movie at a
+    time, each replacing its earlier load.
+    """
+    from kgbuild.corpus.outputs import is_corpus_output
+
+    if is_corpus_output(graph_path):
+        if movie or schema_file:
+            raise click.UsageError("--movie and --schema apply to one graph; a corpus's movies keep their ids and "
+                                   "each folder's schema")
+        if db and neo4j_uri:
+            raise click.UsageError("give --db or --neo4j, not both")
+        _load_corpus(graph_path, db=db, neo4j_uri=neo4j_uri, database=database, batch_size=batch_size,
+                     strict=strict)
+        return
     schema = schema_for_graph(graph_path, schema_file)
     graph, file = _read_graph(graph_path)
     counts: LoadCounts
@@ -199,6 +215,24 @@ def load(graph_path: Path, db: Path | None, neo4j_uri: str | None, database: str
     _show_notes(counts)
     click.echo(f"Loaded movie {counts.movie!r} into {counts.store}: {counts.nodes} nodes, "
                f"{counts.relations} relationships ({counts.seconds:.2f} s).")
+
+
+def _load_corpus(outdir: Path, *, db: Path | None, neo4j_uri: str | None, database: str | None, batch_size: int,
+                 strict: bool) -> None:
+    from kgbuild.corpus.outputs import CORPUS_DB_NAME, load_corpus
+
+    def shown(counts: LoadCounts) -> None:
+        _show_refused(counts.refused)
+        _show_notes(counts)
+        click.echo(f"Loaded movie {counts.movie!r}: {counts.nodes} nodes, {counts.relations} relationships "
+                   f"({counts.seconds:.2f} s).")
+
+    credentials = neo4j_credentials() if neo4j_uri else None
+    loaded = load_corpus(outdir, db=db, neo4j_uri=neo4j_uri, credentials=credentials, database=database,
+                         batch_size=batch_size, strict=strict, on_movie=shown)
+    where = neo4j_uri or db or outdir / CORPUS_DB_NAME
+    click.echo(f"Loaded {len(loaded)} movies into {where}: {sum(c.nodes for c in loaded)} nodes, "
+               f"{sum(c.relations for c in loaded)} relationships.")
 
 
 @click.command()

@@ -86,6 +86,7 @@ class RecordedRequest(BaseModel):
     authorization: str | None = Field(default=None, description="The Authorization header sent.")
     fault: Fault | None = Field(description="None when the request was rejected before the plan applied.")
     status: int | None = Field(description="HTTP status sent; None when the connection was dropped.")
+    received: float = Field(default=0.0, description="When the request arrived (time.monotonic()).")
 
 
 def wrong_types(content: str) -> str:
@@ -255,6 +256,7 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             self._send_json(404, {"error": {"message": f"no route GET {self.path}", "type": "not_found"}})
 
         def do_POST(self) -> None:
+            self._received = time.monotonic()
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length)
             if self.path.rstrip("/") != "/v1/chat/completions":
@@ -283,7 +285,7 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
 
         def _record(self, *, body: dict[str, Any] | None, fault: Fault | None, status: int | None) -> None:
             server._record(RecordedRequest(path=self.path, authorization=self.headers.get("Authorization"),
-                                           body=body, fault=fault, status=status))
+                                           body=body, fault=fault, status=status, received=self._received))
 
         def _finish(self, send: Callable[..., None], *args: Any) -> None:
             # Leave the in-flight count before the client can see the answer, so the count

@@ -35,6 +35,9 @@ from kgbuild.llm.types import ChatRequest, ChatResult, Usage
 logger = logging.getLogger(__name__)
 
 BATCH_URL = "/v1/chat/completions"
+#: The OpenAI Batch API's limits on one input file: requests, and bytes.
+BATCH_MAX_REQUESTS = 50_000
+BATCH_MAX_BYTES = 200 * 1024 * 1024
 
 
 class BatchLineError(BaseModel):
@@ -80,6 +83,48 @@ def export_batch(path: str | Path, pending: Mapping[str, ChatRequest]) -> int:
     write_text_atomic(path, "".join(line + "\n" for line in lines))
     logger.info("wrote %d batch requests to %s", len(lines), path)
     return len(lines)
+
+
+def batch_part(path: Path, number: int) -> Path:
+    """The file of part `number` (from 1) of an export: `path` itself, then `STEM-2.jsonl`, ..."""
+    return path if number == 1 else path.with_name(f"{path.stem}-{number}{path.suffix}")
+
+
+def export_batch_lines(path: str | Path, lines: list[str], *, max_requests: int = BATCH_MAX_REQUESTS,
+                       max_bytes: int = BATCH_MAX_BYTES) -> list[Path]:
+    """Write Batch API input lines into as few files as the Batch API's per-file limits allow.
+
+    The first file is `path`, the next ones `STEM-2.jsonl`, `STEM-3.jsonl`, ... (parts left by
+    an earlier, longer export are removed). Submit each file as one batch; import each output.
+
+    Args:
+        path: The first file.
+        lines: Batch API input lines (`batch_line`, as JSON), each at most `max_bytes`.
+        max_requests: Requests per file at most.
+        max_bytes: Bytes per file at most.
+
+    Returns:
+        The files written, in order.
+    """
+    path = Path(path)
+    parts: list[list[str]] = [[]]
+    size = 0
+    for line in lines:
+        length = len(line.encode("utf-8")) + 1
+        if parts[-1] and (len(parts[-1]) >= max_requests or size + length > max_bytes):
+            parts.append([])
+            size = 0
+        parts[-1].append(line)
+        size += length
+    written = []
+    for number, part in enumerate(parts, start=1):
+        written.append(write_text_atomic(batch_part(path, number), "".join(line + "\n" for line in part)))
+    stale = len(parts) + 1
+    while batch_part(path, stale).is_file():
+        batch_part(path, stale).unlink()
+        stale += 1
+    logger.info("wrote %d batch requests to %d files", len(lines), len(written))
+    return written
 
 
 class _LineError(ValueError):

@@ -1,7 +1,7 @@
 """The LLM options of the commands that use an LLM (`build`, `merge`, `audit`), defined once.
 
 `llm_options` adds --llm-model, --llm-base-url, --llm-cache-dir, --concurrency, --max-cost,
---max-requests, --prices and, where a command can stop for a Batch API round trip, --llm-batch-export,
+--max-requests, --rpm, --tpm, --prices and, where a command can stop for a Batch API round trip, --llm-batch-export,
 with the same names, help and environment variables everywhere. The command receives them as
 one `LLMFlags` argument named `llm`; `LLMFlags.settings` turns them into `LLMSettings`.
 
@@ -35,7 +35,7 @@ MODEL_HELP = (f"Use this LLM (any OpenAI-compatible endpoint; key from $OPENAI_A
 #: Click parameter name of each flag, by `LLMSettings` field.
 _PARAMS = {"model": "llm_model", "base_url": "llm_base_url", "cache_dir": "llm_cache_dir",
            "concurrency": "llm_concurrency", "max_cost": "llm_max_cost", "max_requests": "llm_max_requests",
-           "batch_export": "llm_batch_export", "prices": "llm_prices"}
+           "batch_export": "llm_batch_export", "prices": "llm_prices", "rpm": "llm_rpm", "tpm": "llm_tpm"}
 
 
 class LLMFlags(BaseModel):
@@ -51,6 +51,8 @@ class LLMFlags(BaseModel):
     max_requests: int | None = Field(default=None, description="--max-requests.")
     batch_export: Path | None = Field(default=None, description="--llm-batch-export.")
     prices: Path | None = Field(default=None, description="--prices.")
+    rpm: float | None = Field(default=None, description="--rpm.")
+    tpm: float | None = Field(default=None, description="--tpm.")
 
     def settings(self, **extra: object) -> LLMSettings | None:
         """The `LLMSettings` of these flags and a command's own LLM flags, or None without a model.
@@ -111,6 +113,11 @@ def llm_options(*, batch_export: bool = True, model_env: str = MODEL_ENV, model_
                      "stay cached."),
         click.option("--max-requests", "llm_max_requests", type=click.IntRange(min=0),
                      help="Stop cleanly before sending more LLM requests than this; answers so far stay cached."),
+        click.option("--rpm", "llm_rpm", type=click.FloatRange(min=0, min_open=True),
+                     help="LLM requests per minute at most (a corpus: all workers together, local or on Ray)."),
+        click.option("--tpm", "llm_tpm", type=click.FloatRange(min=0, min_open=True),
+                     help="LLM tokens per minute at most, prompt and expected completion (a corpus: all workers "
+                     "together)."),
         click.option("--prices", "llm_prices", type=click.Path(dir_okay=False, path_type=Path),
                      help="Token prices over the built-in list prices (JSON or TOML: model -> input_per_mtok, "
                      "output_per_mtok in USD per 1M tokens, optionally batch_discount)."),

@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from kgbuild.llm.cache import ResponseCache, cache_key
 from kgbuild.llm.costs import LLMUsage, PriceTable, TaskUsage
 from kgbuild.llm.json_repair import ParsedReply, ReplyError, parse_reply
+from kgbuild.llm.limits import Limits
 from kgbuild.llm.types import (
     BatchPendingError,
     BudgetExceededError,
@@ -120,6 +121,8 @@ class LLMClient:
         retry_after_cap: Longest Retry-After the client obeys, in seconds.
         sleep: Awaitable sleep (tests inject one that records the waits).
         rng: Random source of the jitter.
+        limits: Rate limit and budget shared with other clients, other processes or machines
+            (`kgbuild.llm.limits`): asked before every request sent, retries included.
     """
 
     def __init__(self, backend: ChatBackend, model: str, *, cache: ResponseCache | None = None,
@@ -127,7 +130,7 @@ class LLMClient:
                  temperature: float = 0.0, max_tokens: int | None = None, seed: int | None = None,
                  budget: Budget | None = None, batch_export: bool = False, prices: PriceTable | None = None,
                  backoff_base: float = 1.0, backoff_cap: float = 30.0, retry_after_cap: float = 60.0,
-                 sleep: Sleep = asyncio.sleep, rng: random.Random | None = None):
+                 sleep: Sleep = asyncio.sleep, rng: random.Random | None = None, limits: Limits | None = None):
         if concurrency < 1:
             raise LLMRequestError(f"concurrency must be at least 1, got {concurrency}")
         if max_retries < 0 or max_repairs < 0:
@@ -150,6 +153,7 @@ class LLMClient:
         self.retry_after_cap = retry_after_cap
         self._sleep = sleep
         self._rng = rng or random.Random()
+        self.limits = limits
         #: Requests recorded in batch-export mode, by cache key (= Batch API custom_id).
         self.pending: dict[str, ChatRequest] = {}
         self._tasks: dict[str, TaskUsage] = {}
@@ -293,24 +297,29 @@ class LLMClient:
                 await self._sleep(self._delay(attempt, last))
             async with self._slots():
                 estimate = self._reserve(request)
+                try:
+                    await self._pace(request, estimate)
+                except BaseException:
+                    self._reserved -= estimate
+                    raise
                 self._bump(task, requests=1)
                 try:
                     result = await self._call(request)
                 except LLMTransientError as e:
                     self._reserved -= estimate
+                    self._settle(-estimate)
                     last = e
                     self._check_refusals(e)
                     logger.info("task %s: transient failure (attempt %d of %d): %s", task, attempt + 1,
                                 self.max_retries + 1, e)
                     continue
-                except LLMRequestError:
-                    self._reserved -= estimate
-                    raise
                 except BaseException:
                     self._reserved -= estimate
+                    self._settle(-estimate)
                     raise
             self._answered += 1
-            self._account(task, request, result, estimate)
+            cost = self._account(task, request, result, estimate)
+            self._settle(cost - estimate)
             return result
         raise LLMUnavailableError(
             f"task {task}: the LLM server failed {self.max_retries + 1} times in a row; last error: {last}. "
@@ -330,6 +339,27 @@ class LLMClient:
             raise LLMRequestError(
                 f"the first {self._refusals} requests found no LLM server ({error}); check that the server "
                 "is up and the base URL (--llm-base-url or OPENAI_BASE_URL, usually ending in /v1)") from error
+
+    async def _pace(self, request: ChatRequest, estimate: float) -> None:
+        """Wait for the shared rate limit's slot, or stop at the shared budget.
+
+        Raises:
+            BudgetExceededError: the shared budget refuses the request.
+        """
+        if self.limits is None:
+            return
+        tokens = request_prompt_tokens(request) + self._expected_completion(request)
+        delay, refusal = await asyncio.to_thread(self.limits.acquire, tokens, estimate)
+        if refusal is not None:
+            self._started -= 1
+            raise BudgetExceededError(f"{refusal}. Completed responses are cached; rerun with a larger budget "
+                                      "to continue.")
+        if delay > 0:
+            await self._sleep(delay)
+
+    def _settle(self, cost: float) -> None:
+        if self.limits is not None and cost:
+            self.limits.settle(cost)
 
     async def _call(self, request: ChatRequest) -> ChatResult:
         try:
@@ -355,13 +385,15 @@ class LLMClient:
         if self._price is None:
             return 0.0
         prompt = request_prompt_tokens(request)
+        return self._price.cost(Usage(prompt_tokens=prompt, completion_tokens=self._expected_completion(request)))
+
+    def _expected_completion(self, request: ChatRequest) -> int:
+        """Completion tokens expected: the request's limit, else the mean so far, else a default."""
         if request.max_tokens is not None:
-            completion = request.max_tokens
-        elif self._completions:
-            completion = self._completion_tokens // self._completions
-        else:
-            completion = DEFAULT_COMPLETION_ESTIMATE
-        return self._price.cost(Usage(prompt_tokens=prompt, completion_tokens=completion))
+            return request.max_tokens
+        if self._completions:
+            return self._completion_tokens // self._completions
+        return DEFAULT_COMPLETION_ESTIMATE
 
     def _reserve(self, request: ChatRequest) -> float:
         """Check the budget for one more request and reserve its estimated cost."""
@@ -380,7 +412,7 @@ class LLMClient:
         self._reserved += estimate
         return estimate
 
-    def _account(self, task: str, request: ChatRequest, result: ChatResult, estimate: float) -> None:
+    def _account(self, task: str, request: ChatRequest, result: ChatResult, estimate: float) -> float:
         usage = result.usage
         if usage.prompt_tokens == 0 and usage.completion_tokens == 0:
             usage = Usage(prompt_tokens=request_prompt_tokens(request),
@@ -392,6 +424,7 @@ class LLMClient:
         self._completion_tokens += usage.completion_tokens
         self._bump(task, prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
                    cost_usd=cost)
+        return cost
 
     def _bump(self, task: str, **deltas: float) -> None:
         current = self._tasks.get(task, TaskUsage())

@@ -24,6 +24,7 @@ from kgbuild.llm.batch import export_batch
 from kgbuild.llm.cache import ResponseCache, default_cache_path
 from kgbuild.llm.client import Budget, LLMClient
 from kgbuild.llm.costs import PriceTable, load_prices
+from kgbuild.llm.limits import Limits, LimitSettings, SharedLimits, installed_limits
 from kgbuild.llm.settings import LLMSettings
 from kgbuild.llm.types import BatchPendingError, ChatBackend, ChatRequest, ChatResult, LLMRequestError
 
@@ -63,13 +64,22 @@ def price_table(settings: LLMSettings) -> PriceTable:
     return load_prices(settings.prices) if settings.prices is not None else PriceTable()
 
 
+def own_limits(settings: LLMSettings) -> Limits | None:
+    """The pacing of a client outside a corpus: --rpm / --tpm for this client alone (None without)."""
+    if settings.rpm is None and settings.tpm is None:
+        return None
+    return SharedLimits(LimitSettings(rpm=settings.rpm, tpm=settings.tpm))
+
+
 def make_client(settings: LLMSettings, backend: ChatBackend, cache: ResponseCache | None) -> LLMClient:
     """The client of `settings` on `backend` and `cache`: every LLM caller's, and `--dry-run`'s
-    (which builds the requests this client would send, `LLMClient.request_for`, without a cache)."""
+    (which builds the requests this client would send, `LLMClient.request_for`, without a cache).
+    In a corpus worker it shares the corpus's rate limit and budget (`kgbuild.llm.limits`)."""
     return LLMClient(backend, settings.model, cache=cache, concurrency=settings.concurrency,
                      timeout=settings.timeout, max_retries=settings.request_retries,
                      budget=Budget(max_cost=settings.max_cost, max_requests=settings.max_requests),
-                     batch_export=settings.batch_export is not None, prices=price_table(settings))
+                     batch_export=settings.batch_export is not None, prices=price_table(settings),
+                     limits=installed_limits() or own_limits(settings))
 
 
 @contextmanager

@@ -56,6 +56,13 @@ class LLMSettings(BaseModel):
         default=None,
         description="A price file (JSON or TOML, see `kgbuild.llm.costs.load_prices`) over the built-in "
         "list prices, for cost estimates and --max-cost.")
+    rpm: float | None = Field(
+        default=None, gt=0,
+        description="Requests per minute at most (for a corpus: all workers together); None: no limit.")
+    tpm: float | None = Field(
+        default=None, gt=0,
+        description="Tokens (prompt + expected completion) per minute at most (for a corpus: all workers "
+        "together); None: no limit.")
     timeout: float = Field(default=120.0, gt=0, description="Seconds per request before it is retried.")
     request_retries: int = Field(
         default=6, ge=0,

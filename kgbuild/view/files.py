@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from kgbuild import __version__
 from kgbuild.atomic import write_text_atomic
+from kgbuild.corpus.outputs import find_movies, is_corpus_output
 from kgbuild.errors import InputError, KgbuildError
 from kgbuild.graph import graph_file, load_graph
 from kgbuild.model import KnowledgeGraph, Screenplay
@@ -129,15 +130,9 @@ def _record(path: Path, data: ViewData, page: str) -> ViewPage:
                     with_screenplay=bool(data.scenes))
 
 
-def find_movies(folder: str | os.PathLike[str]) -> list[Path]:
-    """The subfolders of `folder` that hold a graph.json, sorted by name."""
-    return sorted(p.parent for p in Path(folder).glob("*/graph.json") if p.is_file())
-
-
 def is_corpus(folder: str | os.PathLike[str]) -> bool:
-    """True when `folder` holds no graph.json itself but subfolders with one."""
-    root = Path(folder)
-    return root.is_dir() and not (root / "graph.json").exists() and bool(find_movies(root))
+    """True when `folder` holds no graph.json itself but subfolders with one (`kgbuild.corpus.outputs`)."""
+    return is_corpus_output(folder)
 
 
 def _href(page: Path, index: Path) -> str:

@@ -1,0 +1,145 @@
+"""Corpus benchmark: the STAGE dev movies built offline with 1 and 2 local workers (and on Ray).
+
+Each run builds every movie into a fresh output folder with a fresh (cold) embedding cache, so
+every worker loads the embedding model once and embeds what its movies need, as on a first
+corpus build. Every worker is limited to the same number of torch threads in every run, so the
+speed-up measures the workers, not torch's own threads. The local pools' wall time includes
+starting their processes; Ray's start-up (`ray.init` of a local instance) is measured apart and
+not counted, as a cluster is started once for many corpora.
+
+Example:
+    >>> result = bench_corpus(Path("../shared/data/stage"))
+    >>> print("\\n".join(format_corpus_bench(result)))
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+from rich.markup import escape
+
+from kgbuild.corpus.executors import Executor
+from kgbuild.corpus.inputs import discover
+from kgbuild.corpus.run import build_corpus
+from kgbuild.corpus.spec import CorpusSpec
+from kgbuild.corpus.worker import WorkerSetup
+
+
+class CorpusRun(BaseModel):
+    """One build of the whole corpus."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    executor: str = Field(description="'local' or 'ray'.")
+    workers: int
+    torch_threads: int = Field(description="Torch threads per worker.")
+    movies: int
+    failed: int
+    seconds: float = Field(description="Wall time of the corpus build (Ray's start-up not included).")
+    startup_seconds: float = Field(default=0.0, description="Ray: starting the local instance (not counted).")
+    build_seconds: float = Field(description="Sum of the movies' build times in the workers.")
+    peak_rss_mb: dict[str, float] = Field(description="Peak resident memory of each worker process (MB).")
+
+
+class CorpusBench(BaseModel):
+    """The corpus benchmark's runs."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    movies: int
+    words: int = Field(description="Words in the movies' scripts.")
+    runs: list[CorpusRun]
+    ray_note: str | None = Field(default=None, description="Why there is no Ray run, if there is none.")
+
+    def run(self, executor: str, workers: int) -> CorpusRun | None:
+        """The run of that executor with that many workers."""
+        return next((r for r in self.runs if r.executor == executor and r.workers == workers), None)
+
+
+#: Makes an executor for a worker setup; returns it and the seconds its start-up took apart from the build.
+MakeExecutor = Callable[[WorkerSetup], tuple[Executor, float]]
+
+
+def _timed(name: str, workers: int, threads: int, stage: Path, make: MakeExecutor) -> CorpusRun:
+    with tempfile.TemporaryDirectory(prefix="kgbuild-bench-corpus-") as tmp:
+        setup = WorkerSetup(spec=CorpusSpec(cache_dir=Path(tmp) / "cache"), torch_threads=threads)
+        executor, startup = make(setup)
+        start = time.perf_counter()
+        try:
+            result = build_corpus(discover([stage]), Path(tmp) / "out", setup.spec, executor)
+        finally:
+            executor.close()
+        seconds = time.perf_counter() - start
+    peaks: dict[str, float] = {}
+    for status in result.statuses:
+        peaks[status.worker] = max(peaks.get(status.worker, 0.0), status.peak_rss_mb)
+    return CorpusRun(executor=name, workers=workers, torch_threads=threads, movies=len(result.statuses),
+                     failed=result.count("failed"), seconds=round(seconds, 2), startup_seconds=round(startup, 2),
+                     build_seconds=round(sum(s.seconds for s in result.statuses), 2), peak_rss_mb=peaks)
+
+
+def _words(stage: Path) -> int:
+    from kgbuild.llm.run import script_words
+    from kgbuild.readers import read_screenplay
+
+    return sum(script_words(read_screenplay(item.path)) for item in discover([stage]))
+
+
+def bench_corpus(stage: Path, *, workers: tuple[int, ...] = (1, 2), torch_threads: int = 1,
+                 ray: bool = True) -> CorpusBench:
+    """Build the STAGE movies under `stage` with each number of local workers, then on local Ray.
+
+    Args:
+        stage: A STAGE tree (*/script.json).
+        workers: The local pool sizes to time.
+        torch_threads: Torch threads of every worker, in every run.
+        ray: Also time a local Ray instance with max(workers) CPUs, when Ray is installed.
+    """
+    from kgbuild.corpus.executors import LocalExecutor
+
+    runs = []
+    for count in workers:
+        def local(setup: WorkerSetup, count: int = count) -> tuple[Executor, float]:
+            return LocalExecutor(setup, workers=count), 0.0
+
+        runs.append(_timed("local", count, torch_threads, stage, local))
+    note = None
+    if ray:
+        note = "Ray is not installed: pip install 'kgbuild[ray]'"
+    return CorpusBench(movies=runs[0].movies, words=_words(stage), runs=runs, ray_note=note)
+
+
+def format_corpus_bench(result: CorpusBench) -> list[str]:
+    """The runs as a text table, with the speed-ups, for `kgbuild bench`.
+
+    'builds s' is the sum of the movies' build times in the workers and 'busy' that sum over
+    workers x wall time: how much of the workers' time went into builds (the rest is start-up,
+    naming the scripts and waiting for the last movie). A speed-up below the workers' count
+    with 'busy' near 100% means each build got slower, i.e. the cores were shared.
+    """
+    one = result.run("local", 1)
+    lines = [f"Corpus build of {result.movies} STAGE movies ({result.words:,} words), offline, cold embedding cache:",
+             f"{'executor':<8} {'workers':>7} {'threads':>7} {'seconds':>8} {'start-up':>8} {'movies/min':>10} "
+             f"{'speed-up':>8} {'builds s':>8} {'busy':>5}  peak MB per worker"]
+    for run in result.runs:
+        speed = f"{one.seconds / run.seconds:.2f}x" if one is not None and run.seconds else "-"
+        startup = f"{run.startup_seconds:.1f}" if run.executor == "ray" else "-"
+        peaks = ", ".join(f"{mb:.0f}" for _, mb in sorted(run.peak_rss_mb.items()))
+        lines.append(f"{run.executor:<8} {run.workers:>7} {run.torch_threads:>7} {run.seconds:>8.1f} {startup:>8} "
+                     f"{60 * run.movies / run.seconds:>10.1f} {speed:>8} {run.build_seconds:>8.1f} "
+                     f"{run.build_seconds / (run.workers * run.seconds):>5.0%}  {peaks}"
+                     + (f"  ({run.failed} failed)" if run.failed else ""))
+    pool = result.run("local", 2)
+    ray = result.run("ray", 2)
+    if pool is not None and ray is not None:
+        lines.append(f"Ray / process pool with 2 workers: {ray.seconds / pool.seconds:.2f} (target within 1.20); "
+                     f"Ray's start-up {ray.startup_seconds:.1f} s not counted")
+    if one is not None and pool is not None:
+        lines.append(f"2 workers / 1 worker speed-up {one.seconds / pool.seconds:.2f}x (target >= 1.7x)")
+    if result.ray_note:
+        lines.append(f"Ray: {escape(result.ray_note)}")
+    return lines

@@ -1,0 +1,96 @@
+"""Where the workers of a corpus build run: local processes (the default) or Ray.
+
+An executor runs a worker function over items and yields the results as they finish. Every
+worker process is set up once with `kgbuild.corpus.worker.init_worker` (torch threads, one
+embedder). The local executor is a `concurrent.futures.ProcessPoolExecutor` whose processes are
+started fresh (`spawn`): a worker shares no state with the driver.
+
+Example:
+    >>> with LocalExecutor(setup, workers=2) as pool:
+    ...     for outcome in pool.map_unordered(build_movie, tasks):
+    ...         ...
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from typing import Protocol, Self, TypeVar
+
+from kgbuild.corpus.worker import WorkerSetup, init_worker
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class WorkerLost(Exception):  # noqa: N818 - a result, not raised
+    """A worker process died while it held an item (killed, out of memory)."""
+
+
+class Executor(Protocol):
+    """Runs a worker function over items in set-up worker processes."""
+
+    @property
+    def description(self) -> str:
+        """What runs the workers, for the report ('local processes, 2 workers')."""
+        ...
+
+    def map_unordered(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[tuple[T, R | WorkerLost]]:
+        """(item, result) pairs in the order they finish; a `WorkerLost` result for an item whose worker died."""
+        ...
+
+    def close(self) -> None:
+        """Stop the workers."""
+        ...
+
+
+class LocalExecutor:
+    """Worker processes on this machine (`concurrent.futures.ProcessPoolExecutor`).
+
+    Args:
+        setup: How each worker is set up.
+        workers: Worker processes.
+    """
+
+    def __init__(self, setup: WorkerSetup, *, workers: int):
+        self.workers = workers
+        self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                                         initializer=init_worker, initargs=(setup,))
+
+    @property
+    def description(self) -> str:
+        """What runs the workers."""
+        return f"local processes, {self.workers} worker{'s' if self.workers != 1 else ''}"
+
+    def map_unordered(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[tuple[T, R | WorkerLost]]:
+        """Submit every item, yield (item, result) as each finishes."""
+        futures: dict[Future[R], T] = {self._pool.submit(fn, item): item for item in items}
+        remaining = set(futures)
+        while remaining:
+            done, remaining = wait(remaining, return_when=FIRST_COMPLETED)
+            for future in done:
+                error = future.exception()
+                if error is None:
+                    yield futures[future], future.result()
+                elif isinstance(error, BrokenProcessPool):
+                    yield futures[future], WorkerLost(f"the worker process died (killed, or out of memory?): {error}")
+                elif isinstance(error, Exception):
+                    logger.info("a worker failed: %s", error)
+                    yield futures[future], WorkerLost(f"error in the worker: {type(error).__name__}: {error}")
+                else:
+                    raise error
+
+    def close(self) -> None:
+        """Stop the workers (queued items are cancelled)."""
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,112 @@
+"""`kgbuild build` over a corpus (several scripts, a folder or a manifest): options, progress, exit status."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from contextlib import ExitStack
+from pathlib import Path
+
+import click
+
+from kgbuild.corpus.spec import CorpusSpec
+from kgbuild.corpus.status import MovieStatus
+from kgbuild.llm.cli_options import EXIT_BATCH_PENDING
+from kgbuild.llm.limits import LimitSettings, serve_limits
+
+#: Exit status of a corpus build in which some movies failed (the others were built).
+EXIT_MOVIES_FAILED = 5
+#: Exit status of a corpus build in which some movies' LLM chunks failed (rebuilt by the next run).
+EXIT_PARTIAL = 4
+#: Single-build options a corpus build refuses, with what to do instead.
+REFUSED = {
+    "from_stage": "--from-stage reruns one build folder",
+    "movie": "--movie names one script; give ids in a manifest (CSV or JSONL with path,movie)",
+    "corrections": "--corrections is per script; put SCRIPT_STEM.corrections.jsonl beside each script",
+    "scenes": "--scenes selects scenes of one script",
+    "dry_run": "--dry-run reads one script",
+    "neo4j_uri": "--neo4j loads one build; load the corpus with 'kgbuild load OUTDIR --neo4j URI'",
+}
+
+
+def default_workers() -> int:
+    """Worker processes by default: the cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return max(1, os.cpu_count() or 1)
+
+
+def check_corpus_options(given: dict[str, object]) -> None:
+    """Refuse the single-build options that mean nothing for a corpus.
+
+    Raises:
+        click.UsageError: naming the option and what to do instead.
+    """
+    for name, why in REFUSED.items():
+        if given.get(name):
+            raise click.UsageError(f"{why}: it cannot be used with a corpus (several scripts, a folder or a manifest)")
+
+
+def _progress(total: int) -> Callable[[MovieStatus], None]:
+    done = [0]
+
+    def show(status: MovieStatus) -> None:
+        done[0] += 1
+        detail = f" ({status.seconds:.1f} s)" if status.status == "done" else ""
+        if status.error:
+            detail += f": {status.error}"
+        click.echo(f"[{done[0]}/{total}] {status.movie}: {status.status}{detail}", err=True)
+
+    return show
+
+
+def run_corpus_build(paths: list[Path], outdir: Path, spec: CorpusSpec, *, workers: int | None,
+                     worker_threads: int | None, quiet: bool, limits: LimitSettings | None = None) -> None:
+    """Build a corpus with local worker processes and exit with its status.
+
+    `limits` (--rpm, --tpm, --max-requests, --max-cost) are served once, by a manager process,
+    and shared by every worker.
+
+    Exit status: 0 every movie built or up to date; 3 batch-export mode wrote requests; 4 some
+    movies' LLM chunks failed; 5 some movies failed (recorded in OUTDIR/corpus.jsonl).
+    """
+    from kgbuild.corpus.executors import LocalExecutor
+    from kgbuild.corpus.inputs import discover
+    from kgbuild.corpus.run import build_corpus
+    from kgbuild.corpus.worker import WorkerSetup
+    from kgbuild.paths import check_writable_dir
+
+    check_writable_dir(outdir)
+    items = discover(paths)
+    count = workers or default_workers()
+    count = min(count, len(items))
+    threads = worker_threads or max(1, default_workers() // count)
+    with ExitStack() as stack:
+        handle = stack.enter_context(serve_limits(limits)) if limits is not None and limits.active else None
+        setup = WorkerSetup(spec=spec, torch_threads=threads, limits=handle)
+        executor = stack.enter_context(LocalExecutor(setup, workers=count))
+        if not quiet:
+            click.echo(f"kgbuild: {len(items)} scripts, {executor.description}, {threads} torch thread"
+                       f"{'s' if threads != 1 else ''} each", err=True)
+        result = build_corpus(items, outdir, spec, executor,
+                              on_movie=None if quiet else _progress(len(items)))
+    done, skipped, failed = result.count("done"), result.count("skipped"), result.count("failed")
+    click.echo(f"{len(result.statuses)} movies: {done} built, {skipped} up to date, {failed} failed"
+               + (f", {result.count('pending')} waiting for batch results" if result.count("pending") else "")
+               + f" ({result.wall_seconds:.1f} s). Wrote {outdir / 'corpus.jsonl'} and {outdir / 'report.md'}")
+    if failed:
+        click.echo(f"kgbuild: {failed} movies failed (see {outdir / 'corpus.jsonl'}); fix them and rerun the same "
+                   "command: complete movies are skipped", err=True)
+        sys.exit(EXIT_MOVIES_FAILED)
+    if result.batch_files:
+        files = ", ".join(str(p) for p in result.batch_files)
+        click.echo(f"kgbuild: {result.batch_requests} requests of {result.count('pending')} movies pending: written "
+                   f"to {files} (OpenAI Batch API input, one batch per file). Import each output with 'kgbuild llm "
+                   "import RESULTS.jsonl', then rerun the same command.", err=True)
+        sys.exit(EXIT_BATCH_PENDING)
+    if result.partial:
+        click.echo(f"kgbuild: {result.partial} movies have LLM chunks that failed (their folders are written and "
+                   "rebuilt by the next run); rerun the same command to retry them", err=True)
+        sys.exit(EXIT_PARTIAL)

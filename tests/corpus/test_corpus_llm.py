@@ -1,0 +1,95 @@
+"""A corpus built with an LLM: two workers under one rate limit, and a batch round trip."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from kgbuild.benchmarks.fake_server import FakeOpenAIServer
+from kgbuild.benchmarks.llm import plausible_reply, server_responder
+from tests.corpus.helpers import SCRIPTS, corpus_command, movie_folders, statuses
+
+EXIT_BATCH_PENDING = 3
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_BASE_URL", "OPENAI_API_KEY")}
+    return {**env, "OPENAI_API_KEY": "test-key"}
+
+
+def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(corpus_command(*args), check=False, capture_output=True, text=True, timeout=600,
+                          env={**_env(), "KGBUILD_CACHE_DIR": str(cwd / "emb")})
+
+
+def test_two_workers_share_one_rate_limit(tmp_path: Path):
+    rpm = 120
+    with FakeOpenAIServer(responder=server_responder()) as server:
+        result = _run("build", *map(str, SCRIPTS[:4]), "-o", str(tmp_path / "out"), "--workers", "2", "--no-merge",
+                      "--budget", "80", "--llm-model", "limit-model", "--llm-base-url", server.base_url,
+                      "--concurrency", "4", "--llm-cache-dir", str(tmp_path / "llm"), "--rpm", str(rpm),
+                      cwd=tmp_path)
+        times = sorted(r.received for r in server.requests)
+    assert result.returncode == 0, result.stderr
+    lines = statuses(tmp_path / "out")
+    assert len({line["worker"] for line in lines.values()}) == 2  # two processes sent requests
+    assert all(line["llm"]["requests"] >= 2 for line in lines.values())
+    n = len(times)
+    assert n >= 10
+    spacing = 60 / rpm
+    # No stretch of requests came faster than the limit allows (a little slack for HTTP jitter) ...
+    for i in range(n):
+        for j in range(i + 1, n):
+            assert times[j] - times[i] >= (j - i) * spacing - 0.2, (i, j, times[j] - times[i])
+    span = times[-1] - times[0]
+    rate = 60 * (n - 1) / span
+    assert rate <= rpm * (1 + 0.2 / span)  # within the limit, but for the same 0.2 s of jitter at the ends
+    # ... and the limit is what bound them: 2 workers x 4 requests in flight would go far faster.
+    assert rate >= rpm * 0.7
+
+
+def _answer_batch(request_file: Path, results: Path) -> int:
+    """Play the Batch API: answer every request line of the file with the stand-in model."""
+    lines = []
+    for line in request_file.read_text().splitlines():
+        request = json.loads(line)
+        content = plausible_reply(request["body"]["messages"])
+        body = {"model": request["body"]["model"], "choices": [{"index": 0, "finish_reason": "stop",
+                                                                "message": {"role": "assistant", "content": content}}],
+                "usage": {"prompt_tokens": 100, "completion_tokens": 50}}
+        lines.append(json.dumps({"custom_id": request["custom_id"], "response": {"status_code": 200, "body": body},
+                                 "error": None}))
+    results.write_text("\n".join(lines) + "\n")
+    return len(lines)
+
+
+def test_a_corpus_batch_round_trip_sends_no_live_request(tmp_path: Path):
+    out, requests = tmp_path / "out", tmp_path / "batch" / "requests.jsonl"
+    with FakeOpenAIServer(responder=server_responder()) as server:
+        build = ("build", *map(str, SCRIPTS[:3]), "-o", str(out), "--workers", "2", "--no-merge", "--budget", "150",
+                 "--llm-model", "batch-model", "--llm-base-url", server.base_url, "--llm-cache-dir",
+                 str(tmp_path / "llm"), "--llm-batch-export", str(requests))
+        rounds = []
+        for _ in range(6):
+            result = _run(*build, cwd=tmp_path)
+            if result.returncode == 0:
+                break
+            assert result.returncode == EXIT_BATCH_PENDING, result.stderr
+            lines = statuses(out)
+            assert {line["status"] for line in lines.values()} == {"pending"}
+            ids = [json.loads(line)["custom_id"] for line in requests.read_text().splitlines()]
+            assert len(ids) == len(set(ids)) == sum(line["batch_requests"] for line in lines.values())
+            rounds.append(_answer_batch(requests, tmp_path / "results.jsonl"))
+            imported = _run("llm", "import", str(tmp_path / "results.jsonl"), "--cache-dir", str(tmp_path / "llm"),
+                            cwd=tmp_path)
+            assert imported.returncode == 0, imported.stderr
+        else:
+            pytest.fail(f"no complete build after {len(rounds)} batch rounds")
+        assert server.count() == 0  # not one live request
+    assert len(rounds) == 2  # extraction of every movie's chunks in one export, then every review
+    assert {line["status"] for line in statuses(out).values()} == {"done"}
+    assert len(movie_folders(out)) == 3
