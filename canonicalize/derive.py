@@ -7,6 +7,11 @@ such pair gives a derived relation. Whoever only undergoes it is not always ther
 phone call reaches, the one a letter is about): an undergoer counts only when the screenplay
 shows them in the event's scene, speaking on screen there (not V.O., O.S. or on the phone).
 
+A time said only in dialogue gives nobody a `present_on`: 'we have a month', 'see you on
+Monday' name a deadline or another day, not the time the scene is set in. The event's
+`occurs_on` link must be shown by a heading or an action line of the screenplay (its evidence's
+first line), or the derivation is skipped and counted (`time_only_said`).
+
 A derived relation carries the evidence of the two facts it comes from, each marked
 `derived:<relation id>`, and the event's scenes; the same fact derived from several events
 is one relation with their scenes and evidence (`merge_relation_records`). A fact the graph
@@ -59,6 +64,28 @@ def _names(entity: Entity) -> set[str]:
     return {normalize_name(n) for n in (entity.name, *entity.aliases)}
 
 
+#: Element kinds that show the scene itself (not what is said in it).
+_SHOWING = frozenset({ElementKind.SCENE_HEADING, ElementKind.ACTION})
+
+
+def _said_lines(screenplay: Screenplay) -> dict[int, list[tuple[int, int]]]:
+    """Scene index -> the line spans of everything but headings and action (what is said)."""
+    said: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    for scene in screenplay.scenes:
+        for el in scene.elements:
+            if el.kind not in _SHOWING:
+                said[scene.index].append((el.line_start, el.line_end))
+    return said
+
+
+def _only_said(link: Relation, said: dict[int, list[tuple[int, int]]]) -> bool:
+    """True when the link's first evidence line is dialogue (or a cue, a parenthetical...)."""
+    first = link.evidence[0] if link.evidence else None
+    if first is None or first.lines is None:
+        return False
+    return any(start <= first.lines[0] <= end for start, end in said.get(first.scene, ()))
+
+
 def _derived_evidence(*sources: Relation) -> list[Evidence]:
     return [ev.model_copy(update={"producer": f"derived:{rel.id}"}) for rel in sources for ev in rel.evidence[:1]]
 
@@ -83,6 +110,7 @@ def derive_whereabouts(graph: KnowledgeGraph, schema: Schema,
     """
     entities = {e.id: e for e in graph.entities}
     speakers = on_screen_speakers(screenplay) if screenplay is not None else {}
+    said = _said_lines(screenplay) if screenplay is not None else {}
     roles: dict[str, list[_Link]] = defaultdict(list)
     settings: dict[str, list[tuple[str, _Link]]] = defaultdict(list)
     wanted = dict(WHEREABOUTS)
@@ -107,6 +135,9 @@ def derive_whereabouts(graph: KnowledgeGraph, schema: Schema,
                 if place is None or place.id == character.id:
                     continue
                 if not schema.is_admissible(derived_type, character.type, place.type):
+                    continue
+                if derived_type == "present_on" and _only_said(setting.relation, said):
+                    count.add("time_only_said", f"{character.name} -/-> {place.name} ({event.name})")
                     continue
                 key = (character.id, derived_type, place.id)
                 if key in stated:

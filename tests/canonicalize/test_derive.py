@@ -97,3 +97,16 @@ def test_stated_facts_are_kept_as_they_are_and_inadmissible_pairs_skipped():
     assert [r for r in graph.relations if r.type == "located_at"] == [stated]
     assert count.changed == {"already_stated": 1}
     assert load_schema().is_admissible("located_at", "Concept", "Location") is False
+
+
+def test_a_time_only_said_in_dialogue_puts_nobody_there(tmp_path):
+    script = tmp_path / "derive.fountain"
+    script.write_text(SCRIPT, encoding="utf-8")
+    screenplay = read_screenplay(script)
+    said = next(el for el in screenplay.scenes[0].elements if el.text == "Anna, please.")
+    performs, place = rel(ANNA, "performs", SLAM), rel(SLAM, "occurs_at", KITCHEN)
+    time = rel(SLAM, "occurs_on", NIGHT_1999).model_copy(update={"evidence": [
+        Evidence(scene=1, lines=(said.line_start, said.line_end), quote="Anna, please.", producer="llm:m/extract@2")]})
+    graph, count = derive_whereabouts(story(performs, place, time), load_schema(), screenplay)
+    assert {r.type for r in graph.relations} == {"performs", "occurs_at", "occurs_on", "located_at"}
+    assert count.changed == {"located_at": 1, "time_only_said": 1}

@@ -376,7 +376,7 @@ def test_build_command_budget_stop_and_llm_options_without_model(brick, tmp_path
                            "--llm-model", "m", "--llm-base-url", "http://127.0.0.1:9/v1", "--max-requests", "0"],
                           check=False, capture_output=True, text=True, env=env, timeout=120)
     assert stop.returncode == 2 and "Traceback" not in stop.stderr
-    assert "budget stopped the build: 0 of 1 chunks done" in stop.stderr and "rerun with a larger" in stop.stderr
+    assert "budget stopped the build: 0 of 2 chunks done" in stop.stderr and "rerun with a larger" in stop.stderr
     assert not (tmp_path / "out" / "graph.json").exists()
     usage = CliRunner().invoke(cli, ["build", str(brick), "-o", str(tmp_path / "out"), "--concurrency", "4"])
     assert usage.exit_code == 2 and "--concurrency need an LLM: add --llm-model" in usage.output
