@@ -285,7 +285,12 @@ EXIT_PARTIAL = 4
 @click.option("--workers", type=click.IntRange(min=1),
               help="Corpus: worker processes building movies at once [default: the number of cores].")
 @click.option("--worker-threads", type=click.IntRange(min=1),
-              help="Corpus: torch threads per worker [default: cores / workers, at least 1].")
+              help="Corpus: torch threads per worker [default: cores / workers, at least 1; on Ray 1].")
+@click.option("--ray", "ray_address", metavar="auto|local|ADDRESS",
+              help="Corpus: build each movie as a Ray task (needs pip install 'kgbuild[ray]'): 'auto' joins "
+              "the cluster of RAY_ADDRESS or of 'ray start' on this machine, else starts a local instance; "
+              "'local' starts one; else a cluster address. --workers then bounds the movies at once "
+              "[default: the cluster's CPUs].")
 @click.option("--from-stage", type=click.Choice(["merge"]),
               help="SCRIPT is a build folder: rerun its stages from this one on (merging, corrections) "
               "and rewrite the whole folder.")
@@ -328,7 +333,7 @@ EXIT_PARTIAL = 4
                "schema than the STAGE-KG default writes it as OUTDIR/schema.json [default: STAGE-KG; with "
                "--from-stage, the folder's schema.json].")
 def build(scripts: tuple[Path, ...], outdir: Path | None, workers: int | None, worker_threads: int | None,
-          from_stage: str | None, budget: int | None, lenient: bool,
+          ray_address: str | None, from_stage: str | None, budget: int | None, lenient: bool,
           cache_dir: Path | None, max_bytes: int, quiet: bool, threshold: int | None, max_retries: int | None,
           neo4j_uri: str | None, neo4j_database: str | None, no_merge: bool, movie: str | None, force: bool,
           allow_partial: bool, corrections: Path | None, scenes: SceneSelection | None, dry_run: bool,
@@ -357,6 +362,7 @@ def build(scripts: tuple[Path, ...], outdir: Path | None, workers: int | None, w
 
     if is_corpus(list(scripts)) and from_stage is None:
         _build_corpus(list(scripts), outdir, workers=workers, worker_threads=worker_threads, quiet=quiet,
+                      ray_address=ray_address,
                       refused={"movie": movie, "corrections": corrections, "scenes": scenes, "dry_run": dry_run,
                                "neo4j_uri": neo4j_uri},
                       budget=budget, lenient=lenient, cache_dir=cache_dir, max_bytes=max_bytes, no_merge=no_merge,
@@ -365,9 +371,9 @@ def build(scripts: tuple[Path, ...], outdir: Path | None, workers: int | None, w
     if len(scripts) > 1:
         raise click.UsageError("--from-stage reruns one build folder")
     script = scripts[0]
-    if workers is not None or worker_threads is not None:
-        raise click.UsageError("--workers and --worker-threads apply to a corpus (several scripts, a folder or a "
-                               "manifest)")
+    if workers is not None or worker_threads is not None or ray_address is not None:
+        raise click.UsageError("--workers, --worker-threads and --ray apply to a corpus (several scripts, a folder "
+                               "or a manifest)")
     if from_stage is not None and (scenes is not None or dry_run):
         raise click.UsageError("--from-stage reruns a build folder as it was built: --scenes and --dry-run "
                                "apply to a script")
@@ -466,7 +472,7 @@ def build(scripts: tuple[Path, ...], outdir: Path | None, workers: int | None, w
 
 
 def _build_corpus(scripts: list[Path], outdir: Path | None, *, workers: int | None, worker_threads: int | None,
-                  quiet: bool, refused: dict[str, object], budget: int | None, lenient: bool,
+                  quiet: bool, ray_address: str | None, refused: dict[str, object], budget: int | None, lenient: bool,
                   cache_dir: Path | None, max_bytes: int, no_merge: bool, schema_file: Path | None,
                   settings: LLMSettings | None) -> None:
     from kgbuild.corpus.spec import CorpusSpec
@@ -474,6 +480,10 @@ def _build_corpus(scripts: list[Path], outdir: Path | None, *, workers: int | No
     from kgbuild.schema import load_schema
 
     check_corpus_options(refused)
+    if ray_address is not None:
+        from kgbuild.corpus.ray_executor import require_ray
+
+        require_ray()  # before anything else: say how to install it
     if outdir is None:
         raise click.UsageError("Missing option '-o' / '--output': the corpus output folder.")
     if settings is not None:
@@ -495,7 +505,7 @@ def _build_corpus(scripts: list[Path], outdir: Path | None, *, workers: int | No
     spec = CorpusSpec(token_budget=budget, strict_repairs=not lenient, max_bytes=max_bytes, merge=not no_merge,
                       llm=settings, graph_schema=schema, cache_dir=cache_dir)
     run_corpus_build(scripts, outdir, spec, workers=workers, worker_threads=worker_threads, quiet=quiet,
-                     limits=limits)
+                     limits=limits, ray_address=ray_address)
 
 
 def _failed_chunks(llm: LLMExtraction | None) -> int:

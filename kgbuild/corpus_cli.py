@@ -7,6 +7,7 @@ import sys
 from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -14,6 +15,9 @@ from kgbuild.corpus.spec import CorpusSpec
 from kgbuild.corpus.status import MovieStatus
 from kgbuild.llm.cli_options import EXIT_BATCH_PENDING
 from kgbuild.llm.limits import LimitSettings, serve_limits
+
+if TYPE_CHECKING:
+    from kgbuild.corpus.executors import Executor
 
 #: Exit status of a corpus build in which some movies failed (the others were built).
 EXIT_MOVIES_FAILED = 5
@@ -63,30 +67,37 @@ def _progress(total: int) -> Callable[[MovieStatus], None]:
 
 
 def run_corpus_build(paths: list[Path], outdir: Path, spec: CorpusSpec, *, workers: int | None,
-                     worker_threads: int | None, quiet: bool, limits: LimitSettings | None = None) -> None:
-    """Build a corpus with local worker processes and exit with its status.
+                     worker_threads: int | None, quiet: bool, limits: LimitSettings | None = None,
+                     ray_address: str | None = None) -> None:
+    """Build a corpus with local worker processes (or on Ray) and exit with its status.
 
-    `limits` (--rpm, --tpm, --max-requests, --max-cost) are served once, by a manager process,
-    and shared by every worker.
+    `limits` (--rpm, --tpm, --max-requests, --max-cost) are served once, by a manager process
+    (on Ray, by an actor), and shared by every worker. With `ray_address` ('auto', 'local' or a
+    cluster address) each movie is a Ray task; `workers` then bounds the tasks in flight (default:
+    the cluster's CPUs) and `worker_threads` the CPUs of each (default 1).
 
     Exit status: 0 every movie built or up to date; 3 batch-export mode wrote requests; 4 some
     movies' LLM chunks failed; 5 some movies failed (recorded in OUTDIR/corpus.jsonl).
+
+    Raises:
+        RayMissingError: `ray_address` is given and Ray is not installed.
+        RayConnectError: the Ray cluster cannot be reached.
     """
-    from kgbuild.corpus.executors import LocalExecutor
     from kgbuild.corpus.inputs import discover
     from kgbuild.corpus.run import build_corpus
-    from kgbuild.corpus.worker import WorkerSetup
     from kgbuild.paths import check_writable_dir
 
+    if ray_address is not None:
+        from kgbuild.corpus.ray_executor import require_ray
+
+        require_ray()
     check_writable_dir(outdir)
     items = discover(paths)
-    count = workers or default_workers()
-    count = min(count, len(items))
-    threads = worker_threads or max(1, default_workers() // count)
     with ExitStack() as stack:
-        handle = stack.enter_context(serve_limits(limits)) if limits is not None and limits.active else None
-        setup = WorkerSetup(spec=spec, torch_threads=threads, limits=handle)
-        executor = stack.enter_context(LocalExecutor(setup, workers=count))
+        if ray_address is None:
+            executor, threads = _local_executor(stack, spec, len(items), workers, worker_threads, limits)
+        else:
+            executor, threads = _ray_executor(stack, spec, ray_address, workers, worker_threads, limits)
         if not quiet:
             click.echo(f"kgbuild: {len(items)} scripts, {executor.description}, {threads} torch thread"
                        f"{'s' if threads != 1 else ''} each", err=True)
@@ -110,3 +121,27 @@ def run_corpus_build(paths: list[Path], outdir: Path, spec: CorpusSpec, *, worke
         click.echo(f"kgbuild: {result.partial} movies have LLM chunks that failed (their folders are written and "
                    "rebuilt by the next run); rerun the same command to retry them", err=True)
         sys.exit(EXIT_PARTIAL)
+
+
+def _local_executor(stack: ExitStack, spec: CorpusSpec, scripts: int, workers: int | None,
+                    worker_threads: int | None, limits: LimitSettings | None) -> tuple[Executor, int]:
+    from kgbuild.corpus.executors import LocalExecutor
+    from kgbuild.corpus.worker import WorkerSetup
+
+    count = min(workers or default_workers(), scripts)
+    threads = worker_threads or max(1, default_workers() // count)
+    handle = stack.enter_context(serve_limits(limits)) if limits is not None and limits.active else None
+    setup = WorkerSetup(spec=spec, torch_threads=threads, limits=handle)
+    return stack.enter_context(LocalExecutor(setup, workers=count)), threads
+
+
+def _ray_executor(stack: ExitStack, spec: CorpusSpec, address: str, workers: int | None,
+                  worker_threads: int | None, limits: LimitSettings | None) -> tuple[Executor, int]:
+    from kgbuild.corpus.ray_executor import RayExecutor, ray_session, serve_ray_limits
+    from kgbuild.corpus.worker import WorkerSetup
+
+    threads = worker_threads or 1
+    stack.enter_context(ray_session(address))
+    handle = stack.enter_context(serve_ray_limits(limits)) if limits is not None and limits.active else None
+    setup = WorkerSetup(spec=spec, torch_threads=threads, limits=handle)
+    return stack.enter_context(RayExecutor(setup, workers=workers)), threads

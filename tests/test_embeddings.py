@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import sqlite3
 
@@ -30,6 +31,34 @@ def test_loading_the_model_changes_no_environment_variable():
     vectors = MiniLMEmbedder().encode(["a lighthouse keeper"])
     assert vectors.shape == (1, 384)
     assert dict(os.environ) == before
+
+
+def _open_cache(folder: str, barrier, errors) -> None:
+    barrier.wait()
+    try:
+        CachedEmbedder(CountingEmbedder(), folder).close()
+    except Exception as e:
+        errors.put(repr(e))
+
+
+def test_workers_opening_a_new_cache_at_the_same_moment_all_succeed(tmp_path):
+    # Two corpus workers start together on a cold cache: SQLite refused the second one's switch to
+    # write-ahead logging ("database is locked") about once in 40 pairs, which broke the process pool.
+    context = multiprocessing.get_context("fork")
+    errors = context.Queue()
+    for trial in range(40):
+        barrier = context.Barrier(3)
+        processes = [context.Process(target=_open_cache, args=(str(tmp_path / str(trial)), barrier, errors))
+                     for _ in range(3)]
+        for process in processes:
+            process.start()
+        for process in processes:
+            process.join(60)
+        assert [p.exitcode for p in processes] == [0, 0, 0]
+    found = []
+    while not errors.empty():
+        found.append(errors.get())
+    assert found == []
 
 
 def test_the_cache_folder_is_read_when_the_cache_opens(tmp_path, monkeypatch):

@@ -43,6 +43,7 @@ class CorpusRun(BaseModel):
     startup_seconds: float = Field(default=0.0, description="Ray: starting the local instance (not counted).")
     build_seconds: float = Field(description="Sum of the movies' build times in the workers.")
     peak_rss_mb: dict[str, float] = Field(description="Peak resident memory of each worker process (MB).")
+    first_error: str | None = Field(default=None, description="The first failed movie's error, if any failed.")
 
 
 class CorpusBench(BaseModel):
@@ -79,7 +80,8 @@ def _timed(name: str, workers: int, threads: int, stage: Path, make: MakeExecuto
         peaks[status.worker] = max(peaks.get(status.worker, 0.0), status.peak_rss_mb)
     return CorpusRun(executor=name, workers=workers, torch_threads=threads, movies=len(result.statuses),
                      failed=result.count("failed"), seconds=round(seconds, 2), startup_seconds=round(startup, 2),
-                     build_seconds=round(sum(s.seconds for s in result.statuses), 2), peak_rss_mb=peaks)
+                     build_seconds=round(sum(s.seconds for s in result.statuses), 2), peak_rss_mb=peaks,
+                     first_error=next((f"{s.movie}: {s.error}" for s in result.statuses if s.status == "failed"), None))
 
 
 def _words(stage: Path) -> int:
@@ -109,7 +111,19 @@ def bench_corpus(stage: Path, *, workers: tuple[int, ...] = (1, 2), torch_thread
         runs.append(_timed("local", count, torch_threads, stage, local))
     note = None
     if ray:
-        note = "Ray is not installed: pip install 'kgbuild[ray]'"
+        from kgbuild.corpus.ray_executor import RayExecutor, RayMissingError, ray_session, require_ray
+
+        try:
+            require_ray()
+        except RayMissingError as e:
+            note = str(e)
+        else:
+            count = max(workers)
+            with ray_session("local", num_cpus=count) as session:
+                def on_ray(setup: WorkerSetup) -> tuple[Executor, float]:
+                    return RayExecutor(setup, workers=count), session.startup_seconds
+
+                runs.append(_timed("ray", count, torch_threads, stage, on_ray))
     return CorpusBench(movies=runs[0].movies, words=_words(stage), runs=runs, ray_note=note)
 
 
@@ -132,7 +146,7 @@ def format_corpus_bench(result: CorpusBench) -> list[str]:
         lines.append(f"{run.executor:<8} {run.workers:>7} {run.torch_threads:>7} {run.seconds:>8.1f} {startup:>8} "
                      f"{60 * run.movies / run.seconds:>10.1f} {speed:>8} {run.build_seconds:>8.1f} "
                      f"{run.build_seconds / (run.workers * run.seconds):>5.0%}  {peaks}"
-                     + (f"  ({run.failed} failed)" if run.failed else ""))
+                     + (f"  ({run.failed} failed; first: {escape(run.first_error or '')})" if run.failed else ""))
     pool = result.run("local", 2)
     ray = result.run("ray", 2)
     if pool is not None and ray is not None:

@@ -1,7 +1,8 @@
 """`build_corpus`: build every movie of a corpus, skip the complete ones, record what happened.
 
-Steps: name every script (the one id rule, run in the workers; ids of unchanged scripts are read
-back from the previous corpus.jsonl), make the ids unique, skip each movie whose folder was
+Steps: name every script (the one id rule; a STAGE script.json by its folder, without reading it;
+other scripts read in the workers, or their ids read back from the previous corpus.jsonl when
+unchanged), make the ids unique, skip each movie whose folder was
 completely built for the same input and options (`kgbuild.corpus.spec.input_key`), build the
 rest in the executor's workers, and as each finishes move its files into place
 (`kgbuild.corpus.folders.commit_movie`) and append its status line. At the end corpus.jsonl is
@@ -33,7 +34,7 @@ from kgbuild.corpus.inputs import CorpusItem
 from kgbuild.corpus.report import REPORT_FILE, corpus_report
 from kgbuild.corpus.spec import CorpusSpec, file_sha256, input_key
 from kgbuild.corpus.status import STATUS_FILE, MovieStatus, Status, StatusLog, read_statuses, write_statuses
-from kgbuild.corpus.worker import Identity, MovieOutcome, MovieTask, build_movie, identify
+from kgbuild.corpus.worker import Identity, MovieOutcome, MovieTask, build_movie, identify, stage_id
 
 logger = logging.getLogger(__name__)
 
@@ -80,7 +81,7 @@ def _identities(items: Sequence[CorpusItem], executor: Executor, cached: dict[tu
             known[i] = Identity(path=item.path, sha256="", movie=item.movie or fallback_id(item.path),
                                 error=f"cannot read the script: {e}")
             continue
-        reader_id = cached.get((str(item.path), sha))
+        reader_id = cached.get((str(item.path), sha)) or (stage_id(item.path) if item.movie is None else None)
         if item.movie is not None or reader_id is not None:
             known[i] = Identity(path=item.path, sha256=sha, movie=item.movie or reader_id or "")
         else:

@@ -133,6 +133,26 @@ def fallback_id(path: Path) -> str:
     return movie_id(path, fmt, None)
 
 
+def stage_id(path: Path) -> str | None:
+    """The id of a STAGE script.json, known from its first bytes: its folder's name (None for other scripts).
+
+    The one id rule names a STAGE script by its folder whatever it holds, so such a script need
+    not be read (parsed) just to be named; a fault in it shows when it is built.
+    """
+    from kgbuild.readers import movie_id
+    from kgbuild.readers.detect import sniff_binary
+
+    if path.name != "script.json" or not path.parent.name:
+        return None
+    try:
+        with path.open("rb") as file:
+            head = file.read(8192)
+    except OSError:
+        return None
+    return movie_id(path, SourceFormat.STAGE_JSON, None) if sniff_binary(head, path.suffix) is SourceFormat.STAGE_JSON \
+        else None
+
+
 def identify(path: Path) -> Identity:
     """Read `path` and return its id by the reader's rule (or the error, with the fallback id)."""
     from kgbuild.readers import read_screenplay

@@ -5,10 +5,10 @@
 60/rpm seconds and by 60/tpm seconds per token of the request, so no minute holds more than the
 limits allow. It also holds the corpus's one budget (`--max-requests`, `--max-cost`), so that 16
 workers do not each spend the whole budget. It is plain Python with a lock; the workers reach
-one instance of it through a `multiprocessing` manager (local processes, `serve_limits`); on a
-Ray cluster the same object would be an actor. A worker installs the handle once
-(`install_shared_limits`) and every `LLMClient` it makes (`kgbuild.llm.factory.make_client`)
-asks it before each request.
+one instance of it through a `multiprocessing` manager (local processes, `serve_limits`); on Ray
+the same object runs as an actor (`kgbuild.corpus.ray_executor.serve_ray_limits`). A worker
+installs the handle once (`install_shared_limits`) and every `LLMClient` it makes
+(`kgbuild.llm.factory.make_client`) asks it before each request.
 
 Example:
     >>> limits = SharedLimits(rpm=60, tpm=100_000)

@@ -45,3 +45,31 @@ def graph_without_timings(path: Path) -> dict:
 def movie_folders(outdir: Path) -> list[Path]:
     """The movie folders of a corpus output (not the hidden staging area)."""
     return sorted(p for p in outdir.iterdir() if p.is_dir() and not p.name.startswith("."))
+
+
+def llm_env() -> dict[str, str]:
+    """The environment of a CLI run against a local server: no OpenAI settings but a key."""
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_BASE_URL", "OPENAI_API_KEY")}
+    return {**env, "OPENAI_API_KEY": "test-key"}
+
+
+#: How late a request may reach the server after its slot: the thread hop to the limiter, the HTTP
+#: client and, on a busy machine, the scheduler (0.2 s was seen exceeded under another session's load).
+JITTER = 0.5
+
+
+def assert_paced(times: list[float], rpm: float) -> None:
+    """The requests (sorted arrival times) kept to `rpm`, and that limit, not the workers, bound them."""
+    n = len(times)
+    assert n >= 10
+    spacing = 60 / rpm
+    # No stretch of requests came faster than the limit allows, but for one request's jitter. Two
+    # workers each paced alone (twice the rate) fail this over any 3 successive intervals.
+    for i in range(n):
+        for j in range(i + 1, n):
+            assert times[j] - times[i] >= (j - i) * spacing - JITTER, (i, j, times[j] - times[i])
+    span = times[-1] - times[0]
+    rate = 60 * (n - 1) / span
+    assert rate <= rpm * (1 + JITTER / span)  # within the limit, but for the same jitter at the ends
+    # ... and the limit is what bound them: 2 workers x 4 requests in flight would go far faster.
+    assert rate >= rpm * 0.7

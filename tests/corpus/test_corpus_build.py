@@ -9,35 +9,11 @@ import subprocess
 import time
 from pathlib import Path
 
-import pytest
-
 from kgbuild.corpus.folders import KEY_FILE, STAGING
 from kgbuild.output import BUILD_FILES
-from tests.corpus.helpers import (
-    SCRIPTS,
-    corpus_command,
-    graph_without_timings,
-    movie_folders,
-    run_kgbuild,
-    statuses,
-)
+from tests.corpus.helpers import SCRIPTS, corpus_command, graph_without_timings, movie_folders, run_kgbuild, statuses
 
 EXIT_MOVIES_FAILED = 5
-
-
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One embedding cache for the module's builds (the vectors are the same, cached or not)."""
-    return tmp_path_factory.mktemp("embedding-cache")
-
-
-@pytest.fixture(scope="module")
-def uninterrupted(tmp_path_factory: pytest.TempPathFactory, cache: Path) -> Path:
-    """The six scripts built in one go, with two workers."""
-    out = tmp_path_factory.mktemp("uninterrupted") / "out"
-    result = run_kgbuild("build", *map(str, SCRIPTS), "-o", str(out), "--workers", "2", cache=cache)
-    assert result.returncode == 0, result.stderr
-    return out
 
 
 def assert_complete(folder: Path) -> None:
