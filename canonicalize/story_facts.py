@@ -151,12 +151,12 @@ def _by_character(reading: SceneReading) -> dict[str, list[Sighting]]:
 def _witnesses(events: list[_Event], layer: PresenceLayer) -> dict[tuple[str, str], Relation]:
     out: dict[tuple[str, str], Relation] = {}
     for ev in events:
+        told = f"{ev.entity.name} {ev.entity.description}"
         for scene in ev.entity.scenes:
             reading = layer.readings.get(scene)
             if reading is None:
                 continue
             line, event_ev = _event_line(ev.entity, scene)
-            told = f"{ev.entity.name} {ev.entity.description}"
             for character, sightings in _by_character(reading).items():
                 named = layer.names.get(character)
                 if character in ev.participants or (named is not None and named.search(told)):

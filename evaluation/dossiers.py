@@ -49,8 +49,6 @@ TARGET_LINES = 0.90
 TARGET_RELATIONS = 0.70
 #: Relation types that do not count as a key relation held.
 WEAK_TYPES = frozenset({"speaks_to", "interacts_with"})
-#: The STAGE schema's character type (ICRP is about STAGE builds).
-_PERSON = load_schema().type_for_role("person") or ""
 _SPACE = re.compile(r"\s+")
 _WORD = re.compile(r"[\w'’-]{3,}")
 
@@ -89,15 +87,21 @@ def _words(forms: list[str]) -> set[str]:
     return {w.casefold() for f in forms for w in _WORD.findall(f)}
 
 
+def _person() -> str:
+    """The STAGE schema's character type (ICRP is about STAGE builds)."""
+    return load_schema().type_for_role("person") or ""
+
+
 def find_character(graph: KnowledgeGraph, folder_name: str, renames: dict[str, str]) -> Entity | None:
     """The graph character an ICRP folder names (see the module docstring), or None."""
+    person = _person()
     wanted = [folder_name.replace("_", " "), resolve_rename(folder_name.replace("_", " "), renames)]
     for name in wanted:
         try:
-            return find_entity(graph, name, types=(_PERSON,), what="character")
+            return find_entity(graph, name, types=(person,), what="character")
         except InputError:
             continue
-    characters = [e for e in graph.entities if e.type == _PERSON]
+    characters = [e for e in graph.entities if e.type == person]
     words = _words(wanted)
     hits = [e for e in characters if words & _words([e.name, *e.aliases])]
     within = [e for e in hits if _words([e.name]) <= words]
@@ -115,7 +119,7 @@ def relation_held(dossier: Dossier, graph: KnowledgeGraph, name: str, *, with_ev
     a relation of another type than speaks_to and interacts_with, with evidence."""
     key = canonical_key(name)
     words = _words([name])
-    by_name = {e.name: e for e in graph.entities if e.type == _PERSON}
+    by_name = {e.name: e for e in graph.entities if e.type == _person()}
     for item in dossier.relations:
         if item.kind in WEAK_TYPES or not item.evidence or (item.kind == "shares_event" and not with_events):
             continue

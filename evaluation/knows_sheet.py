@@ -41,9 +41,6 @@ from kgbuild.story.dossier import top_characters
 from kgbuild.story.knows import ItemKnowledge, Label, knows
 from kgbuild.story.order import Order
 
-#: The STAGE schema's event type (the sheet samples STAGE builds).
-_EVENT = load_schema().type_for_role("event")
-
 JUDGE_TEXT = Path(__file__).with_name("knows_judge.md")
 VERDICTS = ("right", "wrong", "cant_tell")
 _SHEET_VERDICT = re.compile(r"^## (K\d+)\b.*?^Verdict \(right / wrong / cant_tell\):[ \t]*(\S*)[ \t]*\n"
@@ -95,6 +92,7 @@ def sample_answers(graph: KnowledgeGraph, *, n: int = 30, seed: int = 0, order: 
     Raises:
         InputError: the graph has no scene layer or no characters.
     """
+    event = load_schema().type_for_role("event")  # the sheet samples STAGE builds
     rng = random.Random(f"knows:{seed}")
     people = top_characters(graph, characters)
     if not people:
@@ -113,7 +111,7 @@ def sample_answers(graph: KnowledgeGraph, *, n: int = 30, seed: int = 0, order: 
             scene = rng.choice(scenes_of[person.id])
             items = [i for i in knows(graph, person.id, scene, order=order).items if i.label is label
                      and (person.id, i.id) not in seen]
-            events = [i for i in items if i.type == _EVENT]
+            events = [i for i in items if i.type == event]
             pool = events if events and rng.random() < 0.6 else items
             if not pool:
                 continue
@@ -136,11 +134,12 @@ def answer_section(answer: Answer, screenplay: Screenplay) -> str:
     """One answer of the sheet: question, label, reason, evidence, scene text, verdict lines."""
     item = answer.item
     order = "story order" if answer.order is Order.STORY else "screen order"
+    verb = "happens" if item.type == load_schema().type_for_role("event") else "appears"
     out = [f"## {answer.id}", "",
            f"Question: at scene {answer.scene} ({order}), can **{answer.character}** know about "
            f"**{item.name}** ({item.type})?", "",
            f"Answer: **{item.label.value}**. Why: {item.how}. The item first "
-           f"{'happens' if item.type == _EVENT else 'appears'} in scene {item.first_scene}.", "", "Evidence:"]
+           f"{verb} in scene {item.first_scene}.", "", "Evidence:"]
     out += [f"- scene {e.scene}, lines {e.lines[0] if e.lines else '?'}-{e.lines[1] if e.lines else '?'}: "
             f"\"{' '.join(e.quote.split())}\" ({e.producer})" for e in item.evidence]
     out.append("")
