@@ -7,8 +7,10 @@ writes three things, each with its evidence:
 - the scene layer (`KnowledgeGraph.scenes`): per scene its heading, time markers and who is in it;
 - `witnesses` (character -> event): the character is on screen in the event's scene, is not
   its performer, undergoer or experiencer nor named in its title or description, and is there
-  when it happens: seen at or before the event's line and not seen leaving between (first seen
-  after it is not there; an event without a located line has no witnesses). Evidence:
+  when it happens: seen at or before the event's place in the text (its line, and within a long
+  paragraph its sentence) with no exit and no blackout between, or shown watching it in a later
+  sentence of the same paragraph (first seen after it otherwise is not there; an event without
+  a located line has no witnesses). Evidence:
   the line that shows the character there (producer `derived:presence`) and the event's own
   (`derived:<event id>`).
 - `told_about` (character -> event): in a later scene (screen order), someone else says, on
@@ -32,6 +34,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kgbuild.canonicalize.repairs import RepairCount
@@ -40,9 +43,13 @@ from kgbuild.graph import relation_id
 from kgbuild.model import Entity, Evidence, KnowledgeGraph, Persistence, PresenceMode, Relation, Screenplay
 from kgbuild.offline.stoplists import word_set
 from kgbuild.schema import Schema
-from kgbuild.story.presence import PresenceLayer, SceneReading, Sighting, read_presence
+from kgbuild.story.presence import PresenceLayer, SceneReading, Sighting, position_in, read_presence
 
 WITNESSES = "witnesses"
+#: A sentence that shows someone seeing or hearing what happens.
+_PERCEIVES = re.compile(r"\b(?:watch(?:es|ed|ing)?|sees?|saw|seeing|looks? (?:on|at|up at)|stares? at|observes?|"
+                        r"notices?|listens?|hears?|witness(?:es)?|eyes)\b|看着|看见|看到|注视|盯着|目睹|听见|听到",
+                        re.IGNORECASE)
 TOLD_ABOUT = "told_about"
 #: Event links whose subject takes part in the event.
 PARTICIPANT_ROLES = ("performs", "undergoes", "experiences")
@@ -113,32 +120,65 @@ def _events(graph: KnowledgeGraph, event_type: str | None) -> list[_Event]:
     return out
 
 
-def _event_line(event: Entity, scene: int) -> tuple[int | None, Evidence | None]:
+def _event_at(event: Entity, reading: SceneReading) -> tuple[tuple[int, int] | None, Evidence | None]:
+    """Where in the scene the event's evidence is: (line, offset of its quote in that element)."""
+    ev = _event_evidence(event, reading.scene.index)
+    if ev is None or ev.lines is None:
+        return None, ev
+    return position_in(reading.scene, ev.lines[0], ev.quote), ev
+
+
+def _event_evidence(event: Entity, scene: int) -> Evidence | None:
+    """The event's evidence in a scene, one with lines first."""
     ev = next((x for x in event.evidence if x.scene == scene and x.lines is not None), None)
-    if ev is None:
-        ev = next((x for x in event.evidence if x.scene == scene), None)
-    return (ev.lines[0] if ev is not None and ev.lines is not None else None), ev
+    return ev if ev is not None else next((x for x in event.evidence if x.scene == scene), None)
 
 
-def there_at(sightings: list[Sighting], line: int | None) -> Sighting | None:
-    """The sighting that puts a character on screen at a line of a scene, or None.
+def there_at(sightings: list[Sighting], at: tuple[int, int] | None,
+             blackouts: Sequence[tuple[int, int]] = ()) -> Sighting | None:
+    """The sighting that puts a character on screen at a place of a scene, or None.
 
     Args:
-        sightings: The character's sightings in the scene, in line order.
-        line: The line; None when unknown (then nothing places them there at it).
+        sightings: The character's sightings in the scene, in text order.
+        at: (line, offset within that line's element); None when unknown (then nothing places
+            them there at it).
+        blackouts: Where the screen goes dark in the scene (`SceneReading.blackouts`).
 
     Returns:
-        The last on-screen sighting at or before the line unless it shows them leaving; else
-        None. A character first shown after the line is not counted there: the text does not
-        say they saw or heard what came before (a door opening on them, an arrival the action
-        does not call one, are read as coming in).
+        The last on-screen sighting at or before the place unless it shows them leaving or a
+        blackout comes between; else None. A character first shown after the place (later in
+        the same paragraph, too) is not counted there: the text does not say they saw or heard
+        what came before (a door opening on them, an arrival the action does not call one,
+        are read as coming in).
     """
-    if line is None:
+    if at is None:
         return None
-    before = [s for s in sightings if s.mode is PresenceMode.PRESENT and s.line <= line]
+    before = [s for s in sightings if s.mode is PresenceMode.PRESENT and s.position <= at]
     if not before:
         return None
-    return None if before[-1].kind == "exits" and before[-1].line < line else before[-1]
+    last = before[-1]
+    if last.kind == "exits" and last.position < at:
+        return None
+    return None if any(last.position < dark <= at for dark in blackouts) else last
+
+
+def watching_after(sightings: list[Sighting], at: tuple[int, int] | None,
+                   blackouts: Sequence[tuple[int, int]] = ()) -> Sighting | None:
+    """A later sentence of the same paragraph that shows the character watching, or None.
+
+    An action paragraph does not always name who is there before what happens ('Anna hides the
+    key. Clara watches her.'): a character shown after the event's sentence, in the same
+    paragraph and with no blackout between, counts when that sentence shows them seeing or
+    hearing it (`_PERCEIVES`); one only revealed there later ('... opens the door. Nadia is
+    standing outside') does not.
+    """
+    if at is None:
+        return None
+    for s in sightings:
+        if (s.line == at[0] and s.offset > at[1] and s.mode is PresenceMode.PRESENT
+                and not any(at < dark <= s.position for dark in blackouts)):
+            return s if _PERCEIVES.search(s.evidence.quote) else None
+    return None
 
 
 def _by_character(reading: SceneReading) -> dict[str, list[Sighting]]:
@@ -156,12 +196,12 @@ def _witnesses(events: list[_Event], layer: PresenceLayer) -> dict[tuple[str, st
             reading = layer.readings.get(scene)
             if reading is None:
                 continue
-            line, event_ev = _event_line(ev.entity, scene)
+            at, event_ev = _event_at(ev.entity, reading)
             for character, sightings in _by_character(reading).items():
                 named = layer.names.get(character)
                 if character in ev.participants or (named is not None and named.search(told)):
                     continue  # takes part, or the event's own words name them: no bystander
-                seen = there_at(sightings, line)
+                seen = there_at(sightings, at, reading.blackouts) or watching_after(sightings, at, reading.blackouts)
                 if seen is None:
                     continue
                 evidence = [seen.evidence.model_copy(update={"producer": "derived:presence"})]
@@ -224,11 +264,10 @@ def _told(events: list[_Event], layer: PresenceLayer, thing_type: str | None) ->
                         if named < ARGUMENTS_NAMED:
                             continue
                         quote = quote_evidence(reading.scene, el, text, "derived:speech")
-                        first = min(ev.entity.scenes)
-                        _, event_ev = _event_line(ev.entity, first)
+                        event_ev = _event_evidence(ev.entity, min(ev.entity.scenes))
                         for character, sightings in present.items():
                             if (character == said.speaker or character in ev.participants
-                                    or there_at(sightings, el.line_start) is None
+                                    or there_at(sightings, (el.line_start, 0), reading.blackouts) is None
                                     and not _offscreen(sightings)):
                                 continue
                             evidence = [quote]

@@ -78,6 +78,8 @@ _DEPICTED = re.compile(
     r"^\W*(?:in|on)\s+(?:the|a|an|his|her|their|this|that)?\s*(?:video|photo|photograph|picture|footage|screen|"
     r"tv|television|monitor|film|movie|newspaper|poster|painting|portrait|dream|vision|memory|flashback|"
     r"recording|tape|news|broadcast|article|book|magazine|letter|sign)s?\b", re.IGNORECASE)
+# The screen goes dark: 'Blackout.', 'FADE OUT.', 'Cut to black.', '黑场。'.
+_BLACKOUT = re.compile(r"^\W*(?:black\s*out|fade (?:out|to black)|cut to black|黑场|黑屏|淡出)\W*$", re.IGNORECASE)
 # A voice heard, not a person seen: 'Jim talks over the action in voiceover'.
 _VOICE_ONLY = re.compile(r"\b(?:voice-?over|V\.O\.|over the (?:phone|radio|intercom|speaker)|on the (?:phone|radio)|"
                          r"voice (?:of|from))\b", re.IGNORECASE)
@@ -96,12 +98,20 @@ class Sighting:
             or 'exits'.
         line: The first source line of the element.
         evidence: The line as evidence.
+        offset: Where in the element's text the sentence showing the character begins (0 for a
+            speech): a long action paragraph can show an event before it brings someone in.
     """
 
     character: str
     kind: str
     line: int
     evidence: Evidence
+    offset: int = 0
+
+    @property
+    def position(self) -> tuple[int, int]:
+        """(line, offset): where in the scene the text shows the character."""
+        return self.line, self.offset
 
     @property
     def mode(self) -> PresenceMode:
@@ -143,6 +153,9 @@ class SceneReading:
     scene: Scene
     sightings: list[Sighting] = field(default_factory=list)
     speeches: list[SceneSpeech] = field(default_factory=list)
+    blackouts: list[tuple[int, int]] = field(default_factory=list)
+    """(line, offset) of each blackout or fade out within the scene: the screen goes dark, and
+    nobody shown before it is on screen after it until the text shows them again."""
 
 
 @dataclass(frozen=True)
@@ -254,11 +267,32 @@ def character_names(screenplay: Screenplay, characters: list[Entity]) -> Charact
 
 
 def _sighting(scene: Scene, element: Element, quote: str, character: str, kind: str, *,
-              lines: tuple[int, int] | None = None) -> Sighting:
+              lines: tuple[int, int] | None = None, offset: int = 0) -> Sighting:
     ev = quote_evidence(scene, element, quote, "rule:" + _RULES[kind])
     if lines is not None:
         ev = ev.model_copy(update={"lines": lines})
-    return Sighting(character, kind, element.line_start, ev)
+    return Sighting(character, kind, element.line_start, ev, offset)
+
+
+def sentence_offsets(text: str) -> list[tuple[int, str]]:
+    """The sentences of an element's text (`kgbuild.evidence.sentences`) with where each begins."""
+    out = []
+    at = 0
+    for sentence in sentences(text) or [text]:
+        found = text.find(sentence, at)
+        start = found if found >= 0 else at
+        out.append((start, sentence))
+        at = start + len(sentence)
+    return out
+
+
+def position_in(scene: Scene, line: int, quote: str) -> tuple[int, int]:
+    """(line, offset) of a quote of the element that begins at or holds `line` (offset 0 if not found)."""
+    for el in scene.elements:
+        if el.line_start <= line <= el.line_end:
+            found = el.text.find(quote.strip()) if quote.strip() else -1
+            return el.line_start, max(found, 0)
+    return line, 0
 
 
 def _speech_sightings(scene: Scene, speeches: list[SceneSpeech]) -> list[Sighting]:
@@ -291,7 +325,7 @@ def _action_sightings(scene: Scene, names: CharacterNames) -> list[Sighting]:
     for el in scene.elements:
         if el.kind is not ElementKind.ACTION:
             continue
-        for text in sentences(el.text) or [el.text]:
+        for offset, text in sentence_offsets(el.text):
             spans = name_spans(text, names.patterns)
             if not spans:
                 continue
@@ -307,7 +341,7 @@ def _action_sightings(scene: Scene, names: CharacterNames) -> list[Sighting]:
                             else "exits" if _moves(_EXITS, text, end) else "shown")
                 else:
                     kind = "named_in_action"
-                out.append(_sighting(scene, el, text, eid, kind))
+                out.append(_sighting(scene, el, text, eid, kind, offset=offset))
     return out
 
 
@@ -334,8 +368,16 @@ def read_scene(scene: Scene, names: CharacterNames) -> SceneReading:
                 if s.speaker in names.ids]
     sightings = [*_speech_sightings(scene, speeches), *_action_sightings(scene, names),
                  *_dialogue_sightings(scene, speeches, names)]
-    sightings.sort(key=lambda s: (s.line, MODE_RANK[s.mode]))
-    return SceneReading(scene, sightings, speeches)
+    sightings.sort(key=lambda s: (s.line, s.offset, MODE_RANK[s.mode]))
+    return SceneReading(scene, sightings, speeches, _blackouts(scene))
+
+
+def _blackouts(scene: Scene) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for el in scene.elements:
+        if el.kind in (ElementKind.ACTION, ElementKind.TRANSITION):
+            out.extend((el.line_start, offset) for offset, text in sentence_offsets(el.text) if _BLACKOUT.match(text))
+    return out
 
 
 def presence_of(reading: SceneReading) -> list[Presence]:
