@@ -6,7 +6,8 @@ writes three things, each with its evidence:
 
 - the scene layer (`KnowledgeGraph.scenes`): per scene its heading, time markers and who is in it;
 - `witnesses` (character -> event): the character is on screen in the event's scene, is not
-  its performer, undergoer or experiencer nor named in its title or description, and is there
+  its performer, undergoer or experiencer nor named in its title or description nor (for an
+  event placed in a speech) the speaker of the turn just before or after it, and is there
   when it happens: seen at or before the event's place in the text (its line, and within a long
   paragraph its sentence) with no exit and no blackout between, or shown watching it in a later
   sentence of the same paragraph (first seen after it otherwise is not there; an event without
@@ -181,6 +182,22 @@ def watching_after(sightings: list[Sighting], at: tuple[int, int] | None,
     return None
 
 
+def _partners(reading: SceneReading, at: tuple[int, int] | None) -> set[str]:
+    """Who speaks the turns just before and after a speech the event is placed in: when an event
+    is something said, the one it answers and the one who answers it are in the exchange, not
+    bystanders (the lawyer whose offer a refusal answers). Empty when the event is no speech."""
+    if at is None:
+        return set()
+    speeches = reading.speeches
+    for i, said in enumerate(speeches):
+        speech = said.speech
+        end = speech.lines[-1].line_end if speech.lines else speech.cue.line_end
+        if speech.cue.line_start <= at[0] <= end:
+            near = [speeches[j].speaker for j in (i - 1, i + 1) if 0 <= j < len(speeches)]
+            return {who for who in near if who != said.speaker}
+    return set()
+
+
 def _by_character(reading: SceneReading) -> dict[str, list[Sighting]]:
     out: dict[str, list[Sighting]] = defaultdict(list)
     for s in reading.sightings:
@@ -197,10 +214,12 @@ def _witnesses(events: list[_Event], layer: PresenceLayer) -> dict[tuple[str, st
             if reading is None:
                 continue
             at, event_ev = _event_at(ev.entity, reading)
+            partners = _partners(reading, at)
             for character, sightings in _by_character(reading).items():
                 named = layer.names.get(character)
-                if character in ev.participants or (named is not None and named.search(told)):
-                    continue  # takes part, or the event's own words name them: no bystander
+                if character in ev.participants or character in partners or (
+                        named is not None and named.search(told)):
+                    continue  # takes part, is spoken with, or the event's own words name them: no bystander
                 seen = there_at(sightings, at, reading.blackouts) or watching_after(sightings, at, reading.blackouts)
                 if seen is None:
                     continue

@@ -163,8 +163,10 @@ def extraction_messages(context: ChunkContext, schema: Schema, feedback: Assessm
     messages = [
         ChatMessage(role="system", content=prompt.render(
             "system", entity_types=render_entity_types(schema, exclude={events}), event_type=events,
-            speaker_rule=f" Every speaker is a {person}, but for groups and devices (ALL, a radio, an "
-                         "answering machine)." if person else "",
+            speaker_rule=f" Every speaker is a {person} (a group that speaks as one, like THE PATIENTS, "
+                         "too), except a cue that names no one in particular (ALL, BOTH, CROWD, EVERYONE, "
+                         "VOICES), a narrator's voice (NARRATOR) or a device (a radio, an answering "
+                         "machine)." if person else "",
             event_links=render_relation_types(schema, event_type=events, event_links=True),
             relation_types=render_relation_types(schema, event_type=events, event_links=False))),
         ChatMessage(role="user", content=prompt.render("user", facts=context.render_facts(),

@@ -102,7 +102,7 @@ def extraction_producer(model: str | None) -> str:
 
     Example:
         >>> extraction_producer("gpt-4o-mini")
-        'llm:gpt-4o-mini/extract@2'
+        'llm:gpt-4o-mini/extract@3'
     """
     prompt = load_prompt("extract")
     return f"llm:{model or 'unknown'}/{prompt.name}@{prompt.version}"

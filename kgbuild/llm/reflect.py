@@ -18,6 +18,7 @@ without a model, and a quote the passage does not hold is a hard failure.
 from __future__ import annotations
 
 import logging
+import re
 from collections import Counter
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -66,8 +67,8 @@ class Assessment(BaseModel):
     feedback: list[str] = Field(default_factory=list, description="Reviewer feedback, then soft findings.")
 
     def reasons(self) -> list[str]:
-        """What to fix: hard failures first, then the feedback."""
-        return [*self.hard_failures, *self.feedback]
+        """What to fix: the checks' hard failures first (marked 'HARD'), then the feedback."""
+        return [*(f"HARD: {h}" for h in self.hard_failures), *self.feedback]
 
 
 def _scene_issues(answer: ExtractionResponse, context: ChunkContext) -> list[Issue]:
@@ -281,10 +282,23 @@ def assess(review: ReflectionResponse, issues: list[Issue], *, threshold: int) -
     hard = [i.message for i in issues if i.hard]
     soft = [i.message for i in issues if not i.hard]
     score = min(review.score, max(threshold - 1, 0)) if hard else review.score
+    # The reviewer sees the checks' findings and often repeats them: say each once.
+    own = [f for f in review.feedback if not _repeats_a_check(f, [i.message for i in issues])]
     return Assessment(score=score, model_score=review.score, accuracy=review.accuracy,
                       consistency=review.consistency, redundancy=review.redundancy,
                       accepted=score >= threshold and not hard, hard_failures=hard,
-                      feedback=[*review.feedback, *soft])
+                      feedback=[*own, *(f"note: {m}" for m in soft)])
+
+
+#: A reviewer's point that quotes a check's finding this closely (rapidfuzz partial ratio) repeats it.
+REPEAT_RATIO = 90.0
+
+
+def _repeats_a_check(point: str, findings: list[str]) -> bool:
+    from rapidfuzz import fuzz
+
+    bare = re.sub(r"^\W*(?:HARD|note)\s*:\s*", "", point, flags=re.IGNORECASE)
+    return any(fuzz.partial_ratio(bare, f) >= REPEAT_RATIO for f in findings if len(f) >= 10)
 
 
 async def reflect(llm: StructuredLLM, answer: ExtractionResponse, context: ChunkContext, schema: Schema, *,

@@ -15,9 +15,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 #: Chunk size (estimated tokens) in LLM mode, a measured choice (README, "The LLM path,
 #: measured"): of 600, 1,200 and 2,500, the cheapest within .02 F1 of the best at >= 90% of
-#: audited facts supported. 2,500 fell below 90% in both languages; 1,200 stayed within .02 in
-#: English but not in Chinese (relation F1 .131 against .158), so 600, at 1.4-1.5 times its tokens.
-DEFAULT_LLM_CHUNK_TOKENS = 600
+#: audited facts supported. With prompt v3, 1,200 has the best relation F1 in both languages and
+#: entity F1 within .014 of 600's; 600 fell below 90% in Chinese (89.0%) and costs 1.5-1.8 times
+#: as many tokens; 2,500 is more than .02 below in entity F1 in both.
+DEFAULT_LLM_CHUNK_TOKENS = 1200
 #: Reflection scores (0-10) at or above this are accepted (STAGE app. C.3 uses 7).
 DEFAULT_THRESHOLD = 7
 #: Re-extractions of a chunk after the first attempt scored below the threshold.

@@ -269,6 +269,23 @@ def _strip_description(name: str) -> str:
     return name
 
 
+def _acted_before_speaking(written: str, speaker: str) -> str | None:
+    """The action a cue tells before the speech ('警察将驾驶证递给了司机', '宾馆老板瞪眼'), or None.
+
+    A cue is the speaker's name, sometimes with how the line is said ('局长严肃地', '张父一脸不耐烦',
+    '许东对男子') or a speech verb; what else is written after the name and reads as narration
+    (`_NARRATION`: '将', '了', '走', ...) is something the speaker does, an action of the scene
+    in its own right.
+    """
+    name, _, _ = _cue_parts(written)
+    if name == speaker or not name.startswith(speaker):
+        return None
+    tail = _strip_description(name)[len(speaker):]
+    if _SPEECH_VERB.fullmatch(tail) or tail.endswith("地") or not _NARRATION.search(tail):
+        return None
+    return _CUE_PAREN.sub("", written).strip()
+
+
 def _colon_candidates(text: str) -> list[str]:
     """Texts before colons that could be cues: the line start, or after a sentence end."""
     out: list[str] = []
@@ -548,7 +565,13 @@ class _Reader:
                 self.open_speaker = cue.speaker  # "张父：" ends the line: speech follows
 
     def _cue(self, para: _Para, cue: _Cue) -> None:
-        self._add(ElementKind.CHARACTER, cue.written, para, speaker=cue.speaker,
+        written = cue.written
+        acted = _acted_before_speaking(written, cue.speaker)
+        if acted is not None:
+            # '警察将驾驶证递给了司机：这儿不能停车' is an action, then the police officer's line.
+            self._add(ElementKind.ACTION, acted, para)
+            written = cue.speaker
+        self._add(ElementKind.CHARACTER, written, para, speaker=cue.speaker,
                   extensions=cue.extensions)
         for note in cue.notes:
             self._add(ElementKind.PARENTHETICAL, note, para, speaker=cue.speaker)
@@ -584,7 +607,7 @@ class _Reader:
 
 
 def chinese_elements(
-    lines: list[str], *, first_line: int = 1
+    lines: list[str], *, first_line: int = 1, document: list[str] | None = None
 ) -> tuple[list[Element], list[ParseWarning]]:
     """Turn the lines of a Chinese screenplay into elements.
 
@@ -596,6 +619,9 @@ def chinese_elements(
     Args:
         lines: The screenplay's lines, without line ends.
         first_line: The source line number of `lines[0]`.
+        document: The whole screenplay's lines when `lines` is one part of it (a STAGE scene):
+            who speaks is learned from all of them, so that a cue with a description glued on
+            ('宾馆老板瞪眼：') is known by a name that stands alone in another scene.
 
     Returns:
         The elements in source order (speech carries its speaker) and warnings about guesses,
@@ -608,7 +634,7 @@ def chinese_elements(
     """
     physical = [_clean(line) for line in lines]
     feeds = frozenset(i for i, line in enumerate(lines) if "\f" in line and not line.strip())
-    inventory = _Inventory.learn(physical)
+    inventory = _Inventory.learn(physical if document is None else [_clean(line) for line in document])
     elements, warnings = _Reader(inventory, physical, feeds, first_line).read()
     logger.debug(
         "%d lines -> %d elements, %d known speakers",

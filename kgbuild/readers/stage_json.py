@@ -58,11 +58,12 @@ def _heading(title: str, line: int, fallback_number: str) -> Element:
     )
 
 
-def _body(lines: list[str], first_line: int, chinese: bool) -> tuple[list[Element], list[ParseWarning]]:
-    if chinese:
+def _body(lines: list[str], first_line: int, document: list[str] | None) -> tuple[list[Element], list[ParseWarning]]:
+    """A scene's elements; `document` (every scene's lines) is given for a Chinese script."""
+    if document is not None:
         from kgbuild.readers.chinese import chinese_elements
 
-        return chinese_elements(lines, first_line=first_line)
+        return chinese_elements(lines, first_line=first_line, document=document)
     from kgbuild.readers.plaintext import plain_elements
 
     return plain_elements(lines, first_line=first_line)
@@ -96,15 +97,17 @@ def read_stage_json(text: str, *, path: str) -> ReadResult:
     chinese = bool(_CJK.search(" ".join(str(e.get("title", "")) + e["content"][:200] for e in entries[:20])))
     scenes: list[Scene] = []
     warnings: list[ParseWarning] = []
+    # The Chinese reader treats a form feed as a page end inside a paragraph.
+    contents = [e["content"].replace("\r\n", "\n") for e in entries]
+    contents = [c.lstrip("、") if chinese else c.replace("\f", "\n") for c in contents]
+    # Who speaks is learned from the whole script, not scene by scene.
+    document = [line for c in contents for line in c.split("\n")] if chinese else None
     line = 1
-    for n, entry in enumerate(entries, start=1):
+    for n, (entry, content) in enumerate(zip(entries, contents, strict=True), start=1):
         title = str(entry.get("title") or "")
         heading = _heading(title, line, str(entry.get("_id", n)))
-        content = entry["content"].replace("\r\n", "\n")
-        # The Chinese reader treats a form feed as a page end inside a paragraph.
-        content = content.lstrip("、") if chinese else content.replace("\f", "\n")
         lines = content.split("\n")
-        body, found = _body(lines, line + 1, chinese)
+        body, found = _body(lines, line + 1, document)
         warnings.extend(found)
         elements = attach_speakers([heading, *_demote_headings(body)])
         facts = heading_facts(heading)

@@ -63,14 +63,15 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 _ENTERS = re.compile(
     r"\b(?:enters?|entering|comes? (?:in|back|into|through)|walks? (?:in|into|up)|steps? (?:in|into)|"
     r"arrives?|arriving|appears?|appearing|rushes in|runs in|hurries in|bursts in|strides in|storms in|"
-    r"returns?|emerges?|joins?|is back)\b", re.IGNORECASE)
+    r"returns?|emerges?|joins?|is back)\b|走进|走了进来|进来|进门|进屋|跑进|冲进|闯进|回来|赶来|来到", re.IGNORECASE)
 _EXITS = re.compile(
     r"\b(?:leaves?|leaving|exits?|exiting|walks? (?:out|off|away)|goes (?:out|off)|storms (?:out|off)|"
     r"departs?|runs (?:out|off)|drives (?:off|away)|hurries (?:out|off)|rushes out|heads out|is gone|"
     r"disappears?|slips out)\b(?!\s+(?:of\s+)?(?:the|his|her|their|a)?\s*(?:car|van|truck|cab|taxi|vehicle|bus|"
-    r"elevator|lift|shower|limo|limousine|jeep|cruiser|motorcycle)\b)", re.IGNORECASE)
+    r"elevator|lift|shower|limo|limousine|jeep|cruiser|motorcycle)\b)|离开|走了|走出|走开|出去|跑回|跑出|跑开|"
+    r"回去|溜走|退出|离去", re.IGNORECASE)
 # Between a subject and its verb: a few words, no clause break ('LANG and Reggie enter').
-_SUBJECT_GAP = re.compile(r"^[^,.;:!?]{0,40}$")
+_SUBJECT_GAP = re.compile(r"^[^,.;:!?，。；：！？]{0,40}$")
 _PHONE = re.compile(r"\b(?:phone|telephone|radio|intercom|walkie|line)\b", re.IGNORECASE)
 _ADDRESSED = re.compile(r"^\(?\s*(?:to|at)\s+", re.IGNORECASE)
 # A name in a picture, a recording or a text on screen: 'In the video, Jim paces', '"JIM SIMMONS INTERVIEW"'.

@@ -104,9 +104,9 @@ def test_chunk_contexts_give_scene_ids_markers_speakers_and_earlier_cues(shared_
 
 def test_prompts_are_versioned_files_rendered_from_the_schema():
     prompt = load_prompt("extract")
-    assert (prompt.name, prompt.version, prompt.tag) == ("extract", 2, "extract v2")
+    assert (prompt.name, prompt.version, prompt.tag) == ("extract", 3, "extract v3")
     system, user = extraction_messages(CONTEXT, SCHEMA)
-    assert system.content.startswith("[kgbuild prompt extract v2]\n")
+    assert system.content.startswith("[kgbuild prompt extract v3]\n")
     for spec in SCHEMA.relation_types:
         # Derived types (life_stage_of) are written by the merge stage, never asked for.
         assert (f"- {spec.name} (" in system.content) is not spec.derived
@@ -217,7 +217,10 @@ def run(coro):
 
 def test_bad_answer_then_good_answer_is_retried_with_feedback_and_accepted():
     missing_speaker = {**CLEAN, "entities": CLEAN["entities"][1:], "events": []}
-    backend = ScriptedBackend([json.dumps(missing_speaker), json.dumps({**REVIEW_OK, "score": 9}),
+    # The reviewer repeats the check's finding in its own words, and adds one of its own.
+    review = {**REVIEW_OK, "score": 9, "feedback": ["HARD: 'MARGO' speaks in this passage but is not a Character",
+                                                   "the safe is never named as an Object"]}
+    backend = ScriptedBackend([json.dumps(missing_speaker), json.dumps(review),
                                json.dumps(CLEAN), json.dumps(REVIEW_OK)])
     client = LLMClient(backend, "m")
     outcome = run(extract_chunk(client, CONTEXT, SCHEMA))
@@ -229,7 +232,9 @@ def test_bad_answer_then_good_answer_is_retried_with_feedback_and_accepted():
     assert [m.role for m in retry] == ["system", "user", "assistant", "user"]
     assert json.loads(retry[2].content) == missing_speaker
     assert "scored 6/10" in retry[3].content
-    assert "- 'MARGO' speaks in this passage but is not a Character" in retry[3].content
+    assert "- HARD: 'MARGO' speaks in this passage but is not a Character" in retry[3].content
+    assert retry[3].content.count("speaks in this passage") == 1  # said once, not again as the reviewer's
+    assert "- the safe is never named as an Object" in retry[3].content
     assert set(client.usage().tasks) == {"extract", "reflect", "extract_retry", "reflect_retry"}
 
 
@@ -313,6 +318,6 @@ def test_assemble_graph_merges_chunks_by_id():
     graph = assemble_graph(sp, outcomes, version="9.9", model="m", token_usage={"total.requests": 4})
     margo = next(e for e in graph.entities if e.id == "character:margo")
     assert margo.scenes == [3, 5] and margo.aliases == ["Mags"] and margo.description == "safecracker"
-    assert [(ev.scene, ev.lines, ev.producer) for ev in margo.evidence] == [(3, (14, 14), "llm:m/extract@2")]
+    assert [(ev.scene, ev.lines, ev.producer) for ev in margo.evidence] == [(3, (14, 14), "llm:m/extract@3")]
     assert len({e.id for e in graph.entities}) == len(graph.entities)
     assert graph.provenance.backend == "llm" and graph.provenance.token_usage == {"total.requests": 4}

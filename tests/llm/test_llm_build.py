@@ -89,7 +89,7 @@ def test_scripted_build_gives_the_expected_graph_retries_and_review(brick, tmp_p
         derived_from = {p.removeprefix("derived:") for p in producers if p.startswith("derived:")}
         # Extracted facts cite the model; derived ones cite what they follow from: relations (located_at),
         # the event and the line showing the character there or telling them (witnesses, told_about).
-        assert producers - {f"derived:{r}" for r in derived_from} <= {"llm:scripted-model/extract@2"}, fact.id
+        assert producers - {f"derived:{r}" for r in derived_from} <= {"llm:scripted-model/extract@3"}, fact.id
         known = {r.id for r in state.graph.relations} | {e.id for e in state.graph.entities} | {"presence", "speech"}
         assert derived_from <= known, fact.id
     assembly = assemble(state.screenplay, state.llm.run.outcomes, version="x", model="scripted-model")
@@ -113,8 +113,8 @@ def test_scripted_build_gives_the_expected_graph_retries_and_review(brick, tmp_p
     assert read_review(out) == [{
         "chunk": "scene_8", "scenes": [8], "status": "below_threshold", "best_score": 5, "scores": [3, 5, 4],
         "reasons": ["Brick and Steel, the targets of the order, are not linked",
-                    "relation 'Minion reports finding Brick and Steel causes Handsome Man orders Brick and Steel "
-                    "killed' has no quote; give the words of the passage that show it"]}]
+                    "note: relation 'Minion reports finding Brick and Steel causes Handsome Man orders Brick and "
+                    "Steel killed' has no quote; give the words of the passage that show it"]}]
     report = (out / "report.md").read_text()
     assert "## Chunks to review (1, listed in review.jsonl)" in report
     assert "- scene_8 (scenes 8): below_threshold, best score 5" in report
@@ -376,7 +376,8 @@ def test_build_command_budget_stop_and_llm_options_without_model(brick, tmp_path
                            "--llm-model", "m", "--llm-base-url", "http://127.0.0.1:9/v1", "--max-requests", "0"],
                           check=False, capture_output=True, text=True, env=env, timeout=120)
     assert stop.returncode == 2 and "Traceback" not in stop.stderr
-    assert "budget stopped the build: 0 of 2 chunks done" in stop.stderr and "rerun with a larger" in stop.stderr
+    # The script is one chunk at the LLM default of 1,200 tokens.
+    assert "budget stopped the build: 0 of 1 chunks done" in stop.stderr and "rerun with a larger" in stop.stderr
     assert not (tmp_path / "out" / "graph.json").exists()
     usage = CliRunner().invoke(cli, ["build", str(brick), "-o", str(tmp_path / "out"), "--concurrency", "4"])
     assert usage.exit_code == 2 and "--concurrency need an LLM: add --llm-model" in usage.output

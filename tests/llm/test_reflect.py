@@ -167,7 +167,8 @@ def test_acceptance_at_the_threshold_and_soft_findings_in_the_feedback():
     assert [i.hard for i in issues] == [False]
     verdict = assess(review(7, ["name the safe's owner"]), issues, threshold=7)
     assert verdict.accepted and verdict.score == 7
-    assert verdict.feedback == ["name the safe's owner", "event 'Teddy waits' is not linked to anyone or anything"]
+    assert verdict.feedback == ["name the safe's owner",
+                                "note: event 'Teddy waits' is not linked to anyone or anything"]
     assert not assess(review(6), issues, threshold=7).accepted
 
 

@@ -124,7 +124,7 @@ def test_an_llm_build_with_another_schema(tmp_path):
         if "prompt reflect" in system:
             return json.dumps({"accuracy": 9, "consistency": 9, "redundancy": 9, "score": 9, "feedback": []})
         assert "- Person: Someone in the story." in system and "Character" not in system
-        assert "Every speaker is a Person, but for groups and devices" in system
+        assert "Every speaker is a Person (a group that speaks as one" in system
         assert "(entity type -> Happening, or Happening ->" in system
         entity = request.response_schema["$defs"]["ExtractedEntity"]["properties"]["type"]["enum"]
         assert entity == ["Person", "Place"]

@@ -64,3 +64,23 @@ def test_every_shared_stage_script_has_one_scene_per_entry(shared_data):
         sp = read_screenplay(script)
         assert len(sp.scenes) == len(entries), script
         assert sum(1 for s in sp.scenes for e in s.elements if e.kind is ElementKind.CHARACTER) > 20
+
+
+def test_a_chinese_script_learns_its_speakers_from_every_scene(tmp_path):
+    # 宾馆老板 stands alone before a colon only in scene 1; in scene 2 the cue carries what he does.
+    entries = [
+        {"_id": 1, "title": "1.神油店日内",
+         "content": "宾馆老板：房租赶紧付吧。\n程勇：交不出来啊。\n宾馆老板：那你想办法。"},
+        {"_id": 2, "title": "2.神油店外日外", "content": "程勇：什么事都跟人家讲啊？\n宾馆老板瞪眼：你不是缺钱吗？\n"
+                                                         "警察将驾驶证递给了程勇：这儿不能停车。\n程勇：好的。\n警察：快走。"},
+    ]
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps(entries, ensure_ascii=False), encoding="utf-8")
+    second = read_screenplay(path).scenes[1]
+    assert [c for c, _ in _cues(second)] == ["程勇", "宾馆老板", "警察", "程勇", "警察"]
+    rows = [(e.kind, e.text) for e in second.elements if e.kind in (ElementKind.ACTION, ElementKind.CHARACTER)]
+    # A cue that tells an action before the line is that action, then the speaker's cue; a cue
+    # that only says how the line is said ('瞪眼' has no narration word) stays the cue as written.
+    assert (ElementKind.ACTION, "警察将驾驶证递给了程勇") in rows
+    assert (ElementKind.CHARACTER, "宾馆老板瞪眼") in rows
+    assert (ElementKind.CHARACTER, "警察") in rows

@@ -53,12 +53,46 @@ def _graph_and_screenplay() -> tuple[KnowledgeGraph, Screenplay]:
                           relations=links), screenplay
 
 
-def test_who_witnesses_what_by_the_sentence_that_shows_them():
-    graph, screenplay = _graph_and_screenplay()
+def _witnessed(graph: KnowledgeGraph, screenplay: Screenplay) -> set[tuple[str, str]]:
     derived, _ = derive_story(graph, load_schema(), screenplay)
     names = {e.id: e.name for e in derived.entities}
-    witnessed = {(names[r.source], names[r.target]) for r in derived.relations if r.type == "witnesses"}
+    return {(names[r.source], names[r.target]) for r in derived.relations if r.type == "witnesses"}
+
+
+def test_who_witnesses_what_by_the_sentence_that_shows_them():
+    witnessed = _witnessed(*_graph_and_screenplay())
     assert ("Nadia", "John brushes his teeth") not in witnessed  # only revealed after he opens the door
     assert ("Clara", "Anna hides the key") in witnessed  # a later sentence shows her watching
     assert ("Ben", "The sea rolls over the titles") not in witnessed  # the blackout came between
     assert {("Tom", "The gate opens"), ("Ben", "The gate opens")} <= witnessed  # both shown before it
+
+
+def _talk() -> tuple[KnowledgeGraph, Screenplay]:
+    A, C, D = ElementKind.ACTION, ElementKind.CHARACTER, ElementKind.DIALOGUE
+    rows = [(A, "Lawyer, Cheng and Wang sit at the table.", None), (C, "LAWYER", "LAWYER"),
+            (D, "We offer you compensation.", "LAWYER"), (C, "CHENG", "CHENG"),
+            (D, "You want me to sell my son?", "CHENG"),
+            (A, "医药代表跑回公司。", None), (A, "吕受益接起电话。", None)]
+    elements = [Element(kind=k, text=t, speaker=sp, line_start=40 + i, line_end=40 + i)
+                for i, (k, t, sp) in enumerate(rows)]
+    scene = Scene(index=2, heading="INT. OFFICE - DAY", elements=elements, line_span=(39, 50))
+    screenplay = Screenplay(title="t", language="en", scenes=[scene],
+                            source=Source(path="x", format=SourceFormat.FOUNTAIN, sha256="0", size_bytes=1))
+    people = [Entity(id=f"character:{i}", name=n, type="Character", scenes=[2], aliases=[a])
+              for i, (n, a) in enumerate([("Lawyer", "LAWYER"), ("Cheng", "CHENG"), ("Wang", "WANG"),
+                                          ("医药代表", "医药代表"), ("吕受益", "吕受益")])]
+    refuses = Entity(id="event:refuses", name="Cheng refuses the compensation", type="Event", scenes=[2], evidence=[
+        Evidence(scene=2, lines=(44, 44), quote="You want me to sell my son?", producer="llm:test")])
+    call = Entity(id="event:call", name="吕受益接电话", type="Event", scenes=[2], evidence=[
+        Evidence(scene=2, lines=(46, 46), quote="吕受益接起电话。", producer="llm:test")])
+    links = [Relation(id="rel:a", source="character:1", target="event:refuses", type="performs", scenes=[2]),
+             Relation(id="rel:b", source="character:4", target="event:call", type="performs", scenes=[2])]
+    return KnowledgeGraph(movie=MovieInfo(title="t", language="en"), entities=[*people, refuses, call],
+                          relations=links), screenplay
+
+
+def test_the_one_spoken_with_is_no_bystander_and_who_leaves_is_gone():
+    witnessed = _witnessed(*_talk())
+    assert ("Wang", "Cheng refuses the compensation") in witnessed  # at the table, not in the exchange
+    assert ("Lawyer", "Cheng refuses the compensation") not in witnessed  # the refusal answers his offer
+    assert ("医药代表", "吕受益接电话") not in witnessed  # '跑回公司': he left before the call
