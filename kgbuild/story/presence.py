@@ -72,6 +72,8 @@ _EXITS = re.compile(
     r"回去|溜走|退出|离去", re.IGNORECASE)
 # Between a subject and its verb: a few words, no clause break ('LANG and Reggie enter').
 _SUBJECT_GAP = re.compile(r"^[^,.;:!?，。；：！？]{0,40}$")
+#: Characters that may come between a Chinese name and its verb of coming or going ('转身', '匆匆').
+_CJK_GAP = 3
 _PHONE = re.compile(r"\b(?:phone|telephone|radio|intercom|walkie|line)\b", re.IGNORECASE)
 _ADDRESSED = re.compile(r"^\(?\s*(?:to|at)\s+", re.IGNORECASE)
 # A name in a picture, a recording or a text on screen: 'In the video, Jim paces', '"JIM SIMMONS INTERVIEW"'.
@@ -308,9 +310,17 @@ def _speech_sightings(scene: Scene, speeches: list[SceneSpeech]) -> list[Sightin
 
 
 def _moves(verb: re.Pattern[str], text: str, name_end: int) -> bool:
-    """True when the character named just before offset `name_end` is the subject of the verb."""
+    """True when the character named just before offset `name_end` is the subject of the verb.
+
+    Chinese writes no spaces, so a verb further on may belong to someone named later
+    ('程勇看着吕受益离开'): there, at most `_CJK_GAP` characters may come between name and verb
+    ('程勇转身离开').
+    """
     m = verb.search(text, name_end)
-    return m is not None and bool(_SUBJECT_GAP.match(text[name_end:m.start()]))
+    if m is None:
+        return False
+    gap = text[name_end:m.start()]
+    return bool(_SUBJECT_GAP.match(gap)) and not (_CJK.search(gap) and len(gap) > _CJK_GAP)
 
 
 def _introduced(text: str, start: int, end: int) -> bool:

@@ -72,14 +72,14 @@ def _talk() -> tuple[KnowledgeGraph, Screenplay]:
     rows = [(A, "Lawyer, Cheng and Wang sit at the table.", None), (C, "LAWYER", "LAWYER"),
             (D, "We offer you compensation.", "LAWYER"), (C, "CHENG", "CHENG"),
             (D, "You want me to sell my son?", "CHENG"),
-            (A, "医药代表跑回公司。", None), (A, "吕受益接起电话。", None)]
+            (A, "王看着医药代表跑回公司。", None), (A, "吕受益接起电话。", None)]
     elements = [Element(kind=k, text=t, speaker=sp, line_start=40 + i, line_end=40 + i)
                 for i, (k, t, sp) in enumerate(rows)]
     scene = Scene(index=2, heading="INT. OFFICE - DAY", elements=elements, line_span=(39, 50))
     screenplay = Screenplay(title="t", language="en", scenes=[scene],
                             source=Source(path="x", format=SourceFormat.FOUNTAIN, sha256="0", size_bytes=1))
     people = [Entity(id=f"character:{i}", name=n, type="Character", scenes=[2], aliases=[a])
-              for i, (n, a) in enumerate([("Lawyer", "LAWYER"), ("Cheng", "CHENG"), ("Wang", "WANG"),
+              for i, (n, a) in enumerate([("Lawyer", "LAWYER"), ("Cheng", "CHENG"), ("Wang", "王"),
                                           ("医药代表", "医药代表"), ("吕受益", "吕受益")])]
     refuses = Entity(id="event:refuses", name="Cheng refuses the compensation", type="Event", scenes=[2], evidence=[
         Evidence(scene=2, lines=(44, 44), quote="You want me to sell my son?", producer="llm:test")])
@@ -96,3 +96,4 @@ def test_the_one_spoken_with_is_no_bystander_and_who_leaves_is_gone():
     assert ("Wang", "Cheng refuses the compensation") in witnessed  # at the table, not in the exchange
     assert ("Lawyer", "Cheng refuses the compensation") not in witnessed  # the refusal answers his offer
     assert ("医药代表", "吕受益接电话") not in witnessed  # '跑回公司': he left before the call
+    assert ("Wang", "吕受益接电话") in witnessed  # '王看着…': he watched the rep go; he did not leave
