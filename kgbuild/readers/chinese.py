@@ -270,7 +270,7 @@ def _strip_description(name: str) -> str:
 
 
 def _acted_before_speaking(written: str, speaker: str) -> str | None:
-    """The action a cue tells before the speech ('警察将驾驶证递给了司机', '宾馆老板瞪眼'), or None.
+    """The action a cue tells before the speech ('警察将驾驶证递给了司机', '吕受益拿着锦旗走进来'), or None.
 
     A cue is the speaker's name, sometimes with how the line is said ('局长严肃地', '张父一脸不耐烦',
     '许东对男子') or a speech verb; what else is written after the name and reads as narration
