@@ -123,6 +123,17 @@ def _best_sentence(text: str, quote: str) -> str:
     return max(parts, key=lambda s: fuzz.partial_ratio(wanted, _squash(s)))
 
 
+def name_pattern(forms: list[str]) -> re.Pattern[str] | None:
+    """A pattern finding any of a thing's surface forms as a whole word, case-insensitively
+    (anywhere, for a Chinese form); None when no form is given."""
+    forms = [f for f in forms if f and f.strip()]
+    if not forms:
+        return None
+    alternatives = "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True))
+    cjk = any(re.search(r"[\u3400-\u9fff]", f) for f in forms)
+    return re.compile(alternatives if cjk else rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
+
+
 def locate_names(scenes: Iterable[Scene], names: list[list[str]], producer: str) -> Evidence | None:
     """The first sentence of these scenes that names each of several things.
 
@@ -135,15 +146,10 @@ def locate_names(scenes: Iterable[Scene], names: list[list[str]], producer: str)
     Returns:
         Evidence quoting that sentence, or None.
     """
-    patterns = []
-    for forms in names:
-        forms = [f for f in forms if f and f.strip()]
-        if not forms:
-            return None
-        alternatives = "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True))
-        cjk = any(re.search(r"[\u3400-\u9fff]", f) for f in forms)
-        patterns.append(re.compile(alternatives if cjk else rf"(?<!\w)(?:{alternatives})(?!\w)",
-                                   re.IGNORECASE))
+    found = [name_pattern(forms) for forms in names]
+    patterns = [p for p in found if p is not None]
+    if len(patterns) != len(found):
+        return None
     for scene in scenes:
         for el in scene.elements:
             if el.kind not in _TEXT_KINDS:

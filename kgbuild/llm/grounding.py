@@ -6,9 +6,10 @@ the text does not show is left out of the graph and counted. The rules, in order
 
 - relation: the model's quote, located in the relation's scenes; else, for a link between an
   event and an entity, the heading of the event's scene when it names a place or time end
-  (the schema's types of the roles 'place' and 'time'), then a sentence of the event's scene
-  naming the entity; else, between two entities, the first sentence of its scenes naming both;
-  a link between two events needs the quote, and cites each event's own line beside it.
+  (the schema's types of the roles 'place' and 'time'), then the event's own sentence when it
+  names the entity, then the first sentence of the event's scene naming the entity; else,
+  between two entities, the first sentence of its scenes naming both; a link between two
+  events needs the quote, and cites each event's own line beside it.
 - entity: for a place or a time the first heading of its scenes naming it; else the first
   sentence of its scenes naming it (its name or an alias).
 - event: the sentence of its scene that best matches its title and description (rapidfuzz
@@ -34,7 +35,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 from rapidfuzz import fuzz, utils
 
-from kgbuild.evidence import heading_evidence, locate_names, locate_quote, quote_evidence, sentences
+from kgbuild.evidence import heading_evidence, locate_names, locate_quote, name_pattern, quote_evidence, sentences
 from kgbuild.graph import merge_evidence
 from kgbuild.llm.prompts import load_prompt
 from kgbuild.model import Element, ElementKind, Entity, Evidence, Relation, Scene, Screenplay
@@ -264,10 +265,22 @@ class _Grounder:
             if other.type in self.heading_types:
                 fallback = heading_naming(scenes, names_of(other), self.producer)
             if fallback is None:
+                fallback = _own_line_naming(grounded.get(events[0].id), other, self.producer)
+            if fallback is None:
                 fallback = locate_names(body(scenes), [names_of(other)], self.producer)
         else:
             fallback = locate_names(body(scenes), [names_of(subject), names_of(obj)], self.producer)
         return [fallback] if fallback is not None else []
+
+
+def _own_line_naming(event: Entity | None, other: Entity, producer: str) -> Evidence | None:
+    """The event's own sentence, when it names the entity linked to it: 'John performs John
+    swerves onto the hard shoulder' cites the swerve, not the scene's first line naming John."""
+    own = event.evidence[0] if event is not None and event.evidence else None
+    pattern = name_pattern(names_of(other))
+    if own is None or pattern is None or not pattern.search(own.quote):
+        return None
+    return own.model_copy(update={"producer": producer})
 
 
 def ground_facts(screenplay: Screenplay, entities: list[Entity], relations: list[Relation],

@@ -106,10 +106,12 @@ def test_evidence_follows_the_rules_per_kind_of_fact():
         (3, "Margo kneels at the safe and spins the dial.")]
     assert cited("Margo cracks the safe", "occurs_at", "Harbour Office") == [(3, "INT. HARBOUR OFFICE - NIGHT")]
     assert cited("Margo cracks the safe", "occurs_on", "Night") == [(3, "INT. HARBOUR OFFICE - NIGHT")]
+    # An event's link to a character or thing cites the event's own sentence when it names them,
+    # not the scene's first sentence naming them ('Margo kneels at the safe ...').
     assert cited("Margo Vance", "performs", "Margo cracks the safe") == [
-        (3, "Margo kneels at the safe and spins the dial.")]
+        (3, "Margo cracks the safe in under a minute.")]
     assert cited("the safe", "undergoes", "Margo cracks the safe") == [
-        (3, "Margo kneels at the safe and spins the dial.")]
+        (3, "Margo cracks the safe in under a minute.")]
 
 
 def test_facts_the_text_does_not_show_are_left_out_and_counted():
