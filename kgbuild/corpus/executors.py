@@ -109,7 +109,7 @@ class LocalExecutor:
     def __init__(self, setup: WorkerSetup, *, workers: int):
         self.workers = workers
         context = worker_context()
-        # The process server starts now and imports the libraries while the driver reads the inputs.
+        # The process server starts now and imports the libraries while the driver hashes and names the inputs.
         multiprocessing.forkserver.ensure_running()
         self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=context,
                                          initializer=_init_local_worker, initargs=(setup, dict(os.environ)))
