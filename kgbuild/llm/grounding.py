@@ -265,7 +265,7 @@ class _Grounder:
             if other.type in self.heading_types:
                 fallback = heading_naming(scenes, names_of(other), self.producer)
             if fallback is None:
-                fallback = _own_line_naming(grounded.get(events[0].id), other, self.producer)
+                fallback = _own_line_naming(grounded.get(events[0].id), other, set(relation.scenes), self.producer)
             if fallback is None:
                 fallback = locate_names(body(scenes), [names_of(other)], self.producer)
         else:
@@ -273,10 +273,11 @@ class _Grounder:
         return [fallback] if fallback is not None else []
 
 
-def _own_line_naming(event: Entity | None, other: Entity, producer: str) -> Evidence | None:
-    """The event's own sentence, when it names the entity linked to it: 'John performs John
-    swerves onto the hard shoulder' cites the swerve, not the scene's first line naming John."""
-    own = event.evidence[0] if event is not None and event.evidence else None
+def _own_line_naming(event: Entity | None, other: Entity, scenes: set[int], producer: str) -> Evidence | None:
+    """The event's own sentence in one of the link's scenes, when it names the entity linked to
+    it: 'John performs John swerves onto the hard shoulder' cites the swerve, not the scene's
+    first line naming John."""
+    own = next((ev for ev in event.evidence if ev.scene in scenes), None) if event is not None else None
     pattern = name_pattern(names_of(other))
     if own is None or pattern is None or not pattern.search(own.quote):
         return None
