@@ -12,13 +12,13 @@ import logging
 import os
 import sqlite3
 import threading
-import time
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from kgbuild.paths import cache_dir as resolve_cache_dir
 from kgbuild.paths import check_writable_dir
+from kgbuild.sqlite_wal import BUSY_SECONDS, use_wal
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
@@ -80,28 +80,6 @@ class MiniLMEmbedder:
         return np.asarray(vectors, dtype=np.float32)
 
 
-#: Seconds a process waits for another that holds the cache's database.
-_BUSY_SECONDS = 60.0
-
-
-def _set_wal(db: sqlite3.Connection) -> None:
-    """Switch the cache to write-ahead logging, waiting for another process doing the same.
-
-    SQLite reports "database is locked" at once, without its busy wait, when two processes set
-    the journal mode of a new database at the same moment (two corpus workers opening a fresh
-    cache); a short retry lets the second see the first's change.
-    """
-    deadline = time.monotonic() + _BUSY_SECONDS
-    while True:
-        try:
-            db.execute("PRAGMA journal_mode=WAL")
-            return
-        except sqlite3.OperationalError as e:
-            if "locked" not in str(e) or time.monotonic() > deadline:
-                raise
-            time.sleep(0.02)
-
-
 class CachedEmbedder:
     """Wraps an embedder with a persistent cache keyed by (model name, text).
 
@@ -122,8 +100,8 @@ class CachedEmbedder:
         self.path = folder / "embeddings.sqlite"
         # Several processes (a corpus build's workers) may share the cache: write-ahead logging
         # lets readers go on while one writes, and a writer waits for another instead of failing.
-        self._db = sqlite3.connect(self.path, timeout=_BUSY_SECONDS)
-        _set_wal(self._db)
+        self._db = sqlite3.connect(self.path, timeout=BUSY_SECONDS)
+        use_wal(self._db)
         self._db.execute("CREATE TABLE IF NOT EXISTS vec (key TEXT PRIMARY KEY, v BLOB)")
         self.hits = 0
         self.misses = 0

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sqlite3
 
 import numpy as np
 
 from kgbuild.embeddings import CachedEmbedder, MiniLMEmbedder
+from tests.race import open_at_once
 
 
 class CountingEmbedder:
@@ -33,32 +33,11 @@ def test_loading_the_model_changes_no_environment_variable():
     assert dict(os.environ) == before
 
 
-def _open_cache(folder: str, barrier, errors) -> None:
-    barrier.wait()
-    try:
-        CachedEmbedder(CountingEmbedder(), folder).close()
-    except Exception as e:
-        errors.put(repr(e))
-
-
 def test_workers_opening_a_new_cache_at_the_same_moment_all_succeed(tmp_path):
     # Two corpus workers start together on a cold cache: SQLite refused the second one's switch to
     # write-ahead logging ("database is locked") about once in 40 pairs, which broke the process pool.
-    context = multiprocessing.get_context("fork")
-    errors = context.Queue()
-    for trial in range(40):
-        barrier = context.Barrier(3)
-        processes = [context.Process(target=_open_cache, args=(str(tmp_path / str(trial)), barrier, errors))
-                     for _ in range(3)]
-        for process in processes:
-            process.start()
-        for process in processes:
-            process.join(60)
-        assert [p.exitcode for p in processes] == [0, 0, 0]
-    found = []
-    while not errors.empty():
-        found.append(errors.get())
-    assert found == []
+    folders = [str(tmp_path / str(trial)) for trial in range(40)]
+    assert open_at_once(lambda folder: CachedEmbedder(CountingEmbedder(), folder).close(), folders) == []
 
 
 def test_the_cache_folder_is_read_when_the_cache_opens(tmp_path, monkeypatch):

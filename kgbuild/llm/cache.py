@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict
 from kgbuild.errors import KgbuildError
 from kgbuild.llm.types import ChatRequest, ChatResult, Usage
 from kgbuild.paths import cache_dir as resolve_cache_dir
+from kgbuild.sqlite_wal import BUSY_SECONDS, use_wal
 
 logger = logging.getLogger(__name__)
 
@@ -116,8 +117,9 @@ class ResponseCache:
                 self._db = self._open_read_only()
                 return
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, timeout=60, check_same_thread=False, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db = sqlite3.connect(self.path, timeout=BUSY_SECONDS, check_same_thread=False,
+                                       isolation_level=None)
+            use_wal(self._db)  # every worker of a corpus build may open a fresh cache at once
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute(_SCHEMA)
         except (OSError, sqlite3.Error) as e:

@@ -15,6 +15,7 @@ from kgbuild.llm.cache import (
     default_cache_path,
 )
 from kgbuild.llm.types import ChatMessage, ChatRequest, ChatResult, Usage
+from tests.race import open_at_once
 
 
 def request(**fields) -> ChatRequest:
@@ -126,3 +127,11 @@ def test_default_path_follows_the_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("KGBUILD_CACHE_DIR", str(tmp_path))
     assert default_cache_path() == tmp_path / "llm-responses.sqlite"
     assert default_cache_path(tmp_path / "x") == tmp_path / "x" / "llm-responses.sqlite"
+
+
+
+def test_workers_opening_a_new_response_cache_at_the_same_moment_all_succeed(tmp_path):
+    # The corpus workers, forked at once from the process server, open the fresh cache together:
+    # SQLite refused one's switch to write-ahead logging ("database is locked") and failed its movie.
+    paths = [str(tmp_path / str(trial) / "llm-responses.sqlite") for trial in range(40)]
+    assert open_at_once(lambda path: ResponseCache(path).close(), paths) == []
