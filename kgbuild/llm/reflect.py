@@ -283,22 +283,18 @@ def assess(review: ReflectionResponse, issues: list[Issue], *, threshold: int) -
     soft = [i.message for i in issues if not i.hard]
     score = min(review.score, max(threshold - 1, 0)) if hard else review.score
     # The reviewer sees the checks' findings and often repeats them: say each once.
-    own = [f for f in review.feedback if not _repeats_a_check(f, [i.message for i in issues])]
+    findings = [*hard, *soft]
+    own = [f for f in review.feedback if not _repeats_a_check(f, findings)]
     return Assessment(score=score, model_score=review.score, accuracy=review.accuracy,
                       consistency=review.consistency, redundancy=review.redundancy,
                       accepted=score >= threshold and not hard, hard_failures=hard,
                       feedback=[*own, *(f"note: {m}" for m in soft)])
 
 
-#: A reviewer's point that quotes a check's finding this closely (rapidfuzz partial ratio) repeats it.
-REPEAT_RATIO = 90.0
-
-
 def _repeats_a_check(point: str, findings: list[str]) -> bool:
-    from rapidfuzz import fuzz
-
+    """True when a reviewer's point quotes a check's finding (`quote_score` >= `QUOTE_MATCH`)."""
     bare = re.sub(r"^\W*(?:HARD|note)\s*:\s*", "", point, flags=re.IGNORECASE)
-    return any(fuzz.partial_ratio(bare, f) >= REPEAT_RATIO for f in findings if len(f) >= 10)
+    return any(quote_score(bare, f) >= QUOTE_MATCH for f in findings if len(f) >= 10)
 
 
 async def reflect(llm: StructuredLLM, answer: ExtractionResponse, context: ChunkContext, schema: Schema, *,
