@@ -17,6 +17,16 @@ What it leaves open, and our documented defaults (`ScoreOptions`, the `kgbuild` 
   normalization (case, spaces, punctuation) to a reference name or alias match too, within the
   same type only (the paper has two steps, rename map then embeddings). When two predictions
   ground to one reference through the rename map, the one of the same type wins.
+- With `name_identity` on, a prediction whose name equals a reference entity's name after
+  normalization (same type) is grounded to it before any rename: the names the map maps to are
+  its own. Without this, a map entry that folds another person into a character ('程勇爸爸' ->
+  '程勇', a reference's merge error) took the character's match from the prediction named
+  '程勇' itself. The `paper` preset keeps D.1's literal order, the map first.
+- `cjk_similarity` 'characters': names with CJK characters are compared by character
+  similarity (rapidfuzz's ratio of the entity texts), not by MiniLM. MiniLM's vocabulary holds
+  244 CJK characters, so most Chinese names embed as runs of [UNK] and two unrelated names are
+  equal ('养老院收银' and '警局审讯室': cosine 1.0). 'embedding' is the reading before this
+  rule, kept to reproduce earlier numbers.
 
 `PROTOCOLS` names two presets: `kgbuild` (the defaults above) and `paper`, the paper's reading
 of app. D.1 (`entity_text` 'name_description', `name_identity` off; the rest as `kgbuild`).
@@ -38,15 +48,18 @@ from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
+from rapidfuzz import fuzz, utils
+from rapidfuzz.process import cdist
 
 from kgbuild.embeddings import Embedder
 from kgbuild.evaluation.metrics import PRF, micro
 from kgbuild.evaluation.reference import LoadReport
 from kgbuild.graph import canonical_key
 from kgbuild.model import Entity, KnowledgeGraph
+from kgbuild.names import has_cjk
 from kgbuild.schema import Schema, load_schema
 
-_RENAME, _IDENTITY = 3.0, 2.0
+_CANONICAL, _RENAME, _IDENTITY = 4.0, 3.0, 2.0
 
 
 class ScoreOptions(BaseModel):
@@ -67,6 +80,9 @@ class ScoreOptions(BaseModel):
     pred_min_degree: int = Field(default=0, ge=0, description="Predicted degree needed to count.")
     near_miss_margin: float = Field(default=0.10, ge=0.0,
                                     description="How far under the threshold a near miss may be.")
+    cjk_similarity: Literal["characters", "embedding"] = Field(
+        default="characters", description="How texts with CJK characters are compared: rapidfuzz's ratio "
+        "of their characters, or MiniLM embeddings (which read most CJK characters as [UNK]).")
 
 
 #: The named presets of `kgbuild score --protocol`: today's defaults, and the paper's reading of app. D.1.
@@ -153,18 +169,24 @@ def _non_event(graph: KnowledgeGraph, schema: Schema) -> list[Entity]:
 
 def _name_candidates(pred: list[Entity], ref: list[Entity], renames: dict[str, str],
                      identity: bool = True) -> list[tuple[float, str, str]]:
-    """Rename-map and (with `identity`) normalized-name candidates, scored so that they beat any
-    embedding.
+    """Canonical-name, rename-map and (with `identity`) normalized-name candidates, scored so that
+    they beat any embedding.
 
-    The rename map grounds across types (same type first); equal names need the same type.
+    With `identity`, a prediction named as a reference entity of its type grounds to it first;
+    the rename map grounds across types (same type first); equal names need the same type.
     """
     by_name = {r.name: r for r in ref}
     by_key: dict[str, list[Entity]] = defaultdict(list)
+    by_canonical: dict[str, list[Entity]] = defaultdict(list)
     for r in ref:
+        by_canonical[canonical_key(r.name)].append(r)
         for form in {r.name, *r.aliases}:
             by_key[canonical_key(form)].append(r)
     out = []
     for p in pred:
+        for r in by_canonical.get(canonical_key(p.name), []) if identity else []:
+            if r.type == p.type:
+                out.append((_CANONICAL, p.id, r.id))
         target = renames.get(p.name)
         if target in by_name:
             r = by_name[target]
@@ -184,13 +206,27 @@ def entity_text(entity: Entity, options: ScoreOptions) -> str:
     return entity.name
 
 
+def text_similarity(a: list[str], b: list[str], embedder: Embedder, options: ScoreOptions) -> np.ndarray:
+    """Similarity of each text of `a` to each of `b`: MiniLM cosine, or, where either text has CJK
+    characters and `options.cjk_similarity` is 'characters', rapidfuzz's ratio / 100."""
+    vectors = embedder.encode(a + b)
+    sim = vectors[: len(a)] @ vectors[len(a):].T
+    if options.cjk_similarity == "characters":
+        cjk = np.array([has_cjk(t) for t in a])[:, None] | np.array([has_cjk(t) for t in b])[None, :]
+        if cjk.any():
+            chars = cdist(a, b, scorer=fuzz.ratio, processor=utils.default_process) / 100.0
+            sim = np.where(cjk, chars, sim)
+    return sim
+
+
 def _similarity(pred: list[Entity], ref: list[Entity], embedder: Embedder, options: ScoreOptions) -> np.ndarray:
     w = options.description_weight
-    names = embedder.encode([entity_text(e, options) for e in pred] + [entity_text(e, options) for e in ref])
-    sim = names[: len(pred)] @ names[len(pred):].T
+    sim = text_similarity([entity_text(e, options) for e in pred], [entity_text(e, options) for e in ref],
+                          embedder, options)
     if w > 0:
-        descs = embedder.encode([e.description or e.name for e in pred] + [e.description or e.name for e in ref])
-        sim = (1 - w) * sim + w * (descs[: len(pred)] @ descs[len(pred):].T)
+        descs = text_similarity([e.description or e.name for e in pred], [e.description or e.name for e in ref],
+                                embedder, options)
+        sim = (1 - w) * sim + w * descs
     return sim
 
 

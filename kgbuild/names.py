@@ -12,6 +12,11 @@ import re
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
 
+def has_cjk(text: str) -> bool:
+    """Whether `text` has a CJK ideograph ('程勇', 'Dr. 王')."""
+    return _CJK.search(text) is not None
+
+
 def display_name(name: str) -> str:
     """How a name is shown: capitals become title case ('CLARICE STARLING' -> 'Clarice Starling')."""
     if _CJK.search(name) or not name.isupper():

@@ -132,6 +132,7 @@ def _describe_options(options: ScoreOptions) -> str:
     return (f"threshold {options.threshold:.2f} on {embedded}"
             + (f" (description weight {options.description_weight:g})" if options.description_weight else "")
             + f", normalized-name identity {'on' if options.name_identity else 'off'}, "
+            f"CJK names by {options.cjk_similarity}, "
             f"reference degree >= {options.min_degree}, predicted degree >= {options.pred_min_degree}")
 
 
@@ -180,6 +181,10 @@ def _scenes_line(movies: list[MovieScore], given: SceneSelection | None) -> str 
 @click.option("--description-weight", type=click.FloatRange(0, 1),
               help="Weight of description similarity next to name similarity "
               f"[default: {ScoreOptions().description_weight}].")
+@click.option("--cjk-similarity", type=click.Choice(["characters", "embedding"]),
+              help="How names with CJK characters are compared: rapidfuzz's ratio of their characters, or "
+              "MiniLM embeddings, which read most CJK characters as [UNK] (the reading before 2026-11-26) "
+              f"[default: {ScoreOptions().cjk_similarity}].")
 @click.option("--min-degree", type=click.IntRange(min=0),
               help=f"Reference degree an entity needs to be scored [default: {ScoreOptions().min_degree}].")
 @click.option("--pred-min-degree", type=click.IntRange(min=0),
@@ -195,7 +200,7 @@ def _scenes_line(movies: list[MovieScore], given: SceneSelection | None) -> str 
                "beside REF's graph, else beside PRED's, else the STAGE-KG schema; with --corpus, STAGE-KG].")
 def score(pred: Path, ref: Path, corpus: bool, json_out: Path | None, explain: bool, protocol: str,
           threshold: float | None, entity_text: str | None, name_identity: bool | None,
-          description_weight: float | None, min_degree: int | None,
+          description_weight: float | None, cjk_similarity: str | None, min_degree: int | None,
           pred_min_degree: int | None, scenes: SceneSelection | None, cache_dir: Path | None, top: int,
           schema_file: Path | None) -> None:
     """Score predicted graph(s) PRED against STAGE reference(s) REF with STAGE-KG P/R/F1.
@@ -215,7 +220,8 @@ def score(pred: Path, ref: Path, corpus: bool, json_out: Path | None, explain: b
     from kgbuild.schema import load_schema
 
     given = {k: v for k, v in {"threshold": threshold, "entity_text": entity_text, "name_identity": name_identity,
-                               "description_weight": description_weight, "min_degree": min_degree,
+                               "description_weight": description_weight, "cjk_similarity": cjk_similarity,
+                               "min_degree": min_degree,
                                "pred_min_degree": pred_min_degree}.items()
              if v is not None}
     options = PROTOCOLS[protocol].model_copy(update=given)

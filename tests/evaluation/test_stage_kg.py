@@ -276,3 +276,44 @@ def test_corpus_without_any_matching_prediction_is_refused(corpus):
     message = str(result.exception)
     assert "no prediction for any of the 2 reference movies" in message
     assert "Harbour Lights" in message and str(corpus / "pred" / "en_aaa" / "graph.json") in message
+
+
+def chinese_graphs():
+    """A reference of four places, and a prediction with one right, one a near form, two unrelated."""
+    people = [ent("Character", "程勇"), ent("Character", "吕受益")]
+    ref_places = [ent("Location", n) for n in ("医院", "警局", "澡堂子", "警局审讯室")]
+    pred_places = [ent("Location", n) for n in ("医院", "警察局", "教堂", "养老院收银")]
+    ref = KnowledgeGraph(movie=MovieInfo(title="ref", language="zh"), entities=[*people, *ref_places],
+                         relations=[rel(w, "located_at", p) for w in people for p in ref_places])
+    pred = KnowledgeGraph(movie=MovieInfo(title="pred", language="zh"), entities=[*people, *pred_places],
+                          relations=[rel(w, "located_at", p) for w in people for p in pred_places])
+    return pred, ref
+
+
+def test_chinese_names_are_matched_by_their_characters_not_by_unknown_tokens(embedder):
+    pred, ref = chinese_graphs()
+    # MiniLM reads '养老院收银' and '警局审讯室' as five [UNK]s each: the same vector.
+    unread = embedder.encode(["养老院收银", "警局审讯室"])
+    assert float(unread[0] @ unread[1]) > 0.99
+    s = score_movie(pred, ref, embedder=embedder)
+    # The people and 医院 by name; 警察局 ~ 警局 by characters (ratio 0.8); 教堂 and 养老院收银
+    # match nothing.
+    assert (s.entities.tp, s.entities.fp, s.entities.fn) == (4, 2, 2)
+    assert s.false_positives == {"Location": ["养老院收银", "教堂"]}
+    assert (s.relations.tp, s.relations.fp, s.relations.fn) == (4, 4, 4)
+    old = score_movie(pred, ref, embedder=embedder, options=ScoreOptions(cjk_similarity="embedding"))
+    assert old.entities.tp == 6  # the earlier reading: every prediction 'matched'
+
+
+def test_a_prediction_named_as_the_reference_entity_keeps_it_against_the_rename_map(embedder):
+    son, father, shop = ent("Character", "程勇"), ent("Character", "程勇爸爸"), ent("Location", "神油店")
+    ref = KnowledgeGraph(movie=MovieInfo(title="ref", language="zh"), entities=[son, shop],
+                         relations=[rel(son, "located_at", shop), rel(son, "interacts_with", shop)])
+    pred = KnowledgeGraph(movie=MovieInfo(title="pred", language="zh"), entities=[father, son, shop],
+                          relations=[rel(son, "located_at", shop), rel(son, "interacts_with", shop),
+                                     rel(father, "located_at", shop)])
+    # The reference's map folds the father into the son (its own merge error).
+    s = score_movie(pred, ref, renames={"程勇爸爸": "程勇"}, embedder=embedder)
+    assert (s.entities.tp, s.entities.fp, s.entities.fn) == (2, 1, 0)
+    assert s.false_positives == {"Character": ["程勇爸爸"]}
+    assert (s.relations.tp, s.relations.fp, s.relations.fn) == (2, 1, 0)
