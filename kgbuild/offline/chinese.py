@@ -1,62 +1,106 @@
-"""Places and things in Chinese action lines, found without a word segmenter.
+"""Places and things in Chinese action lines, read from jieba's words.
 
-Chinese screenplay action names places with a locative frame ('在大厅里', '走进监控室',
-'车内，...') and things as the objects of handling verbs ('拿起对讲机', '掏出枪', '递给他一个
-打火机'). A noun's right edge is found from the kind of word it is: places end in a place
-character (室, 厅, 街, 门口, ...), things in a thing character (机, 枪, 包, 表, ...).
+Chinese screenplay action names places after a locative verb ('在大厅里', '走进了监控室') or as a
+clause of its own ('车内，...'), and things as the objects of handling verbs ('拿起对讲机',
+'掏出枪', '递给他一个打火机'). jieba (its bundled dictionary, no download) cuts a clause into
+words, so a name ends where its word ends: '走到了柜台里' gives 柜台, not '了柜台'. A word is a
+place when it ends like one (室, 厅, 街, 门口, ...) and a thing when it ends like one (机, 枪,
+包, 表, ...); a body part, a bare position ('地上', '身后', '对面'), a picture of someone
+('刘波的照片') and a person's job ('司机', '秘书') are neither. Character names stay whole words
+(`kgbuild.offline.zh_words`).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from kgbuild.evidence import quote_evidence
 from kgbuild.model import Evidence, Scene
 from kgbuild.offline.facts import Facts
 from kgbuild.offline.scenes import ActionSentence
+from kgbuild.offline.zh_words import NAME as _NAME
+from kgbuild.offline.zh_words import words
 
-_CJK = "\u3400-\u9fff"
 CLAUSE_SPLIT = re.compile(r"[，。！？；：、,!?;:…（）()“”\"「」《》\s]+")
+_CJK_WORD = re.compile(r"^[\u3400-\u9fff]+$")
 
-# Characters a place name ends with; two-character endings are tried first.
+# Endings of place words; two-character endings are tried first. '地' and '部' end a place only
+# in the words listed ('工地', '总部'); alone they end adverbs ('笔直地') and body parts ('腹部').
 _PLACE_ENDS = (
-    "门口", "门前", "门外", "门内", "楼下", "楼上", "楼道", "走廊", "大门", "现场", "路边", "街头",
+    "门口", "门前", "门外", "楼下", "楼上", "楼道", "走廊", "大门", "现场", "路边", "街头",
+    "洞口", "路口", "街口", "巷口", "村口", "港口", "出口", "入口",
+    "工地", "墓地", "基地", "营地", "场地", "空地", "草地", "田地", "雪地", "阵地", "目的地",
+    "总部", "乐部", "令部", "挥部",
     "室", "厅", "房", "屋", "街", "村", "院", "楼", "店", "馆", "场", "站", "局", "所", "厂", "家",
     "宫", "堂", "庙", "寺", "园", "路", "桥", "港", "岛", "道", "库", "台", "城", "市", "镇", "山",
-    "河", "湖", "海", "巷", "铺", "府", "营", "部", "间", "廊", "舱", "洞", "坊", "池", "岸", "田",
-    "地",
+    "河", "湖", "海", "巷", "铺", "府", "营", "间", "廊", "舱", "洞", "坊", "池", "岸", "田", "宅",
 )
-_PLACE_SUFFIXES = ("内", "外", "上", "下", "前", "后", "旁", "边", "口")
+_ONE_CHAR_PLACES = frozenset(e for e in _PLACE_ENDS if len(e) == 1)
+# Words that follow a place and say where in it ('柜台里', '车内', '医务室门口').
+_SUFFIX_WORDS = frozenset({"里", "里面", "里头", "内", "外", "上", "下", "中", "之中", "前", "后", "旁", "边",
+                           "门口", "门外", "门前"})
+_SUFFIXES_LONGEST_FIRST = sorted(_SUFFIX_WORDS, key=len, reverse=True)
 _STRIP_SUFFIXES = ("里面", "里头", "里", "中", "之中")
-# Characters a thing's name ends with.
+# The inside of a vehicle is a place ('车内', '船上', '面包车门口'); the vehicle alone is a thing.
+_VEHICLE_ENDS = ("车", "船", "地铁", "飞机", "公交")
+_AT_VEHICLE = frozenset({"内", "里", "里面", "上", "中", "门口", "旁", "边"})
+# Positions and spots that are no story place.
+_NOT_PLACES = frozenset({
+    "地上", "地下", "原地", "地面", "身后", "身边", "身旁", "面前", "眼前", "对面", "中间", "最中间",
+    "旁边", "一旁", "四周", "周围", "屋内", "屋外", "屋里", "前面", "后面", "里面", "外面", "上面",
+    "下面", "这里", "那里", "这儿", "那儿", "此处", "远处", "附近", "另外", "此外", "以外", "之外",
+    "意外", "格外", "额外", "例外", "雨中", "雨夜", "夜里", "空中", "半空", "暗处",
+    # furniture ending like a place
+    "工作台", "梳妆台", "窗台", "手术台", "操作台", "灶台",
+})
+# Body parts: neither places nor things ('腰间', '劫匪的腹部', '刘波的脑袋').
+_BODY = frozenset({
+    "头", "脸", "手", "脚", "腿", "腰", "背", "胸", "腹", "嘴", "眼", "耳", "肩", "脖", "颈", "身",
+    "臂", "膝", "脑袋", "脑门", "额头", "鼻子", "眼睛", "嘴巴", "耳朵", "肩膀", "脖子", "胳膊",
+    "手臂", "手指", "手掌", "拳头", "后背", "背影", "身体", "身子", "头发", "眉头", "腹部", "头部",
+    "胸口", "腰间", "手里", "手中", "怀里", "心里", "脸上", "身上", "头上", "手上",
+    "口袋", "衣兜", "裤兜", "衣袋",  # parts of clothes, worn on the body
+})
+# Things whose name starts with a body part all the same ('手机', '眼镜').
+_BODY_THINGS = ("手机", "手枪", "手表", "手电", "手套", "手铐", "手链", "手帕", "手绢", "手提", "手榴弹",
+                "头盔", "头巾", "头套", "眼镜", "背包", "背心", "脚链", "身份证")
+# Endings of thing words.
 _THING_ENDS = frozenset(
     "机枪刀包裹表匙票钱币车卡证书信纸笔杯瓶碗盘筷盒箱袋烟酒茶药衣帽鞋裤镜灯椅凳伞牌钟锁链"
     "绳棍棒球琴画照片花糖饭菜肉蛋果布被毯枕戒环针线管锤斧剑弹炮旗章图板柜桶壶罐碟勺叉镯"
-    "罩巾带件器具盔甲炉锅剪帕夹扇哨笛鼓簿单册报刊函条梳插冰饼汤面粥香炭柴火缸盆架"
+    "罩巾带件器具盔甲炉锅剪帕夹扇哨笛鼓簿单册报刊函条梳插冰饼汤面粥香炭柴火缸盆架奶指电"
 )
-# Verbs whose object is a thing the subject handles.
-_HANDLING = (
-    "拿起", "拿出", "拿着", "拿", "掏出", "掏", "递给", "递过", "递", "接过", "放下", "放回",
-    "放进", "放在", "打开", "关上", "点燃", "点着", "点", "抽着", "抽出", "抽", "喝", "吃",
-    "举起", "举着", "扔掉", "扔", "握着", "握住", "戴上", "戴着", "摘下", "穿上", "穿着", "脱下",
-    "捡起", "抓起", "抓着", "端着", "端起", "提着", "背着", "抱着", "翻开", "收起", "塞进", "交给",
-    "摸出", "摸着", "摆弄着", "拎着", "拎起", "装进", "捡着", "手持", "手里拿着", "看了看", "盯着",
-    "撕开", "撕掉", "拆开", "挂上", "推开", "拉开", "锁上", "藏起", "藏好", "取出", "取下", "揣着",
-    "用", "把", "将",
-)
-_PARTICLES = "了着过起出回上下来去进"
-_PRONOUNS = ("他们", "她们", "我们", "你们", "他", "她", "我", "你", "它")
-_MEASURE = re.compile(
-    rf"^(?:[{_PARTICLES}]{{0,2}})(?:(?:一|两|三|四|五|几|这|那|整|每)(?:个|把|张|杯|瓶|包|支|根|份|盒|本|台|辆|部|件|只|条|块|串|封|摞|袋|顶|副|双|沓|叠|枚|颗|粒|碗|盘|桶|箱|堆|片|扇|道|架|口)?)?"
-)
-_LOCATIVE = re.compile(
-    rf"(?:在|进了?|进入|走进|走到|来到|回到|跑到|跑进|冲进|走出|跑出|离开|坐在|站在|躺在|蹲在|"
-    rf"停在|到了|到达|朝|向|往)([{_CJK}]{{1,7}})"
-)
-# A short clause that is only a place ('车内，', '大厅里，') sets where the next clauses happen.
-_CLAUSE_PLACE = re.compile(rf"^[{_CJK}]{{1,4}}(?:里|中|内|外|上|门口)$")
-_OWNED = "的"
-
+# People named by their job or role whose word ends like a thing ('司机', '老板').
+_PERSON_WORDS = frozenset({"司机", "老板", "秘书", "代表", "主管", "高管", "总管", "警花", "书记", "会计",
+                           "大家", "众人", "自己", "别人", "人家"})
+# Nouns that end like a thing but are none ('信息', '对面'), and pictures and remains of
+# someone, which belong to nobody by being of them ('刘波的照片', '彭浩的尸袋').
+_NOT_THINGS = frozenset({"信息", "消息", "对面", "前面", "后面", "里面", "外面", "上面", "下面", "地面",
+                         "表面", "方面", "见面", "一面", "全面", "正面", "背面", "局面", "场面", "画面"})
+_DEPICTIONS = frozenset({"照片", "相片", "画像", "肖像", "面具", "海报", "雕像", "遗像", "尸体", "尸袋",
+                         "遗体", "名字", "资料", "档案", "录像", "视频"})
+# Verbs whose object is a thing the subject handles ('拿' '着' '对讲机'); jieba keeps some of
+# them whole ('递给', '放下') and cuts others ('拿/起').
+_HANDLING = frozenset({
+    "拿", "拿起", "拿出", "拿着", "掏", "掏出", "递", "递给", "递过", "接过", "接", "放下", "放回", "放进",
+    "打开", "关上", "点燃", "点着", "抽", "抽出", "喝", "吃", "举起", "举着", "扔", "扔掉", "握", "握着",
+    "握住", "戴", "戴上", "摘下", "穿上", "脱下", "捡起", "捡", "抓", "抓起", "抓着", "端", "端着",
+    "端起", "提着", "抱着", "翻开", "收起", "塞进", "交给", "摸出", "拎着", "拎", "拎起", "装进",
+    "手持", "撕开", "撕掉", "拆开", "挂上", "推开", "拉开", "锁上", "取出", "取下", "揣着", "用",
+    "把", "将", "使用", "举", "抱", "提", "穿", "摘", "攥", "扛", "抬", "捧", "摸", "搬", "撕",
+    "拆", "挂", "翻", "塞", "装", "取", "揣",
+})
+_GIVING = frozenset({"递", "递给", "递过", "交给", "给"})
+# Particles jieba may glue to the thing after a verb ('拿' '起信').
+_GLUED = frozenset("起出着了上下过回进开")
+_PARTICLES = frozenset({"了", "着", "过", "起", "出", "来", "去", "上", "下", "进", "回", "起来", "出来"})
+_PRONOUNS = frozenset({"他", "她", "它", "他们", "她们", "我", "你", "我们", "你们", "其"})
+# Verbs after which the next words say where the subject is or goes ('走进', '坐在', '来到').
+_LOCATIVE = frozenset({"在", "进", "进了", "进入", "到达", "离开", "走出", "跑出"})
+_MOTION = frozenset("走跑来回冲赶逃飞开搬爬跳钻闯住带送退")
+_POSTURE = frozenset("坐站躺蹲停住待呆藏躲靠趴跪围")
+_NEGATIONS = frozenset({"未", "没", "没有", "不", "别", "不要", "没能", "不能"})
 
 
 def clauses(text: str) -> list[str]:
@@ -64,86 +108,202 @@ def clauses(text: str) -> list[str]:
     return [c for c in CLAUSE_SPLIT.split(text) if c]
 
 
-def _strip_place(name: str) -> str:
-    for suffix in _STRIP_SUFFIXES:
-        if name.endswith(suffix) and len(name) > len(suffix) + 1:
-            return name[: -len(suffix)]
-    return name
+def _ends_like_place(core: str, suffixed: bool) -> bool:
+    if _is_body(core):
+        return False
+    if len(core) == 1:
+        return suffixed and core in _ONE_CHAR_PLACES  # '河边', '台上'
+    return core.endswith(_PLACE_ENDS)
 
 
-def _place_prefix(text: str) -> str | None:
-    """The longest start of `text` that reads as a place name, or None."""
-    best = None
-    for end in range(1, min(len(text), 8) + 1):
-        head = text[:end]
-        core = head
-        if head.endswith(_PLACE_SUFFIXES) and len(head) >= 2:
-            core = head[:-1]
-        if core.endswith(_PLACE_ENDS) and len(head) >= 2:
-            best = head
-    return best
+def _split_suffix(name: str) -> tuple[str, str]:
+    """(core, suffix): '医务室门口' -> ('医务室', '门口'), '河边' -> ('河', '边')."""
+    for suffix in _SUFFIXES_LONGEST_FIRST:
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)], suffix
+    return name, ""
 
 
-def places(clause: str) -> list[str]:
+def _is_body(word: str) -> bool:
+    return word in _BODY or (word[-1] in _BODY and not word.startswith(_BODY_THINGS)) or any(
+        word.endswith(b) for b in _BODY if len(b) > 1)
+
+
+def _place_name(parts: list[str]) -> str | None:
+    """The place the words name ('柜台' '里' -> '柜台', '车' '内' -> '车内', '楼道' '护栏' '边上'
+    -> '楼道'), or None: the longest run of the words from the first that reads as one."""
+    for end in range(len(parts), 0, -1):
+        name = "".join(parts[:end])
+        if name in _NOT_PLACES or "之" in name:
+            continue
+        core, suffix = _split_suffix(name)
+        if core in _NOT_PLACES:
+            continue
+        vehicle = core.endswith(_VEHICLE_ENDS) and suffix in _AT_VEHICLE
+        if not (_ends_like_place(core, bool(suffix)) or vehicle):
+            continue
+        for strip in _STRIP_SUFFIXES:
+            if name.endswith(strip) and len(name) > len(strip) + 1:
+                return name[: -len(strip)]
+        return name
+    return None
+
+
+def _place_words(ws: list[tuple[str, str]], start: int) -> list[str]:
+    """The words from `start` that make one place: nouns and place words, up to a word saying
+    where in it; a name, a particle or a verb ends them."""
+    parts: list[str] = []
+    while start < len(ws) and ws[start][1] in ("m", "q", "mq"):
+        start += 1  # '在一家酒馆'
+    for word, flag in ws[start:start + 4]:
+        if flag == _NAME or not _CJK_WORD.match(word) or word in ("的", "地", "得"):
+            break
+        if parts and word in _SUFFIX_WORDS:
+            parts.append(word)
+            break
+        if not flag.startswith(("n", "s", "f")) and flag != "zg":
+            break
+        parts.append(word)
+    return parts
+
+
+def _is_locative(ws: list[tuple[str, str]], i: int) -> bool:
+    word = ws[i][0]
+    if i > 0 and ws[i - 1][0] in _NEGATIONS:
+        return False
+    if word in _LOCATIVE:
+        return not (word == "在" and i > 0 and ws[i - 1][0] in ("正", "还", "一直"))
+    if len(word) == 2 and word[1] in "到进" and word[0] in _MOTION:
+        return True
+    if word == "到" and i > 0 and ws[i - 1][0] in _MOTION:
+        return True
+    return len(word) == 2 and word[1] == "在" and word[0] in _POSTURE
+
+
+def _located(ws: list[tuple[str, str]]) -> list[tuple[int, str]]:
+    """(index of the locative verb, place) for each place the clause puts someone in."""
+    found = []
+    for i in range(len(ws)):
+        if not _is_locative(ws, i):
+            continue
+        j = i + 1
+        while j < len(ws) and ws[j][0] in ("了", "着", "过"):
+            j += 1
+        place = _place_name(_place_words(ws, j))
+        if place:
+            found.append((i, place))
+    return found
+
+
+def places(clause: str, names: Sequence[str] = ()) -> list[str]:
     """Places a clause puts someone or something in ('在大厅里' -> '大厅', '车内，' -> '车内').
 
     Example:
-        >>> places("他走进监控室")
+        >>> places("他走进了监控室")
         ['监控室']
     """
-    found = []
-    if _CLAUSE_PLACE.match(clause) and not _LOCATIVE.search(clause):
-        found.append(_strip_place(clause))
-    for m in _LOCATIVE.finditer(clause):
-        head = _place_prefix(m.group(1))
-        if head:
-            found.append(_strip_place(head))
+    ws = words(clause, names)
+    found = [p for _, p in _located(ws)]
+    owner = ws[:1] if ws and ws[0][1] == _NAME else []  # '程勇卧室里'
+    parts = _place_words(ws, len(owner))
+    if parts and len(owner) + len(parts) == len(ws) and parts[-1] in _SUFFIX_WORDS:
+        place = _place_name(parts)
+        if place:
+            found.insert(0, "".join(w for w, _ in owner) + place)
     return list(dict.fromkeys(found))
 
 
-def _thing_prefix(text: str) -> str | None:
-    """The longest start of `text` (up to 5 characters) that ends like a thing's name."""
-    best = None
-    for end in range(1, min(len(text), 5) + 1):
-        if text[end - 1] in _THING_ENDS:
-            best = text[:end]
-    return best
+def _thing_word(word: str, flag: str) -> bool:
+    """Whether a word names a thing: a noun (or a word jieba also reads as a verb, '包裹') that
+    ends like one, not a person, a body part or a position."""
+    nounish = flag.startswith(("n", "l")) and flag != "nr" or flag in ("v", "vn") and len(word) > 1
+    if not _CJK_WORD.match(word) or not nounish:
+        return False
+    if word in _PERSON_WORDS or word in _NOT_THINGS or (_is_body(word) and not word.startswith(_BODY_THINGS)):
+        return False
+    last = word[-2] if word.endswith(("子", "儿")) and len(word) > 1 else word[-1]
+    return last in _THING_ENDS
 
 
-def _without_recipient(text: str, names: list[str]) -> str:
-    """'阿明一个打火机' after '递给' -> '一个打火机': the person given to is not the thing."""
-    for person in (*sorted(names, key=len, reverse=True), *_PRONOUNS):
-        if person and text.startswith(person):
-            return text[len(person):]
-    return text
+def _handled(ws: list[tuple[str, str]]) -> list[tuple[int, str]]:
+    """(index of the verb, thing) for each thing a handling verb takes in the clause."""
+    found = []
+    for i, (verb, _) in enumerate(ws):
+        if verb not in _HANDLING:
+            continue
+        j = i + 1
+        adjectives = 0
+        while j < len(ws):
+            word, flag = ws[j]
+            if word in _PARTICLES or flag in ("m", "q", "mq", "ul", "uz", "ug"):
+                j += 1
+            elif flag == "a" and adjectives < 2:
+                adjectives += 1
+                j += 1
+            elif ((flag == _NAME or flag.startswith(("n", "s", "f"))) and not _thing_word(word, flag)
+                  and j + 1 < len(ws) and ws[j + 1][0] == "的"):
+                j += 2  # '将彭浩的尸袋', '拿起桌上的杯子': the thing after the owner or place
+            elif (flag == _NAME or word in _PRONOUNS or word in _PERSON_WORDS) and verb in _GIVING:
+                j += 1  # '递给阿明一个打火机': the one given to
+            else:
+                break
+        if j >= len(ws):
+            continue
+        word, flag = ws[j]
+        if flag.startswith("v") and word[0] in _GLUED and _thing_word(word[1:], "n"):
+            found.append((i, word[1:]))  # jieba's '起信' in '拿起信'
+        elif _thing_word(word, flag):
+            found.append((i, word))
+        elif (flag.startswith("n") or flag == "vn") and j + 1 < len(ws) and _thing_word(*ws[j + 1]):
+            found.append((i, word + ws[j + 1][0]))  # '测绘' '工具'
+    for i, (word, _) in enumerate(ws):
+        if word[0] in "把将" and len(word) > 1 and _thing_word(word[1:], "n"):
+            found.append((i, word[1:]))  # jieba's '将车' in '彭浩将车停下来'
+    return sorted(found)
 
 
-def things(clause: str, names: list[str]) -> list[str]:
+def things(clause: str, names: Sequence[str]) -> list[str]:
     """Things handled in a clause ('拿起对讲机' -> '对讲机'); character names are never things."""
-    found = []
-    for verb in _HANDLING:
-        start = 0
-        while (at := clause.find(verb, start)) >= 0:
-            start = at + len(verb)
-            rest = _without_recipient(clause[start:], names)
-            rest = rest[_MEASURE.match(rest).end():]  # type: ignore[union-attr]
-            thing = _thing_prefix(rest)
-            if thing and not any(thing in n or n in thing for n in names):
-                found.append(thing)
-    return list(dict.fromkeys(found))
+    return list(dict.fromkeys(t for _, t in _handled(words(clause, names))))
 
 
-def owned(clause: str, names: list[str]) -> list[tuple[str, str]]:
-    """(owner, thing) for '刘波的手机': a character's name, 的, then a thing."""
-    out = []
-    for name in names:
-        start = 0
-        while (at := clause.find(name + _OWNED, start)) >= 0:
-            start = at + len(name) + 1
-            thing = _thing_prefix(clause[start:])
-            if thing:
-                out.append((name, thing))
-    return out
+def owned(clause: str, names: Sequence[str]) -> list[tuple[str, str]]:
+    """(owner, thing) for '刘波的手机': a character's name, 的, then a thing (not a body part,
+    nor a picture or the remains of the owner)."""
+    ws = words(clause, names)
+    return [(ws[i][0], ws[i + 2][0]) for i in range(len(ws) - 2)
+            if ws[i][1] == _NAME and ws[i + 1][0] == "的" and _thing_word(*ws[i + 2])
+            and ws[i + 2][0] not in _DEPICTIONS]
+
+
+# Pronouns that take up the subject of the clause before ('他又拿起...').
+_CARRYING_PRONOUNS = frozenset({"他", "她", "他们", "她们"})
+
+
+def _subject(ws: list[tuple[str, str]], verb_at: int, carried: str | None) -> str | None:
+    """Who does the verb at `verb_at`: the last name before it in the clause; else the subject
+    carried from the clause before, unless a noun of its own stands before the verb outside a
+    prepositional phrase ('医生将尸袋打开', '大家摘下口罩'; not '从墙上拿起包裹')."""
+    before = ws[:verb_at]
+    subjects = [w for k, (w, f) in enumerate(before) if f == _NAME and not _governed(before, k)]
+    if subjects:
+        return subjects[-1]
+    after_preposition = False
+    for word, flag in before:
+        if flag.startswith("p") or word in _GOVERNING:
+            after_preposition = True
+        elif (flag.startswith(("n", "r")) and word not in _CARRYING_PRONOUNS and not after_preposition
+              or word in _PERSON_WORDS):
+            return None
+    return carried
+
+
+# Words after which a name is an object, not the subject ('劫匪给于小慧戴上面具').
+_GOVERNING = frozenset({"给", "被", "让", "叫", "把", "将", "对", "向", "跟", "和", "替", "帮", "朝", "与"})
+
+
+def _governed(before: list[tuple[str, str]], k: int) -> bool:
+    return k > 0 and (before[k - 1][0] in _GOVERNING or before[k - 1][1].startswith("p"))
 
 
 def add_chinese_sentences(facts: Facts, scene: Scene, sents: list[ActionSentence],
@@ -151,8 +311,9 @@ def add_chinese_sentences(facts: Facts, scene: Scene, sents: list[ActionSentence
     """Record the places and things of one scene's Chinese action lines, with who is where and
     who handles or owns what, each with its sentence as evidence.
 
-    A clause without a name keeps the subject of the clause before it in the same sentence
-    ('刘波站起身来，从墙上拿起包裹').
+    A clause whose verb has no name before it keeps the subject of the clause before it in the
+    same sentence ('刘波站起身来，从墙上拿起包裹'), unless another subject stands before the
+    verb ('医生将尸袋打开' is the doctor's).
 
     Args:
         facts: Where the findings go.
@@ -162,27 +323,33 @@ def add_chinese_sentences(facts: Facts, scene: Scene, sents: list[ActionSentence
     """
     index = scene.index
     for sent in sents:
-        subject: str | None = None
+        carried: str | None = None
 
         def ev(rule: str, sent: ActionSentence = sent) -> list[Evidence]:
             return [quote_evidence(scene, sent.element, sent.text, "rule:" + rule)]
 
-        for clause in clauses(sent.text):
-            named = sorted((clause.find(n), n) for n in cast_names if n in clause)
-            if named:
-                subject = named[0][1]
-            here = [facts.mention("place", p, index, "zh_place", ev("zh_place")) for p in places(clause)]
-            held = [facts.mention("thing", t, index, "zh_thing", ev("zh_thing"))
-                    for t in things(clause, cast_names)]
+        action = sent.text.split("：")[0]  # after a colon an action line quotes speech: '站起来：上新街…'
+        for clause in clauses(action):
+            ws = words(clause, cast_names)
+            located = _located(ws)
+            handled = _handled(ws)
+            for place in places(clause, cast_names):
+                facts.mention("place", place, index, "zh_place", ev("zh_place"))
             for owner, thing in owned(clause, cast_names):
                 owned_ref = facts.mention("thing", thing, index, "zh_thing", ev("zh_thing"))
                 facts.relate(facts.ref("person", owner), "possesses", owned_ref, index, "zh_possessive",
                              ev("zh_possessive"))
-            for held_ref in held:
+            for at, thing in handled:
+                held_ref = facts.mention("thing", thing, index, "zh_thing", ev("zh_thing"))
+                subject = _subject(ws, at, carried)
                 if subject:
                     facts.relate(facts.ref("person", subject), "interacts_with", held_ref, index,
                                  "zh_handles", ev("zh_handles"))
-            if subject:
-                for place in here:
-                    facts.relate(facts.ref("person", subject), "located_at", place, index, "zh_goes_to_place",
-                                 ev("zh_goes_to_place"))
+            for at, place in located:
+                subject = _subject(ws, at, carried)
+                if subject:
+                    facts.relate(facts.ref("person", subject), "located_at", facts.ref("place", place), index,
+                                 "zh_goes_to_place", ev("zh_goes_to_place"))
+            named = [w for w, f in ws if f == _NAME]
+            if named:
+                carried = named[0]

@@ -140,7 +140,9 @@ ATTITUDE_CUES = (
     Cue("threat", "hostility_with", re.compile(
         r"\bI(?:'ll| will|'m going to| am going to|'m gonna| am gonna)\s+(?:fucking\s+)?"
         r"(?:kill|hurt|destroy|ruin|murder|finish)\s+you\b", _I)),
-    Cue("thanks_zh", "favorable_toward", re.compile(r"谢谢|多谢|感谢")),
+    # As in English, a bare 谢谢 is manners ('收队，谢谢配合'); only thanks said with weight count.
+    Cue("thanks_zh", "favorable_toward", re.compile(
+        r"(?:太|真|非常|十分|万分|实在|真是太?)(?:谢谢|感谢)(?!我)|感激不尽|谢谢(?:你|您)(?:们)?为")),
     Cue("love_zh", "affinity_with", re.compile(r"我爱你|我喜欢你")),
     Cue("insult_zh", "unfavorable_toward", re.compile(r"混蛋|王八蛋|畜生|骗子|废物|滚蛋")),
     Cue("threat_zh", "hostility_with", re.compile(r"我(?:要|会)?(?:杀了|弄死|宰了)你")),

@@ -48,6 +48,7 @@ from kgbuild.offline.facts import Facts, Ref
 from kgbuild.offline.genders import learn_genders
 from kgbuild.offline.headings import heading_places
 from kgbuild.offline.phrases import ING_NOUNS
+from kgbuild.offline.scenes import ZH_ELSEWHERE as ELSEWHERE
 from kgbuild.offline.scenes import ActionSentence, is_chinese, name_spans, read_sentences
 from kgbuild.offline.selection import assemble
 from kgbuild.offline.stoplists import (
@@ -137,15 +138,53 @@ def _heading(facts: Facts, scene: Scene) -> tuple[list[Ref], list[Ref], Evidence
     return places, times, place_ev
 
 
+# Chinese action telling of a phone call ('程勇接起电话', '电话铃声响起').
+_ZH_CALL = re.compile(r"接(?:起|通)?电话|电话(?:铃声?)?(?:响|震)|打(?:来)?电话|拨(?:通|打)|手机(?:铃声?)?响"
+                      r"|电话(?:里|那头)")
+
+
+def _elsewhere_from(scene: Scene) -> tuple[int, int] | None:
+    """(line, offset) of the first Chinese cut to another place or time in the scene's action
+    ('切换至许东家', '插入画面'); what follows is not at the heading's place."""
+    for el in scene.elements:
+        if el.kind == ElementKind.ACTION and (m := ELSEWHERE.search(el.text)):
+            return el.line_start, m.start()
+    return None
+
+
 def _presence(scene: Scene, speeches: list[Speech], sents: list[ActionSentence]) -> dict[str, Evidence]:
-    """Characters shown in the scene, each with the first evidence of it."""
+    """Characters shown in the scene, each with the first evidence of it.
+
+    In Chinese scenes nothing after a cut to elsewhere counts ('切换至许东家'), and a speaker
+    first heard after a phone call who was not there before it is on the line ('程勇接电话' '喂'
+    then 张院士 speaks).
+    """
+    chinese = is_chinese(scene)
+    cut = _elsewhere_from(scene) if chinese else None
+    calls = [el.line_start for el in scene.elements
+             if chinese and el.kind == ElementKind.ACTION and _ZH_CALL.search(el.text)]
+
+    def after_cut(element: Element, text: str = "") -> bool:
+        if cut is None:
+            return False
+        if element.line_start == cut[0] and text:
+            return element.text.find(text) >= cut[1]
+        return element.line_start > cut[0]
+
+    shown = [(sent, name) for sent in sents if not after_cut(sent.element, sent.text) for name in sent.shown()]
     present: dict[str, Evidence] = {}
     for speech in speeches:
-        if not speech.away and not speech.offscreen and speech.speaker not in present:
-            present[speech.speaker] = _ev(scene, speech.first_line, speech.first_line.text, "speaks")
-    for sent in sents:
-        for name in sent.shown():
-            present.setdefault(name, _ev(scene, sent.element, sent.text, "named_in_action"))
+        line = speech.first_line.line_start
+        if speech.away or speech.offscreen or speech.speaker in present or after_cut(speech.first_line):
+            continue
+        call = max((c for c in calls if c < line), default=None)
+        if call is not None and not any(
+                n == speech.speaker and sent.element.line_start <= call for sent, n in shown) and not any(
+                o.speaker == speech.speaker and o.first_line.line_start <= call for o in speeches):
+            continue  # first heard after the call: on the line
+        present[speech.speaker] = _ev(scene, speech.first_line, speech.first_line.text, "speaks")
+    for sent, name in shown:
+        present.setdefault(name, _ev(scene, sent.element, sent.text, "named_in_action"))
     return present
 
 

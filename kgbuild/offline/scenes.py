@@ -10,6 +10,7 @@ from kgbuild.evidence import sentences
 from kgbuild.model import Element, ElementKind, Scene, Screenplay
 from kgbuild.offline.characters import Cast
 from kgbuild.offline.phrases import Phrase, learn_verbs, noun_phrases
+from kgbuild.offline.zh_words import inside_word
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 # Action that shows a picture, not the scene's place: 'INSERT CUT: ANGIER SCREAMING'.
@@ -17,6 +18,12 @@ _NOT_HERE = re.compile(r"^\s*(?:INSERT|FLASH|FLASHBACK|CUT TO|INTERCUT|MONTAGE|S
                        r"ON (?:THE )?(?:TV|SCREEN|MONITOR|NEWSREEL)|NEWSREEL|DREAM)\b")
 # A name right after these words is talked about, not shown: 'a photo of Sarah'.
 _NOT_SHOWN_BEFORE = re.compile(r"\b(?:of|about|for|like|than|to)\s+$", re.IGNORECASE)
+# Chinese action that shows an insert, a flashback or another place ('插入画面：', '切换至许东家').
+ZH_ELSEWHERE = re.compile(r"插入|闪回|回忆画面|画面切|镜头切|切换至|切换到|切到")
+# A name after these in a Chinese sentence is seen on a screen or in a picture ('监控画面中，沙僧...').
+_ZH_SCREEN = re.compile(r"监控|屏幕|画面|电视|视频|录像|照片")
+# A Chinese name followed by these is calling in or owning, not shown ('眼镜打给他', '孙悟空的面具').
+_ZH_NOT_SHOWN_AFTER = re.compile(r"^(?:的|打来|打给|打电话|来电)")
 
 Span = tuple[int, int, str]  # (start, end, canonical character name) in a sentence
 
@@ -36,8 +43,24 @@ class ActionSentence:
         out: dict[str, None] = {}
         if _NOT_HERE.match(self.element.text) or _NOT_HERE.match(self.text):
             return []
+        if _CJK.search(self.text):
+            return self._shown_chinese()
         for s, e, name in self.spans:
             if self.text[e:e + 2].lower() in ("'s", "’s") or _NOT_SHOWN_BEFORE.search(self.text[:s]):
+                continue
+            out[name] = None
+        return list(out)
+
+    def _shown_chinese(self) -> list[str]:
+        """Chinese: not in an insert or flashback, nor on a screen ('监控画面中，沙僧...'), nor
+        only as an owner or a caller ('孙悟空的面具', '眼镜打给他'), nor inside a longer word
+        ('律师函')."""
+        if ZH_ELSEWHERE.search(self.text[:6]):
+            return []
+        out: dict[str, None] = {}
+        for s, e, name in self.spans:
+            if (_ZH_NOT_SHOWN_AFTER.match(self.text[e:]) or _ZH_SCREEN.search(self.text[:s])
+                    or inside_word(self.text, s, e)):
                 continue
             out[name] = None
         return list(out)

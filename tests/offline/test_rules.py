@@ -6,12 +6,13 @@ from __future__ import annotations
 from kgbuild.evidence import quote_evidence
 from kgbuild.model import Element, ElementKind, Scene, Screenplay, Source, SourceFormat
 from kgbuild.offline.actions import clauses
-from kgbuild.offline.chinese import owned, places, things
+from kgbuild.offline.chinese import add_chinese_sentences, owned, places, things
 from kgbuild.offline.dialogue import Speech, attitude_cues, listener
 from kgbuild.offline.facts import Facts, RelationFinding
 from kgbuild.offline.headings import heading_places
 from kgbuild.offline.kinship import apposed_kin, calls_listener_kin, kin_in_name, speaker_kin
 from kgbuild.offline.phrases import noun_phrases
+from kgbuild.offline.scenes import ActionSentence
 from kgbuild.offline.selection import assemble
 from kgbuild.offline.stoplists import TIME_WORDS
 from kgbuild.offline.times import is_title_card, years
@@ -115,6 +116,40 @@ def test_chinese_places_things_owners():
     assert things("司机接过对讲机", []) == ["对讲机"]
     assert things("阿强递给阿明一个打火机", ["阿强", "阿明"]) == ["打火机"]
     assert owned("阿明的手机一直在响", ["阿明"]) == [("阿明", "手机")]
+
+
+def test_chinese_names_end_where_their_words_end():
+    """Judged errors of the offline Chinese graphs: particles, verbs and adverbs glued to names,
+    names cut short, body parts and positions as places or things."""
+    names = ["刘波", "许东", "宫二", "程勇", "唐僧", "外公"]
+    assert places("唐僧走到了柜台里", names) == ["柜台"]  # not '了柜台'
+    assert places("外公在医务室门口的椅子上坐着", names) == ["医务室门口"]
+    assert places("刘波跟在身后一瘸一拐地走着", names) == []  # a position and an adverb
+    assert places("劫匪的刀刺进了刘波的腹部", names) == []  # a body part
+    assert places("许东坐在地上", names) == [] and places("摸向腰间的手枪", names) == []
+    assert places("眼镜正在收拾店铺", names) == []  # 正在: doing, not being somewhere
+    assert places("于小慧哭着往工厂外跑", names) == []  # toward is not at
+    assert places("未进宫家前", names) == []  # a negated movement
+    assert places("望着窗外", names) == [] and places("病床上", names) == [] and places("另外", names) == []
+    assert places("程勇卧室里", names) == ["程勇卧室"]
+    assert things("拿着手里的戒指", names) == ["戒指"]  # not '手里的戒'
+    assert things("警察将驾驶证递给了司机", names) == ["驾驶证"]  # the driver is given to
+    assert things("程勇喝着酒拿着小卡片", names) == ["酒", "卡片"]
+    assert things("曹斌抽了口烟", names) == ["烟"] and things("喝了一罐牛奶", names) == ["牛奶"]
+    assert things("用手扇着鼻子", names) == [] and things("程勇把大家送上车", names) == []
+    assert things("从墙上拿起包裹", names) == ["包裹"]
+    assert owned("许东揪住许东的衣领", names) == []  # '衣' is not the collar
+    assert owned("刘波的脑袋", names) == [] and owned("电脑上显示着刘波的照片", names) == []
+
+
+def test_chinese_handling_belongs_to_the_subject_before_the_verb():
+    facts = Facts()
+    texts = ["刘波站起身来，从墙上拿起包裹。", "一个人将铁链缠在手上。", "医生将彭浩的尸袋打开。"]
+    scene = _scene("银行日内", ["银行"], texts)
+    sents = [ActionSentence(element=e, text=e.text, spans=[], phrases=[]) for e in scene.elements]
+    add_chinese_sentences(facts, scene, sents, ["刘波", "彭浩"])
+    handled = {(r.subject[1], r.object[1]) for r in facts.relations if r.type == "interacts_with"}
+    assert handled == {("刘波", "包裹")}  # not the chain nor the body bag: others handle them
 
 
 def test_kinship_cues():

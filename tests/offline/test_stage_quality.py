@@ -24,7 +24,7 @@ def embedder(tmp_path_factory):
 @pytest.mark.shared_data
 @pytest.mark.parametrize(("movie", "entity_floor", "relation_floor"), [
     ("English/en12839bdf037c46a0a3d9de0e50a6cbaa", 0.15, 0.06),
-    ("Chinese/ch48a3d3de9f887c24c526ff5db17160702612afcb", 0.55, 0.07),
+    ("Chinese/ch48a3d3de9f887c24c526ff5db17160702612afcb", 0.40, 0.07),
 ])
 def test_dev_movie_scores(shared_data, embedder, movie, entity_floor, relation_floor):
     folder = shared_data / "stage" / movie
@@ -34,6 +34,8 @@ def test_dev_movie_scores(shared_data, embedder, movie, entity_floor, relation_f
     score = score_movie(predicted, reference, renames=renames, embedder=embedder, movie=movie)
     # Floors a little under the scores measured when the rules were made to state only what the
     # text shows (entity F1 .169 / .602, relation F1 .084 / .090): a regression guard, not a goal.
+    # The Chinese entity floor fell from .55 when the scorer stopped matching Chinese names
+    # through MiniLM's [UNK]s (README, "Chinese names in the scorer"): .437 with jieba's words.
     assert score.entities.f1 >= entity_floor
     assert score.relations.f1 >= relation_floor
     # What is stated is mostly what the reference holds too.
