@@ -213,6 +213,17 @@ def places(clause: str, names: Sequence[str] = ()) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def opening_place(text: str) -> str | None:
+    """The place an action line opens with as a clause of its own ('大厅里，大多工作人员…' ->
+    '大厅'), or None."""
+    first = next(iter(clauses(text)), "")
+    ws = words(first)
+    parts = _place_words(ws, 0)
+    if not parts or len(parts) != len(ws) or parts[-1] not in _SUFFIX_WORDS:
+        return None
+    return _place_name(parts)
+
+
 def _thing_word(word: str, flag: str) -> bool:
     """Whether a word names a thing: a noun (or a word jieba also reads as a verb, '包裹') that
     ends like one, not a person, a body part or a position."""

@@ -143,12 +143,23 @@ _ZH_CALL = re.compile(r"接(?:起|通)?电话|电话(?:铃声?)?(?:响|震)|打(
                       r"|电话(?:里|那头)")
 
 
+# A heading place that is one room: an action line opening in another place is elsewhere.
+_ROOM_ENDS = tuple("室厅房间屋库舱")
+
+
 def _elsewhere_from(scene: Scene) -> tuple[int, int] | None:
     """(line, offset) of the first Chinese cut to another place or time in the scene's action
-    ('切换至许东家', '插入画面'); what follows is not at the heading's place."""
+    ('切换至许东家', '插入画面'), or of a line opening in another room than the heading's
+    ('银行监控室' then '大厅里，…'); what follows is not at the heading's place."""
+    rooms = [p for p in heading_places(scene) if p.endswith(_ROOM_ENDS)]
     for el in scene.elements:
-        if el.kind == ElementKind.ACTION and (m := ELSEWHERE.search(el.text)):
+        if el.kind != ElementKind.ACTION:
+            continue
+        if m := ELSEWHERE.search(el.text):
             return el.line_start, m.start()
+        opening = chinese.opening_place(el.text) if rooms else None
+        if opening and not any(opening in room or room in opening for room in rooms):
+            return el.line_start, 0
     return None
 
 

@@ -1,0 +1,47 @@
+"""Who the offline graph puts at a Chinese scene's heading place: not who is seen on a screen, who
+is in another room the action moves to, or who is heard on the phone."""
+
+from __future__ import annotations
+
+from kgbuild.offline import extract_offline
+from kgbuild.readers import read_screenplay
+
+SCRIPT = """1 银行监控室 日 内
+
+镜头在监控室的电脑屏幕上慢慢移动，从屏幕上，我们可以看到沙僧正在大厅里劫持银行职工。
+
+唐僧走进监控室，把警卫打倒在地。
+
+大厅里，猪八戒揪住一个男子。
+
+2 程勇家 夜 内
+
+程勇坐在沙发上。程勇接起电话。
+
+程勇：喂？
+
+吕受益：程老板，出事了。
+
+程勇：我马上来。
+
+3 面包车内 日 内
+
+唐僧：走。
+
+沙僧：好。
+
+猪八戒：快点。
+"""
+
+
+def test_screens_other_rooms_and_phone_calls_are_not_the_heading_place(tmp_path):
+    path = tmp_path / "script.txt"
+    path.write_text(SCRIPT, encoding="utf-8")
+    graph = extract_offline(read_screenplay(path))
+    names = {e.id: e.name for e in graph.entities}
+    located = {(names[r.source], names[r.target]) for r in graph.relations if r.type == "located_at"}
+    assert ("唐僧", "银行监控室") in located and ("程勇", "程勇家") in located
+    assert ("沙僧", "银行监控室") not in located  # on the monitors
+    assert ("猪八戒", "银行监控室") not in located  # in the hall the action moves to
+    assert ("吕受益", "程勇家") not in located  # first heard after 程勇 picks up the phone
+    assert ("程勇", "沙发") not in located  # furniture is no place
