@@ -65,6 +65,7 @@ from kgbuild.offline.stoplists import (
 )
 from kgbuild.offline.times import is_title_card, years
 from kgbuild.offline.typer import PhraseTyper
+from kgbuild.readers.headings import looks_like_chinese_heading
 from kgbuild.schema import Role, Schema, load_schema
 
 logger = logging.getLogger(__name__)
@@ -149,26 +150,32 @@ _ROOM_ENDS = tuple("室厅房间屋库舱")
 
 def _elsewhere_from(scene: Scene) -> tuple[int, int] | None:
     """(line, offset) of the first Chinese cut to another place or time in the scene's action
-    ('切换至许东家', '插入画面'), or of a line opening in another room than the heading's
-    ('银行监控室' then '大厅里，…'); what follows is not at the heading's place."""
+    ('切换至许东家', '插入画面'), of a heading written inside the scene ('117办公室日内'), or
+    of a line opening in another room than the heading's ('银行监控室' then '大厅里，…'); what
+    follows is not at the heading's place."""
     rooms = [p for p in heading_places(scene) if p.endswith(_ROOM_ENDS)]
     for el in scene.elements:
         if el.kind != ElementKind.ACTION:
             continue
         if m := ELSEWHERE.search(el.text):
             return el.line_start, m.start()
+        if looks_like_chinese_heading(el.text):
+            return el.line_start, 0
         opening = chinese.opening_place(el.text) if rooms else None
         if opening and not any(opening in room or room in opening for room in rooms):
             return el.line_start, 0
     return None
 
 
-def _presence(scene: Scene, speeches: list[Speech], sents: list[ActionSentence]) -> dict[str, Evidence]:
-    """Characters shown in the scene, each with the first evidence of it.
+def _presence(scene: Scene, speeches: list[Speech], sents: list[ActionSentence]
+              ) -> tuple[dict[str, Evidence], dict[str, Evidence]]:
+    """Characters shown in the scene, each with the first evidence of it; and those shown at the
+    heading's place, with the first evidence of that (not where the scene has moved away).
 
-    In Chinese scenes nothing after a cut to elsewhere counts ('切换至许东家'), and a speaker
-    first heard after a phone call who was not there before it is on the line ('程勇接电话' '喂'
-    then 张院士 speaks).
+    In Chinese scenes what follows a cut to elsewhere ('切换至许东家', a heading inside the scene,
+    a line opening in another room) is not at the heading's place, and a speaker first heard
+    after a phone call who was not there before it is on the line ('程勇接电话' '喂' then 张院士
+    speaks): not in the scene.
     """
     chinese = is_chinese(scene)
     cut = _elsewhere_from(scene) if chinese else None
@@ -182,21 +189,28 @@ def _presence(scene: Scene, speeches: list[Speech], sents: list[ActionSentence])
             return element.text.find(text) >= cut[1]
         return element.line_start > cut[0]
 
-    shown = [(sent, name) for sent in sents if not after_cut(sent.element, sent.text) for name in sent.shown()]
+    shown = [(sent, name) for sent in sents for name in sent.shown()]
     present: dict[str, Evidence] = {}
+    here: dict[str, Evidence] = {}
     for speech in speeches:
         line = speech.first_line.line_start
-        if speech.away or speech.offscreen or speech.speaker in present or after_cut(speech.first_line):
+        if speech.away or speech.offscreen:
             continue
         call = max((c for c in calls if c < line), default=None)
-        if call is not None and not any(
+        if call is not None and speech.speaker not in present and not any(
                 n == speech.speaker and sent.element.line_start <= call for sent, n in shown) and not any(
                 o.speaker == speech.speaker and o.first_line.line_start <= call for o in speeches):
             continue  # first heard after the call: on the line
-        present[speech.speaker] = _ev(scene, speech.first_line, speech.first_line.text, "speaks")
+        evidence = _ev(scene, speech.first_line, speech.first_line.text, "speaks")
+        present.setdefault(speech.speaker, evidence)
+        if not after_cut(speech.first_line):
+            here.setdefault(speech.speaker, evidence)
     for sent, name in shown:
-        present.setdefault(name, _ev(scene, sent.element, sent.text, "named_in_action"))
-    return present
+        evidence = _ev(scene, sent.element, sent.text, "named_in_action")
+        present.setdefault(name, evidence)
+        if not after_cut(sent.element, sent.text):
+            here.setdefault(name, evidence)
+    return present, here
 
 
 def _dialogue(facts: Facts, scene: Scene, script: _Script, speeches: list[Speech], present: set[str],
@@ -333,17 +347,17 @@ def _add_scene(facts: Facts, scene: Scene, script: _Script, events: Counter[str]
     places, times, heading_ev = _heading(facts, scene)
     sents = script.sentences.get(index, [])
     speeches = scene_speeches(scene, script.cast)
-    present = _presence(scene, speeches, sents)
+    present, at_heading = _presence(scene, speeches, sents)
     refs: dict[str, Ref] = {}
     for name, evidence in present.items():
         rule = evidence.producer.removeprefix("rule:")
         refs[name] = script.character(facts, name, index, rule, [evidence])
         if heading_ev is None:
             continue
-        for place in places:
+        for place in places if name in at_heading else ():
             facts.relate(refs[name], "located_at", place, index, "present_in_heading_place",
                          [heading_ev.model_copy(update={"producer": "rule:present_in_heading_place"}),
-                          evidence.model_copy(update={"producer": "rule:present_in_heading_place"})],
+                          at_heading[name].model_copy(update={"producer": "rule:present_in_heading_place"})],
                          name="is in", persistence=Persistence.MOMENTARY)
         for when in times:
             facts.relate(refs[name], "present_on", when, index, "present_in_stated_year",

@@ -1,5 +1,6 @@
 """Who the offline graph puts at a Chinese scene's heading place: not who is seen on a screen, who
-is in another room the action moves to, or who is heard on the phone."""
+is in another room the action moves to or after a heading written inside the scene, or who is
+heard on the phone."""
 
 from __future__ import annotations
 
@@ -24,7 +25,17 @@ SCRIPT = """1 银行监控室 日 内
 
 程勇：我马上来。
 
-3 面包车内 日 内
+3 印度工厂 日 内
+
+厂长：恩。
+
+117办公室日内
+
+办公室内，赵立忠和瑞士代表交谈。
+
+赵立忠：给印度最高法院。
+
+4 面包车内 日 内
 
 唐僧：走。
 
@@ -45,3 +56,5 @@ def test_screens_other_rooms_and_phone_calls_are_not_the_heading_place(tmp_path)
     assert ("猪八戒", "银行监控室") not in located  # in the hall the action moves to
     assert ("吕受益", "程勇家") not in located  # first heard after 程勇 picks up the phone
     assert ("程勇", "沙发") not in located  # furniture is no place
+    assert ("厂长", "印度工厂") in located and ("赵立忠", "印度工厂") not in located  # after '117办公室日内'
+    assert "赵立忠" in names.values()  # still in the scene: only not at its heading's place
