@@ -9,7 +9,9 @@ Each rule names the evidence it reads and emits nothing without it (producer 'ru
 - `speaks`, `named_in_action`: who is in the scene (speaking in it, not as a voice-over, on the
   phone or off screen, or shown by the action);
   with the heading: `present_in_heading_place` (located_at), `present_in_stated_year` (present_on
-  a year the heading or a title card gives).
+  a year the heading or a title card gives). In Chinese scenes (`_presence`) who is first shown
+  after a cut, a heading inside the scene or a line opening in another room is in the scene but
+  not at its heading's place, and a speaker first heard after a phone call is not in it.
 - `speaks_to_vocative`, `speaks_to_two_speakers`, `speaks_to_exchange`: whom a speech addresses.
 - attitude cues in a speech to a known listener (`thanks`, `love`, `endearment`, `insult`,
   `threat`) and in action clauses (`embrace`, `violence`, `glare`, `thanks_action`).
@@ -19,7 +21,8 @@ Each rule names the evidence it reads and emits nothing without it (producer 'ru
   `possessive_pronoun` ('Neil opens his desk': the sentence names Neil alone, and the script
   calls Neil 'he'),
   `moves_into_place` (located_at a place the clause names).
-- Chinese action lines: `zh_place`, `zh_thing`, `zh_handles`, `zh_possessive`, `zh_goes_to_place`.
+- Chinese action lines, read in jieba's words (`kgbuild.offline.chinese`): `zh_place`,
+  `zh_thing`, `zh_handles`, `zh_possessive`, `zh_goes_to_place`.
 
 A scene heading is scene metadata, never an event; a scene with no action clause has no event.
 
