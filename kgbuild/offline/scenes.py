@@ -19,7 +19,7 @@ _NOT_HERE = re.compile(r"^\s*(?:INSERT|FLASH|FLASHBACK|CUT TO|INTERCUT|MONTAGE|S
 # A name right after these words is talked about, not shown: 'a photo of Sarah'.
 _NOT_SHOWN_BEFORE = re.compile(r"\b(?:of|about|for|like|than|to)\s+$", re.IGNORECASE)
 # Chinese action that shows an insert, a flashback or another place ('插入画面：', '切换至许东家').
-ZH_ELSEWHERE = re.compile(r"插入|闪回|回忆画面|画面切|镜头切|切换至|切换到|切到")
+ZH_ELSEWHERE = re.compile(r"插入(?:画面|镜头|回忆|[：:])|闪回|回忆画面|画面切|镜头切|切换至|切换到")
 # A name after these in a Chinese sentence is seen on a screen or in a picture ('监控画面中，沙僧...').
 _ZH_SCREEN = re.compile(r"监控|屏幕|画面|电视|视频|录像|照片")
 # A Chinese name followed by these is calling in or owning, not shown ('眼镜打给他', '孙悟空的面具').

@@ -29,7 +29,7 @@ def cut(text: str) -> tuple[tuple[str, str], ...]:
 
 def words(clause: str, names: Sequence[str] = ()) -> list[tuple[str, str]]:
     """The clause's words and jieba's part-of-speech flags; each character name is one word
-    flagged 'NAME' (longest names first, never split).
+    flagged 'NAME' (longest names first, never split), except inside a longer dictionary word.
 
     Example:
         >>> [w for w, _ in words("阿明走到了柜台里", ["阿明"])]

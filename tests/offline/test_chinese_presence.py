@@ -29,6 +29,8 @@ SCRIPT = """1 银行监控室 日 内
 
 厂长：恩。
 
+厂长插入钥匙，彭浩走了进来。
+
 117办公室日内
 
 办公室内，赵立忠和瑞士代表交谈。
@@ -42,6 +44,8 @@ SCRIPT = """1 银行监控室 日 内
 沙僧：好。
 
 猪八戒：快点。
+
+彭浩：等等。
 """
 
 
@@ -58,3 +62,4 @@ def test_screens_other_rooms_and_phone_calls_are_not_the_heading_place(tmp_path)
     assert ("程勇", "沙发") not in located  # furniture is no place
     assert ("厂长", "印度工厂") in located and ("赵立忠", "印度工厂") not in located  # after '117办公室日内'
     assert "赵立忠" in names.values()  # still in the scene: only not at its heading's place
+    assert ("彭浩", "印度工厂") in located  # '插入钥匙' inserts a key: no cut
