@@ -51,7 +51,7 @@ from kgbuild.offline.facts import Facts, Ref
 from kgbuild.offline.genders import learn_genders
 from kgbuild.offline.headings import heading_places
 from kgbuild.offline.phrases import ING_NOUNS
-from kgbuild.offline.scenes import ZH_ELSEWHERE as ELSEWHERE
+from kgbuild.offline.scenes import ZH_ELSEWHERE
 from kgbuild.offline.scenes import ActionSentence, is_chinese, name_spans, read_sentences
 from kgbuild.offline.selection import assemble
 from kgbuild.offline.stoplists import (
@@ -160,7 +160,7 @@ def _elsewhere_from(scene: Scene) -> tuple[int, int] | None:
     for el in scene.elements:
         if el.kind != ElementKind.ACTION:
             continue
-        if m := ELSEWHERE.search(el.text):
+        if m := ZH_ELSEWHERE.search(el.text):
             return el.line_start, m.start()
         if looks_like_chinese_heading(el.text):
             return el.line_start, 0
