@@ -51,8 +51,7 @@ from kgbuild.offline.facts import Facts, Ref
 from kgbuild.offline.genders import learn_genders
 from kgbuild.offline.headings import heading_places
 from kgbuild.offline.phrases import ING_NOUNS
-from kgbuild.offline.scenes import ZH_ELSEWHERE
-from kgbuild.offline.scenes import ActionSentence, is_chinese, name_spans, read_sentences
+from kgbuild.offline.scenes import ZH_ELSEWHERE, ActionSentence, is_chinese, name_spans, read_sentences
 from kgbuild.offline.selection import assemble
 from kgbuild.offline.stoplists import (
     AMBIENCE,
