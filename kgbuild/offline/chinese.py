@@ -203,7 +203,13 @@ def places(clause: str, names: Sequence[str] = ()) -> list[str]:
         ['监控室']
     """
     ws = words(clause, names)
-    found = [p for _, p in _located(ws)]
+    return _places(ws, _located(ws))
+
+
+def _places(ws: list[tuple[str, str]], located: list[tuple[int, str]]) -> list[str]:
+    """The places of a clause's words: those `_located` found, after the place the clause is
+    made of when it is only one ('车内，')."""
+    found = [p for _, p in located]
     owner = ws[:1] if ws and ws[0][1] == _NAME else []  # '程勇卧室里'
     parts = _place_words(ws, len(owner))
     if parts and len(owner) + len(parts) == len(ws) and parts[-1] in _SUFFIX_WORDS:
@@ -281,7 +287,10 @@ def things(clause: str, names: Sequence[str]) -> list[str]:
 def owned(clause: str, names: Sequence[str]) -> list[tuple[str, str]]:
     """(owner, thing) for '刘波的手机': a character's name, 的, then a thing (not a body part,
     nor a picture or the remains of the owner)."""
-    ws = words(clause, names)
+    return _owned(words(clause, names))
+
+
+def _owned(ws: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return [(ws[i][0], ws[i + 2][0]) for i in range(len(ws) - 2)
             if ws[i][1] == _NAME and ws[i + 1][0] == "的" and _thing_word(*ws[i + 2])
             and ws[i + 2][0] not in _DEPICTIONS]
@@ -344,9 +353,9 @@ def add_chinese_sentences(facts: Facts, scene: Scene, sents: list[ActionSentence
             ws = words(clause, cast_names)
             located = _located(ws)
             handled = _handled(ws)
-            for place in places(clause, cast_names):
+            for place in _places(ws, located):
                 facts.mention("place", place, index, "zh_place", ev("zh_place"))
-            for owner, thing in owned(clause, cast_names):
+            for owner, thing in _owned(ws):
                 owned_ref = facts.mention("thing", thing, index, "zh_thing", ev("zh_thing"))
                 facts.relate(facts.ref("person", owner), "possesses", owned_ref, index, "zh_possessive",
                              ev("zh_possessive"))
