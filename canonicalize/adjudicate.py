@@ -31,7 +31,6 @@ are split where two members cannot be one entity, and life-stage pairs are linke
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from collections import defaultdict
@@ -504,14 +503,19 @@ def adjudicate_offline(cluster: list[Candidate], context: NameContext) -> Verdic
     return _finish("offline", groups, cluster, reasons, context.person)
 
 
+def _quoted(name: str) -> str:
+    """A name between quote marks, its own characters unescaped (the model copies names exactly)."""
+    return f"«{name}»" if '"' in name else f'"{name}"'
+
+
 def build_messages(cluster: list[Candidate]) -> list[ChatMessage]:
     """The adjudication request for one cluster (prompt file `kgbuild/llm/prompts/adjudicate.md`)."""
     mentions = []
     for i, cand in enumerate(cluster, 1):
         desc = cand.description.strip().replace("\n", " ")[:_DESCRIPTION_CHARS] or "(no description)"
         scenes = ", ".join(map(str, cand.scenes[:12])) or "unknown"
-        mentions.append(f"{i}. {json.dumps(cand.name, ensure_ascii=False)}: {desc} [scenes: {scenes}]")
-    facts = [f"- {json.dumps(a.name, ensure_ascii=False)} and {json.dumps(b.name, ensure_ascii=False)}: {why}"
+        mentions.append(f"{i}. {_quoted(cand.name)}: {desc} [scenes: {scenes}]")
+    facts = [f"- {_quoted(a.name)} and {_quoted(b.name)}: {why}"
              for i, a in enumerate(cluster) for b in cluster[i + 1:] if (why := cannot_link(a, b))]
     prompt = load_prompt(PROMPT)
     return [ChatMessage(role="system", content=prompt.render("system")),
