@@ -29,7 +29,7 @@ Ben is alone.
 
 
 def ev(scene: int, quote: str) -> Evidence:
-    return Evidence(scene=scene, lines=(5, 5), quote=quote, producer="llm:m/extract@3")
+    return Evidence(scene=scene, lines=(5, 5), quote=quote, producer="llm:m/extract@4")
 
 
 def ent(type_: str, name: str, scenes=(1,), aliases=()) -> Entity:
@@ -106,7 +106,7 @@ def test_a_time_only_said_in_dialogue_puts_nobody_there(tmp_path):
     said = next(el for el in screenplay.scenes[0].elements if el.text == "Anna, please.")
     performs, place = rel(ANNA, "performs", SLAM), rel(SLAM, "occurs_at", KITCHEN)
     time = rel(SLAM, "occurs_on", NIGHT_1999).model_copy(update={"evidence": [
-        Evidence(scene=1, lines=(said.line_start, said.line_end), quote="Anna, please.", producer="llm:m/extract@3")]})
+        Evidence(scene=1, lines=(said.line_start, said.line_end), quote="Anna, please.", producer="llm:m/extract@4")]})
     graph, count = derive_whereabouts(story(performs, place, time), load_schema(), screenplay)
     assert {r.type for r in graph.relations} == {"performs", "occurs_at", "occurs_on", "located_at"}
     assert count.changed == {"located_at": 1, "time_only_said": 1}

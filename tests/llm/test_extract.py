@@ -104,9 +104,9 @@ def test_chunk_contexts_give_scene_ids_markers_speakers_and_earlier_cues(shared_
 
 def test_prompts_are_versioned_files_rendered_from_the_schema():
     prompt = load_prompt("extract")
-    assert (prompt.name, prompt.version, prompt.tag) == ("extract", 3, "extract v3")
+    assert (prompt.name, prompt.version, prompt.tag) == ("extract", 4, "extract v4")
     system, user = extraction_messages(CONTEXT, SCHEMA)
-    assert system.content.startswith("[kgbuild prompt extract v3]\n")
+    assert system.content.startswith("[kgbuild prompt extract v4]\n")
     for spec in SCHEMA.relation_types:
         # Derived types (life_stage_of) are written by the merge stage, never asked for.
         assert (f"- {spec.name} (" in system.content) is not spec.derived
@@ -318,6 +318,6 @@ def test_assemble_graph_merges_chunks_by_id():
     graph = assemble_graph(sp, outcomes, version="9.9", model="m", token_usage={"total.requests": 4})
     margo = next(e for e in graph.entities if e.id == "character:margo")
     assert margo.scenes == [3, 5] and margo.aliases == ["Mags"] and margo.description == "safecracker"
-    assert [(ev.scene, ev.lines, ev.producer) for ev in margo.evidence] == [(3, (14, 14), "llm:m/extract@3")]
+    assert [(ev.scene, ev.lines, ev.producer) for ev in margo.evidence] == [(3, (14, 14), "llm:m/extract@4")]
     assert len({e.id for e in graph.entities}) == len(graph.entities)
     assert graph.provenance.backend == "llm" and graph.provenance.token_usage == {"total.requests": 4}

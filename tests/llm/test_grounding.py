@@ -18,7 +18,7 @@ from kgbuild.schema import load_schema
 
 SCHEMA = load_schema()
 SCREENPLAY = read_screenplay(Path(__file__).resolve().parent.parent / "fixtures" / "llm" / "safe_job.fountain")
-PRODUCER = "llm:test-model/extract@3"
+PRODUCER = "llm:test-model/extract@4"
 
 CONTEXT = ChunkContext(
     chunk_id="scenes_3_4",
@@ -188,7 +188,7 @@ def test_a_short_line_inside_a_long_quote_is_not_the_quote():
     assert find_quote([office], "Margo pockets the jewels and leaves", PRODUCER) is None
 
 
-@pytest.mark.parametrize("model, expected", [("gpt-4o-mini", "llm:gpt-4o-mini/extract@3"),
-                                             (None, "llm:unknown/extract@3")])
+@pytest.mark.parametrize("model, expected", [("gpt-4o-mini", "llm:gpt-4o-mini/extract@4"),
+                                             (None, "llm:unknown/extract@4")])
 def test_producer_names_the_model_and_the_prompt_version(model, expected):
     assert extraction_producer(model) == expected

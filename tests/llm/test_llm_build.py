@@ -89,7 +89,7 @@ def test_scripted_build_gives_the_expected_graph_retries_and_review(brick, tmp_p
         derived_from = {p.removeprefix("derived:") for p in producers if p.startswith("derived:")}
         # Extracted facts cite the model; derived ones cite what they follow from: relations (located_at),
         # the event and the line showing the character there or telling them (witnesses, told_about).
-        assert producers - {f"derived:{r}" for r in derived_from} <= {"llm:scripted-model/extract@3"}, fact.id
+        assert producers - {f"derived:{r}" for r in derived_from} <= {"llm:scripted-model/extract@4"}, fact.id
         known = {r.id for r in state.graph.relations} | {e.id for e in state.graph.entities} | {"presence", "speech"}
         assert derived_from <= known, fact.id
     assembly = assemble(state.screenplay, state.llm.run.outcomes, version="x", model="scripted-model")

@@ -188,7 +188,7 @@ def test_reflect_sends_the_findings_and_the_extraction_to_the_reviewer(tmp_path)
     verdict = asyncio.run(reflect(client, bad, CONTEXT, SCHEMA, threshold=7))
     assert (verdict.score, verdict.model_score, verdict.accepted) == (6, 9, False)
     system, user = backend.requests[0].messages
-    assert system.content.startswith("[kgbuild prompt reflect v2]") and "7 or more" in system.content
+    assert system.content.startswith("[kgbuild prompt reflect v3]") and "7 or more" in system.content
     # The reviewer sees the passage, so it can tell a stated fact from an invented one.
     assert "Passage:\n[scene 3]\nINT. HARBOUR OFFICE - NIGHT\nMargo kneels at the safe." in user.content
     assert "- HARD: relation 'Margo Vance speaks_to MARGO' links an item to itself" in user.content
