@@ -205,6 +205,12 @@ def test_prompt_lists_descriptions_and_the_rules():
     assert "different versions or instances" in messages[1].content
 
 
+def test_prompt_shows_names_as_they_are_written_quote_marks_included():
+    messages = build_messages([cand('Jimmy "The Fist" Doyle'), cand("Jimmy Doyle")])
+    assert '1. «Jimmy "The Fist" Doyle»:' in messages[1].content
+    assert '2. "Jimmy Doyle":' in messages[1].content and "\\" not in messages[1].content
+
+
 def test_llm_normalizes_only_what_the_rules_cannot_settle():
     from kgbuild.canonicalize.llm_normalize import normalize_with_llm
 
