@@ -197,10 +197,28 @@ def _fact_issues(answer: ExtractionResponse, context: ChunkContext, schema: Sche
                                                    "(give the cue name as the name or an alias)"))
     locations = {canonical_key(n) for e in answer.entities if e.type == place for n in (e.name, *e.aliases)}
     for scene in context.scenes if place is not None else ():
-        if scene.location and not locations & {canonical_key(p) for p in scene.location}:
+        if scene.location and not locations & _heading_place_keys(scene.location):
             issues.append(Issue(hard=False, message=f"the heading of scene {scene.index} places it at "
                                                     f"'{' > '.join(scene.location)}', which is no {place}"))
     return issues
+
+
+_HEADING_NOTE = re.compile(r"\s*[(\[][^)\]]*[)\]]")
+_OWNER = re.compile(r"^\S+['’]S\s+(?=\S)", re.IGNORECASE)
+
+
+def _heading_place_keys(location: list[str]) -> set[str]:
+    """The names a heading's places may go by: each part as written, each of two places joined
+    by a slash ('LOUNGE / STAIRS'), each without a note in brackets ("JOHN'S CAR (MOVING)") and
+    without its owner ("JOHN'S UPSTAIRS LANDING": the prompt keeps owners out of names)."""
+    keys = set()
+    for part in location:
+        for piece in (part, *part.split("/")):
+            bare = _HEADING_NOTE.sub("", piece).strip()
+            for name in (piece, bare, _OWNER.sub("", bare)):
+                if canonical_key(name):
+                    keys.add(canonical_key(name))
+    return keys
 
 
 def _quote_issues(answer: ExtractionResponse, context: ChunkContext) -> list[Issue]:

@@ -145,6 +145,23 @@ def test_soft_findings_duplicates_missing_heading_location_unlinked_event():
                               "the heading of scene 4 places it at 'PIER', which is no Location"]
 
 
+def test_a_heading_place_is_found_under_each_of_two_names_and_without_its_note():
+    base = answer()
+    scenes = [CONTEXT.scenes[0], CONTEXT.scenes[1].model_copy(update={"location": ["LOUNGE / STAIRS"]})]
+    context = CONTEXT.model_copy(update={"scenes": scenes})
+    stairs = [*[e.model_dump() for e in base.entities if e.name != "Pier"],
+              {"name": "stairs", "type": "Location", "description": "", "aliases": [], "scenes": [4]}]
+    assert check_extraction(answer(entities=stairs), context, SCHEMA) == []
+    scenes[1] = scenes[1].model_copy(update={"location": ["JOHN'S CAR (MOVING)"]})
+    context = CONTEXT.model_copy(update={"scenes": scenes})
+    car = [*stairs[:-1], {"name": "John's car", "type": "Location", "description": "", "aliases": [], "scenes": [4]}]
+    assert check_extraction(answer(entities=car), context, SCHEMA) == []
+    owned = [*stairs[:-1], {"name": "car", "type": "Location", "description": "", "aliases": [], "scenes": [4]}]
+    assert check_extraction(answer(entities=owned), context, SCHEMA) == []
+    assert [i.message for i in check_extraction(answer(entities=stairs), context, SCHEMA)] == [
+        "the heading of scene 4 places it at 'JOHN'S CAR (MOVING)', which is no Location"]
+
+
 def review(score: int, feedback: list[str] | None = None) -> ReflectionResponse:
     return ReflectionResponse(accuracy=score, consistency=score, redundancy=score, score=score,
                               feedback=feedback or [])
