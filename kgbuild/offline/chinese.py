@@ -28,7 +28,7 @@ _CJK_WORD = re.compile(r"^[\u3400-\u9fff]+$")
 # Endings of place words; two-character endings are tried first. '地' and '部' end a place only
 # in the words listed ('工地', '总部'); alone they end adverbs ('笔直地') and body parts ('腹部').
 _PLACE_ENDS = (
-    "门口", "门前", "门外", "楼下", "楼上", "楼道", "走廊", "大门", "现场", "路边", "街头",
+    "门口", "门前", "门外", "楼下", "楼上", "楼道", "走廊", "现场", "路边", "街头",
     "洞口", "路口", "街口", "巷口", "村口", "港口", "出口", "入口",
     "工地", "墓地", "基地", "营地", "场地", "空地", "草地", "田地", "雪地", "阵地", "目的地",
     "总部", "乐部", "令部", "挥部",
@@ -51,8 +51,10 @@ _NOT_PLACES = frozenset({
     "旁边", "一旁", "四周", "周围", "屋内", "屋外", "屋里", "前面", "后面", "里面", "外面", "上面",
     "下面", "这里", "那里", "这儿", "那儿", "此处", "远处", "附近", "另外", "此外", "以外", "之外",
     "意外", "格外", "额外", "例外", "雨中", "雨夜", "夜里", "空中", "半空", "暗处",
+    # a door with no place it belongs to ('离开大门'; a doorway, '门口', is where one stands)
+    "大门",
     # furniture ending like a place
-    "工作台", "梳妆台", "窗台", "手术台", "操作台", "灶台",
+    "工作台", "梳妆台", "窗台", "手术台", "操作台", "灶台", "柜台", "吧台",
 })
 # Body parts: neither places nor things ('腰间', '劫匪的腹部', '刘波的脑袋').
 _BODY = frozenset({
@@ -92,6 +94,9 @@ _HANDLING = frozenset({
     "拆", "挂", "翻", "塞", "装", "取", "揣",
 })
 _GIVING = frozenset({"递", "递给", "递过", "交给", "给"})
+# Verbs jieba glues to the end of a thing before '在' ('将包夹在', '用刀架在').
+_VERB_TAILS = frozenset("放夹架挂搭靠插别塞摆压按顶抵")
+_AFTER_TAIL = ("在", "到")
 # Particles jieba may glue to the thing after a verb ('拿' '起信').
 _GLUED = frozenset("起出着了上下过回进开")
 _PARTICLES = frozenset({"了", "着", "过", "起", "出", "来", "去", "上", "下", "进", "回", "起来", "出来"})
@@ -267,6 +272,13 @@ def _handled(ws: list[tuple[str, str]]) -> list[tuple[int, str]]:
         if j >= len(ws):
             continue
         word, flag = ws[j]
+        after = ws[j + 1] if j + 1 < len(ws) else ("", "")
+        if len(word) > 1 and word[-1] in _VERB_TAILS and after[0].startswith(_AFTER_TAIL):
+            if _thing_word(word[:-1], "n"):
+                found.append((i, word[:-1]))  # jieba's '包夹' in '将包夹在咯吱窝'
+            continue
+        if after[1].startswith("n") and not _thing_word(*after):
+            continue  # '纸牌' '游戏': the verb takes the game, not the cards
         if flag.startswith("v") and word[0] in _GLUED and _thing_word(word[1:], "n"):
             found.append((i, word[1:]))  # jieba's '起信' in '拿起信'
         elif _thing_word(word, flag):

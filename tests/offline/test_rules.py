@@ -122,7 +122,8 @@ def test_chinese_names_end_where_their_words_end():
     """Judged errors of the offline Chinese graphs: particles, verbs and adverbs glued to names,
     names cut short, body parts and positions as places or things."""
     names = ["刘波", "许东", "宫二", "程勇", "唐僧", "外公"]
-    assert places("唐僧走到了柜台里", names) == ["柜台"]  # not '了柜台'
+    assert places("唐僧走到了柜台里", names) == []  # not '了柜台', and a counter is furniture
+    assert places("他离开金库大门", names) == ["金库"] and places("他走到大门", names) == []  # a door
     assert places("外公在医务室门口的椅子上坐着", names) == ["医务室门口"]
     assert places("刘波跟在身后一瘸一拐地走着", names) == []  # a position and an adverb
     assert places("劫匪的刀刺进了刘波的腹部", names) == []  # a body part
@@ -138,6 +139,9 @@ def test_chinese_names_end_where_their_words_end():
     assert things("曹斌抽了口烟", names) == ["烟"] and things("喝了一罐牛奶", names) == ["牛奶"]
     assert things("用手扇着鼻子", names) == [] and things("程勇把大家送上车", names) == []
     assert things("从墙上拿起包裹", names) == ["包裹"]
+    assert things("刘波将包夹在咯吱窝", names) == ["包"]  # jieba's '包夹': the bag, then the verb
+    assert things("劫匪用刀架在眼镜的脖子上", names) == ["刀"]  # not a knife rack
+    assert things("程勇点着纸牌游戏", names) == []  # the game is played, not the cards handled
     assert owned("许东揪住许东的衣领", names) == []  # '衣' is not the collar
     assert owned("刘波的脑袋", names) == [] and owned("电脑上显示着刘波的照片", names) == []
 
