@@ -75,7 +75,7 @@ ROLE_WORDS = _words("""
 STAGE_WORDS = {"young", "younger", "old", "older", "little", "baby", "adult", "teen", "teenage",
                "teenaged", "elderly", "future", "past", "child", "kid", "evil", "bad", "good",
                "fake", "real", "original", "alternate"}
-_CJK_STAGE = ("年轻的", "年轻", "少年", "青年", "中年", "老年", "童年", "幼年", "小时候的", "老")
+_CJK_STAGE = ("年轻的", "年轻", "少年", "青年", "中年", "老年", "童年", "幼年", "小时候的")
 _CJK_HONORIFIC_SUFFIX = ("先生", "小姐", "太太", "女士", "夫人", "师傅", "老师", "医生", "大夫", "警官")
 #: Ordinals mark numbered instances ("second ghost").
 ORDINALS = {"first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",

@@ -56,6 +56,9 @@ def test_chinese_names():
     assert (young.key, young.versions, young.cjk) == ("程勇", ("年轻的",), True)
     assert normalize_name("王先生", person=True).honorific == "先生"
     assert normalize_name("程小澍").key == "程小澍"
+    # 老 opens words and familiar names ('老板娘' proprietress, '老姜'), not an older self; '老年' does.
+    assert normalize_name("老板娘", person=True).versions == () and normalize_name("老姜", person=True).key == "老姜"
+    assert normalize_name("老年叶问", person=True).versions == ("老年",)
 
 
 @pytest.mark.parametrize(("name", "reason"), [
