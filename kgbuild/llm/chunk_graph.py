@@ -40,7 +40,25 @@ from kgbuild.names import display_name
 from kgbuild.schema import Schema
 
 _SPACE = re.compile(r"\s+")
-_EDGE = "\"'“”‘’`*_()[]{}<>.,;:!?- "
+_EDGE = "\"'“”‘’`*_.,;:!?- "
+_CLOSING = {"(": ")", "[": "]", "{": "}", "<": ">"}
+_OPENING = {close: open_ for open_, close in _CLOSING.items()}
+
+
+def _strip_edges(text: str) -> str:
+    """Strip quotes and punctuation from both ends, and a bracket there only when its partner is
+    not in the name or the pair wraps it whole ('(Nadia)' -> 'Nadia'; 'car (India)' is kept)."""
+    while True:
+        text = text.strip(_EDGE)
+        first, last = text[:1], text[-1:]
+        if first in _CLOSING and _CLOSING[first] not in text[1:]:
+            text = text[1:]
+        elif last in _OPENING and _OPENING[last] not in text[:-1]:
+            text = text[:-1]
+        elif first in _CLOSING and last == _CLOSING[first] and text.count(first) == 1:
+            text = text[1:-1]
+        else:
+            return text
 
 
 def normalize_name(name: str, *, person: bool = False) -> str:
@@ -51,7 +69,7 @@ def normalize_name(name: str, *, person: bool = False) -> str:
         >>> normalize_name('  "BRICK   BRADDOCK." ', person=True)
         'Brick Braddock'
     """
-    text = _SPACE.sub(" ", unicodedata.normalize("NFKC", name)).strip(_EDGE)
+    text = _strip_edges(_SPACE.sub(" ", unicodedata.normalize("NFKC", name)))
     return display_name(text) if person else text
 
 

@@ -158,6 +158,9 @@ def test_prompt_version_is_part_of_every_request_key():
     ("O'REILLY", "Character", "O'Reilly"),
     ("the safe", "Object", "the safe"),
     ("(Harbour Office)", "Location", "Harbour Office"),
+    ("车（印度）", "Location", "车(印度)"),  # a bracketed part at the end keeps both brackets
+    ("JOHN'S CAR (MOVING", "Location", "JOHN'S CAR (MOVING"),
+    ("Steel)", "Character", "Steel"),
 ])
 def test_names_are_normalized_before_ids(raw, type_name, expected):
     assert normalize_name(raw, person=SCHEMA.role_of(type_name) == "person") == expected
