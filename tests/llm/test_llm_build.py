@@ -376,7 +376,7 @@ def test_build_command_budget_stop_and_llm_options_without_model(brick, tmp_path
                            "--llm-model", "m", "--llm-base-url", "http://127.0.0.1:9/v1", "--max-requests", "0"],
                           check=False, capture_output=True, text=True, env=env, timeout=120)
     assert stop.returncode == 2 and "Traceback" not in stop.stderr
-    # The script is one chunk at the LLM default of 1,200 tokens.
+    # The script is one chunk at the LLM default of 2,500 tokens.
     assert "budget stopped the build: 0 of 1 chunks done" in stop.stderr and "rerun with a larger" in stop.stderr
     assert not (tmp_path / "out" / "graph.json").exists()
     usage = CliRunner().invoke(cli, ["build", str(brick), "-o", str(tmp_path / "out"), "--concurrency", "4"])
