@@ -4,7 +4,9 @@ Each set of tests/fixtures/llm/kept/ is one measured build (README, "The LLM pat
 two STAGE dev movies, scenes 1-40, three chunk budgets. The test runs the same build in batch
 mode, answers every exported round from the kept answers (which fails when a request payload
 has changed since the measurement), and checks the requests, the estimated tokens and the
-STAGE-KG counts against what was measured. The scripts and references come from ../shared/data.
+STAGE-KG counts against what was measured, then draws the truth audit's sample again and
+re-tallies the kept verdicts (audit-<set>.json) into the supported shares the README reports.
+The scripts and references come from ../shared/data.
 """
 
 from __future__ import annotations
@@ -16,7 +18,10 @@ from pathlib import Path
 
 import pytest
 
+from kgbuild.evaluation.audit import sample_facts, tally
+from kgbuild.evaluation.audit.types import Verdict
 from kgbuild.evaluation.kept_answers import read_kept, rebuild
+from kgbuild.graph import load_graph
 
 KEPT = Path(__file__).resolve().parents[1] / "fixtures" / "llm" / "kept"
 MEASURED = json.loads((KEPT / "measured.json").read_text(encoding="utf-8"))["sets"]
@@ -37,3 +42,11 @@ def test_the_kept_answers_rebuild_the_measured_graph(name, shared_data, tmp_path
     got = json.loads(scores.read_text(encoding="utf-8"))
     for part in ("entities", "relations"):
         assert {k: got[part][k] for k in ("tp", "fp", "fn")} == measured[part], part
+    audit = json.loads((KEPT / f"audit-{name}.json").read_text(encoding="utf-8"))
+    sample = sample_facts(load_graph(rebuilt.graph), relations=audit["relations"], entities=audit["entities"],
+                          seed=audit["seed"])
+    assert [(f.id, f.ref) for f in sample.facts] == [(f["id"], f["ref"]) for f in audit["facts"]]
+    report = tally(sample, [Verdict(**v) for v in audit["verdicts"]])
+    assert report.not_judged == []
+    assert (report.relations.share, report.entities.share) == pytest.approx(
+        (audit["reported"]["relations"], audit["reported"]["entities"]))
