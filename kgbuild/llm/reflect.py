@@ -37,7 +37,7 @@ from kgbuild.llm.context import ChunkContext
 from kgbuild.llm.prompts import load_prompt
 from kgbuild.llm.responses import ExtractionResponse, ReflectionResponse
 from kgbuild.llm.types import ChatMessage, StructuredLLM
-from kgbuild.readers.cues import NON_PERSON_CUES
+from kgbuild.readers.cues import is_non_person_cue
 from kgbuild.schema import Schema
 
 logger = logging.getLogger(__name__)
@@ -184,7 +184,7 @@ def _fact_issues(answer: ExtractionResponse, context: ChunkContext, schema: Sche
     issues = []
     person, place = schema.type_for_role("person"), schema.type_for_role("place")
     for cue in context.speakers if person is not None else ():
-        if cue.upper() in NON_PERSON_CUES:
+        if is_non_person_cue(cue):
             continue
         types = names.get(canonical_key(cue), set())
         if person in types:

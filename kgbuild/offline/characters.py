@@ -15,7 +15,7 @@ from kgbuild.model import ElementKind, Screenplay
 from kgbuild.names import display_name
 from kgbuild.offline.phrases import VERB_FORMS
 from kgbuild.offline.stoplists import GENERIC_PEOPLE, NOT_IN_NAMES
-from kgbuild.readers.cues import NON_PERSON_CUES
+from kgbuild.readers.cues import is_non_person_cue
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 # An introduction: 1-4 capitalised words, then a comma/parenthesis and an age or description.
@@ -172,7 +172,7 @@ def find_cast(screenplay: Screenplay) -> Cast:
                 full_by_token[token].add(name)
     full_names = _full_names(screenplay, cues, intros)
     for cue, count in cues.items():
-        if cue in NON_PERSON_CUES or not plausible_name(cue):
+        if is_non_person_cue(cue) or not plausible_name(cue):
             continue
         owners = full_by_token.get(cue, set()) if cue not in intros else set()
         full = next(iter(owners)) if len(owners) == 1 else full_names.get(cue, cue)

@@ -69,6 +69,13 @@ def scene_speeches(scene: Scene, cast: Cast) -> list[Speech]:
     return out
 
 
+def other_voices(scene: Scene, cast: Cast) -> bool:
+    """Whether the scene has a speech, said in its place, by a cue that stands for no one
+    character of the cast (ALL, CROWD, VOICES, '一人应和')."""
+    return any(el.kind is ElementKind.CHARACTER and el.speaker and not cast.speakers(el.speaker)
+               and not voice_is_away(el.extensions) for el in scene.elements)
+
+
 def vocative_patterns(patterns: dict[str, re.Pattern[str]]) -> dict[str, re.Pattern[str]]:
     """Per character, a regex for being called by name: 'Neil, ...', '..., Neil.', '尼尔，'."""
     out = {}
@@ -82,7 +89,7 @@ def vocative_patterns(patterns: dict[str, re.Pattern[str]]) -> dict[str, re.Patt
 
 
 def listener(speeches: list[Speech], i: int, present: set[str],
-             vocatives: dict[str, re.Pattern[str]]) -> tuple[str, str] | None:
+             vocatives: dict[str, re.Pattern[str]], *, other_voices: bool = False) -> tuple[str, str] | None:
     """Whom speech `i` is addressed to, and how that is known ('vocative', 'two_speakers',
     'exchange', 'answer': a reply right after another's question), or None when the text does
     not settle it.
@@ -92,6 +99,8 @@ def listener(speeches: list[Speech], i: int, present: set[str],
         i: The speech.
         present: Characters present in the scene.
         vocatives: Per character, the regex of being called by name (`vocative_patterns`).
+        other_voices: The scene also has speeches of no one character (ALL, CROWD, '一人应和'):
+            then two named speakers are not the whole conversation.
     """
     speech = speeches[i]
     if speech.away:
@@ -101,7 +110,7 @@ def listener(speeches: list[Speech], i: int, present: set[str],
     if len(called) == 1:
         return called[0], "vocative"
     in_scene = {s.speaker for s in speeches if not s.away}
-    if len(in_scene) == 2 and speech.speaker in in_scene:
+    if len(in_scene) == 2 and speech.speaker in in_scene and not other_voices:
         return next(n for n in in_scene if n != speech.speaker), "two_speakers"
     before = next((s for s in reversed(speeches[:i]) if not s.away), None)
     after = next((s for s in speeches[i + 1:] if not s.away), None)

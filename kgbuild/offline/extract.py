@@ -46,7 +46,15 @@ from kgbuild.names import display_name
 from kgbuild.offline import chinese, kinship
 from kgbuild.offline.actions import AFFECTION, GLARES, HANDLING, NOT_EVENTS, THANKS, VIOLENCE, Clause, clauses
 from kgbuild.offline.characters import Cast, common_words, find_cast, mention_patterns
-from kgbuild.offline.dialogue import Speech, attitude_cues, listener, quoted_line, scene_speeches, vocative_patterns
+from kgbuild.offline.dialogue import (
+    Speech,
+    attitude_cues,
+    listener,
+    other_voices,
+    quoted_line,
+    scene_speeches,
+    vocative_patterns,
+)
 from kgbuild.offline.facts import Facts, Ref
 from kgbuild.offline.genders import learn_genders
 from kgbuild.offline.headings import heading_places
@@ -219,6 +227,7 @@ def _dialogue(facts: Facts, scene: Scene, script: _Script, speeches: list[Speech
               refs: dict[str, Ref]) -> None:
     """speaks_to, attitudes and kinship from the speeches of one scene."""
     index = scene.index
+    crowd = other_voices(scene, script.cast)
     for i, speech in enumerate(speeches):
         if speech.speaker not in refs:
             continue
@@ -229,7 +238,7 @@ def _dialogue(facts: Facts, scene: Scene, script: _Script, speeches: list[Speech
                 ref = script.character(facts, other, index, "kin_my", [_ev(scene, el, sentence, "kin_my")])
                 facts.relate(a, "kinship_with", ref, index, "kin_my", [_ev(scene, el, sentence, "kin_my")],
                              persistence=Persistence.STABLE)
-        heard = listener(speeches, i, present, script.vocatives)
+        heard = listener(speeches, i, present, script.vocatives, other_voices=crowd)
         if heard is None or heard[0] not in refs:
             continue
         name, how = heard

@@ -24,6 +24,17 @@ NON_PERSON_CUES = frozenset({
     "ANNOUNCER", "NARRATOR", "ANSWER MACHINE", "ANSWERING MACHINE", "ANSWERPHONE", "INTERCOM", "TANNOY",
     "LOUDSPEAKER", "PA", "P.A.", "PUBLIC ADDRESS", "COMPUTER", "TELEVISION", "众人", "大家", "旁白", "画外音"})
 
+#: Chinese cues that open with an indefinite person speak for no one in particular ('一人应和',
+#: 'one of them chimes in'; '有人', '某人'): the Chinese SOMEONE.
+_CJK_SOMEONE = re.compile(r"^(?:一人|一个人|有人|某人|另一人|另一个人|其中一人|旁人)")
+
+
+def is_non_person_cue(cue: str) -> bool:
+    """Whether a cue name speaks for no one character (`NON_PERSON_CUES`, or a Chinese cue that
+    opens with an indefinite person)."""
+    return cue.upper() in NON_PERSON_CUES or bool(_CJK_SOMEONE.match(cue))
+
+
 #: Cue extensions that put the voice outside the scene's place (voice-over, phone, recording).
 _AWAY = re.compile(r"^(?:V\.?\s?O\.?|VO|ON (?:THE )?PHONE|PHONE|FILTERED|ON TV|ON RADIO|RADIO|TV|"
                    r"PRE-?LAP|ON SCREEN|RECORDING|TAPE|ON (?:THE )?VIDEO|VIDEO|ON (?:THE )?TAPE|ON (?:THE )?MONITOR|"

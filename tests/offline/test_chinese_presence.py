@@ -63,3 +63,30 @@ def test_screens_other_rooms_and_phone_calls_are_not_the_heading_place(tmp_path)
     assert ("厂长", "印度工厂") in located and ("赵立忠", "印度工厂") not in located  # after '117办公室日内'
     assert "赵立忠" in names.values()  # still in the scene: only not at its heading's place
     assert ("彭浩", "印度工厂") in located  # '插入钥匙' inserts a key: no cut
+
+
+CROWD = """1 武馆 日 内
+
+寿哥：今天人家上门来叫板。
+
+一人应和：我们他妈的怕过谁呀！
+
+雄哥：兄弟算是练过几年。
+
+2 茶楼 日 内
+
+寿哥：喝茶。
+
+雄哥：好。
+"""
+
+
+def test_a_voice_of_no_one_in_particular_is_no_character_and_keeps_a_scene_from_being_a_pair(tmp_path):
+    path = tmp_path / "script.txt"
+    path.write_text(CROWD, encoding="utf-8")
+    graph = extract_offline(read_screenplay(path))
+    names = {e.id: e.name for e in graph.entities}
+    assert "一人应和" not in names.values() and {"寿哥", "雄哥"} <= set(names.values())
+    spoken = {(names[r.source], names[r.target], r.scenes[0]) for r in graph.relations if r.type == "speaks_to"}
+    assert ("寿哥", "雄哥", 1) not in spoken  # three voices in the 武馆: not a conversation of two
+    assert ("寿哥", "雄哥", 2) in spoken

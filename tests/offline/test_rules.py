@@ -188,6 +188,8 @@ def test_listeners_are_settled_by_the_text_only():
     vocatives = {"Ben": re.compile(r"^\W*(?:Ben)\s*[,!?]|,\s*(?:Ben)\s*[.!?]+[\"']?\s*$")}
     two = [_speech("Anna", "Sit down."), _speech("Ben", "No.")]
     assert listener(two, 0, {"Anna", "Ben"}, {}) == ("Ben", "two_speakers")
+    # Two named speakers among a crowd's voices (ALL, '一人应和') are not the whole conversation.
+    assert listener(two, 0, {"Anna", "Ben"}, {}, other_voices=True) is None
     three = [_speech("Anna", "Sit down."), _speech("Ben", "No."), _speech("Cleo", "Quiet.")]
     assert listener(three, 0, {"Anna", "Ben", "Cleo"}, {}) is None
     assert listener([_speech("Anna", "Sit down, Ben."), *three[1:]], 0, {"Anna", "Ben", "Cleo"},

@@ -1,4 +1,4 @@
-from kgbuild.readers.cues import parse_cue
+from kgbuild.readers.cues import is_non_person_cue, parse_cue
 from kgbuild.readers.headings import (
     is_english_heading,
     looks_like_chinese_heading,
@@ -125,3 +125,10 @@ def test_times_and_notes_in_chinese_headings_are_not_places():
     ]:
         h = parse_chinese_heading(line)
         assert (h.location, h.time_of_day) == (location, time), line
+
+
+def test_cues_that_speak_for_no_one_character():
+    assert is_non_person_cue("ALL") and is_non_person_cue("Crowd") and is_non_person_cue("众人")
+    # A Chinese cue opening with an indefinite person: 'one of them chimes in', 'someone'.
+    assert is_non_person_cue("一人应和") and is_non_person_cue("有人")
+    assert not is_non_person_cue("一男子") and not is_non_person_cue("程勇") and not is_non_person_cue("ALLISON")
