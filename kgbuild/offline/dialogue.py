@@ -69,7 +69,7 @@ def scene_speeches(scene: Scene, cast: Cast) -> list[Speech]:
     return out
 
 
-def other_voices(scene: Scene, cast: Cast) -> bool:
+def has_other_voices(scene: Scene, cast: Cast) -> bool:
     """Whether the scene has a speech, said in its place, by a cue that stands for no one
     character of the cast (ALL, CROWD, VOICES, '一人应和')."""
     return any(el.kind is ElementKind.CHARACTER and el.speaker and not cast.speakers(el.speaker)

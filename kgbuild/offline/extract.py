@@ -49,8 +49,8 @@ from kgbuild.offline.characters import Cast, common_words, find_cast, mention_pa
 from kgbuild.offline.dialogue import (
     Speech,
     attitude_cues,
+    has_other_voices,
     listener,
-    other_voices,
     quoted_line,
     scene_speeches,
     vocative_patterns,
@@ -227,7 +227,7 @@ def _dialogue(facts: Facts, scene: Scene, script: _Script, speeches: list[Speech
               refs: dict[str, Ref]) -> None:
     """speaks_to, attitudes and kinship from the speeches of one scene."""
     index = scene.index
-    crowd = other_voices(scene, script.cast)
+    crowd = has_other_voices(scene, script.cast)
     for i, speech in enumerate(speeches):
         if speech.speaker not in refs:
             continue
