@@ -22,6 +22,9 @@ from kgbuild.evaluation.audit import sample_facts, tally
 from kgbuild.evaluation.audit.types import Verdict
 from kgbuild.evaluation.kept_answers import read_kept, rebuild
 from kgbuild.graph import load_graph
+from kgbuild.llm.run import script_words
+from kgbuild.readers import read_screenplay
+from kgbuild.scenes import parse_scene_ranges
 
 KEPT = Path(__file__).resolve().parents[1] / "fixtures" / "llm" / "kept"
 MEASURED = json.loads((KEPT / "measured.json").read_text(encoding="utf-8"))["sets"]
@@ -32,6 +35,9 @@ def test_the_kept_answers_rebuild_the_measured_graph(name, shared_data, tmp_path
     measured = MEASURED[name]
     build = [str(shared_data / measured["script"]), "--scenes", measured["scenes"], "--budget",
              str(measured["budget"]), "--llm-model", measured["model"]]
+    # The words the README's tokens per 1,000 words divide by.
+    scenes = parse_scene_ranges(measured["scenes"])
+    assert script_words(read_screenplay(shared_data / measured["script"]), scenes) == measured["words"]
     rebuilt = rebuild(read_kept(KEPT / f"{name}.jsonl"), build, tmp_path / "out", tmp_path / "cache")
     assert (rebuilt.requests, rebuilt.prompt_tokens, rebuilt.completion_tokens) == (
         measured["requests"], measured["prompt_tokens"], measured["completion_tokens"])
