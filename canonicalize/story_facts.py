@@ -11,7 +11,8 @@ writes three things, each with its evidence:
   when it happens: seen at or before the event's place in the text (its line, and within a long
   paragraph its sentence) with no exit and no blackout between, or shown watching it in a later
   sentence of the same paragraph (first seen after it otherwise is not there; an event without
-  a located line has no witnesses). Evidence:
+  a located line has no witnesses, and neither has one placed in a speech heard from elsewhere,
+  a voice-over or a voice on the phone). Evidence:
   the line that shows the character there (producer `derived:presence`) and the event's own
   (`derived:<event id>`).
 - `told_about` (character -> event): in a later scene (screen order), someone else says, on
@@ -198,6 +199,18 @@ def _partners(reading: SceneReading, at: tuple[int, int] | None) -> set[str]:
     return set()
 
 
+def _said_from_elsewhere(reading: SceneReading, at: tuple[int, int] | None) -> bool:
+    """Whether the event is placed in a speech heard from elsewhere (V.O., a phone, a recording)."""
+    if at is None:
+        return False
+    for said in reading.speeches:
+        speech = said.speech
+        end = speech.lines[-1].line_end if speech.lines else speech.cue.line_end
+        if speech.cue.line_start <= at[0] <= end:
+            return speech.away
+    return False
+
+
 def _by_character(reading: SceneReading) -> dict[str, list[Sighting]]:
     out: dict[str, list[Sighting]] = defaultdict(list)
     for s in reading.sightings:
@@ -214,6 +227,8 @@ def _witnesses(events: list[_Event], layer: PresenceLayer) -> dict[tuple[str, st
             if reading is None:
                 continue
             at, event_ev = _event_at(ev.entity, reading)
+            if _said_from_elsewhere(reading, at):
+                continue  # a voice-over or a voice on the phone: nobody in the scene's place is there for it
             partners = _partners(reading, at)
             for character, sightings in _by_character(reading).items():
                 named = layer.names.get(character)

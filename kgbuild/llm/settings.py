@@ -15,10 +15,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 #: Chunk size (estimated tokens) in LLM mode, a measured choice (README, "The LLM path,
 #: measured"): of 600, 1,200 and 2,500, the cheapest within .02 F1 of the best at >= 90% of
-#: audited facts supported. With prompt v4, 2,500 meets that in English (96.9% supported, F1
-#: within .001 and .015 of the best, the fewest tokens) where 600 and 1,200 fall just under 90%;
-#: in Chinese it has the best entity F1 and is .022 below 1,200's relation F1. (With prompt v3
-#: it was 1,200.)
+#: audited facts supported. With prompt v4, 2,500 meets that in English (96.3% supported, F1
+#: within .001 and .015 of the best, the fewest tokens); in Chinese it has the best entity F1
+#: and is .022 below 1,200's relation F1, where 1,200 is .025 below in entity F1. (With prompt
+#: v3 it was 1,200.)
 DEFAULT_LLM_CHUNK_TOKENS = 2500
 #: Reflection scores (0-10) at or above this are accepted (STAGE app. C.3 uses 7).
 DEFAULT_THRESHOLD = 7

@@ -97,3 +97,28 @@ def test_the_one_spoken_with_is_no_bystander_and_who_leaves_is_gone():
     assert ("Lawyer", "Cheng refuses the compensation") not in witnessed  # the refusal answers his offer
     assert ("医药代表", "吕受益接电话") not in witnessed  # '跑回公司': he left before the call
     assert ("Wang", "吕受益接电话") in witnessed  # '王看着…': he watched the rep go; he did not leave
+
+
+def test_a_voice_over_has_no_bystanders():
+    A, C, D = ElementKind.ACTION, ElementKind.CHARACTER, ElementKind.DIALOGUE
+    rows = [(A, "Two removal men carry a bed into the house.", None, ()), (C, "JOHN (V.O.)", "JOHN", ("V.O.",)),
+            (D, "I want a partner who is kind.", "JOHN", ()), (C, "JOHN", "JOHN", ()),
+            (D, "Mind the door.", "JOHN", ())]
+    elements = [Element(kind=k, text=t, speaker=sp, extensions=list(ext), line_start=60 + i, line_end=60 + i)
+                for i, (k, t, sp, ext) in enumerate(rows)]
+    scene = Scene(index=3, heading="EXT. STREET - DAY", elements=elements, line_span=(59, 70))
+    screenplay = Screenplay(title="t", language="en", scenes=[scene],
+                            source=Source(path="x", format=SourceFormat.FOUNTAIN, sha256="0", size_bytes=1))
+    people = [Entity(id="character:john", name="John", type="Character", scenes=[3], aliases=["JOHN"]),
+              Entity(id="character:men", name="removal men", type="Character", scenes=[3])]
+    said = [Entity(id=f"event:{key}", name=title, type="Event", scenes=[3], evidence=[
+        Evidence(scene=3, lines=(line, line), quote=quote, producer="llm:test")])
+        for key, title, line, quote in [("wish", "John describes the partner he wants", 62,
+                                         "I want a partner who is kind."),
+                                        ("warn", "John warns the men about the door", 64, "Mind the door.")]]
+    links = [Relation(id=f"rel:{e.id}", source="character:john", target=e.id, type="performs", scenes=[3])
+             for e in said]
+    witnessed = _witnessed(KnowledgeGraph(movie=MovieInfo(title="t", language="en"), entities=[*people, *said],
+                                          relations=links), screenplay)
+    assert ("removal men", "John describes the partner he wants") not in witnessed  # said in voice-over
+    assert ("removal men", "John warns the men about the door") in witnessed  # said in the street
