@@ -183,32 +183,28 @@ def watching_after(sightings: list[Sighting], at: tuple[int, int] | None,
     return None
 
 
-def _partners(reading: SceneReading, at: tuple[int, int] | None) -> set[str]:
-    """Who speaks the turns just before and after a speech the event is placed in: when an event
-    is something said, the one it answers and the one who answers it are in the exchange, not
-    bystanders (the lawyer whose offer a refusal answers). Empty when the event is no speech."""
+def _speech_at(reading: SceneReading, at: tuple[int, int] | None) -> int | None:
+    """The index in `reading.speeches` of the speech whose lines hold the event's place, or None."""
     if at is None:
+        return None
+    for i, said in enumerate(reading.speeches):
+        speech = said.speech
+        end = speech.lines[-1].line_end if speech.lines else speech.cue.line_end
+        if speech.cue.line_start <= at[0] <= end:
+            return i
+    return None
+
+
+def _partners(reading: SceneReading, i: int | None) -> set[str]:
+    """Who speaks the turns just before and after speech `i` (the one the event is placed in):
+    when an event is something said, the one it answers and the one who answers it are in the
+    exchange, not bystanders (the lawyer whose offer a refusal answers). Empty when the event is
+    no speech."""
+    if i is None:
         return set()
     speeches = reading.speeches
-    for i, said in enumerate(speeches):
-        speech = said.speech
-        end = speech.lines[-1].line_end if speech.lines else speech.cue.line_end
-        if speech.cue.line_start <= at[0] <= end:
-            near = [speeches[j].speaker for j in (i - 1, i + 1) if 0 <= j < len(speeches)]
-            return {who for who in near if who != said.speaker}
-    return set()
-
-
-def _said_from_elsewhere(reading: SceneReading, at: tuple[int, int] | None) -> bool:
-    """Whether the event is placed in a speech heard from elsewhere (V.O., a phone, a recording)."""
-    if at is None:
-        return False
-    for said in reading.speeches:
-        speech = said.speech
-        end = speech.lines[-1].line_end if speech.lines else speech.cue.line_end
-        if speech.cue.line_start <= at[0] <= end:
-            return speech.away
-    return False
+    near = [speeches[j].speaker for j in (i - 1, i + 1) if 0 <= j < len(speeches)]
+    return {who for who in near if who != speeches[i].speaker}
 
 
 def _by_character(reading: SceneReading) -> dict[str, list[Sighting]]:
@@ -227,9 +223,10 @@ def _witnesses(events: list[_Event], layer: PresenceLayer) -> dict[tuple[str, st
             if reading is None:
                 continue
             at, event_ev = _event_at(ev.entity, reading)
-            if _said_from_elsewhere(reading, at):
+            said = _speech_at(reading, at)
+            if said is not None and reading.speeches[said].speech.away:
                 continue  # a voice-over or a voice on the phone: nobody in the scene's place is there for it
-            partners = _partners(reading, at)
+            partners = _partners(reading, said)
             for character, sightings in _by_character(reading).items():
                 named = layer.names.get(character)
                 if character in ev.participants or character in partners or (
