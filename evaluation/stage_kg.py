@@ -22,6 +22,12 @@ What it leaves open, and our documented defaults (`ScoreOptions`, the `kgbuild` 
   its own. Without this, a map entry that folds another person into a character ('程勇爸爸' ->
   '程勇', a reference's merge error) took the character's match from the prediction named
   '程勇' itself. The `paper` preset keeps D.1's literal order, the map first.
+- `alias_identity` off: with it on, a prediction's aliases count as its names too in the
+  normalized-name step (same type, after its own name). The reference's aliases always count;
+  a prediction's do not by default, because the defaults were fixed before the LLM path's
+  measurements (issue 18) and do not move during them. It shows how much of a score is naming:
+  a graph that names the oil shop '王子神油店' after its heading and keeps '精油店' as an alias
+  misses a reference that calls it '精油店'.
 - `cjk_similarity` 'characters': names with CJK characters are compared by character
   similarity (rapidfuzz's ratio of the entity texts), not by MiniLM. MiniLM's vocabulary holds
   244 CJK characters, so most Chinese names embed as runs of [UNK] and two unrelated names are
@@ -44,6 +50,7 @@ of app. D.1 (`entity_text` 'name_description', `name_identity` off; the rest as 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -59,7 +66,7 @@ from kgbuild.model import Entity, KnowledgeGraph
 from kgbuild.names import has_cjk
 from kgbuild.schema import Schema, load_schema
 
-_CANONICAL, _RENAME, _IDENTITY = 4.0, 3.0, 2.0
+_CANONICAL, _RENAME, _IDENTITY, _ALIAS = 4.0, 3.0, 2.0, 1.5
 
 
 class ScoreOptions(BaseModel):
@@ -76,6 +83,8 @@ class ScoreOptions(BaseModel):
                                       description="Weight of description similarity.")
     name_identity: bool = Field(
         default=True, description="Match names equal after normalization (same type) before the embeddings.")
+    alias_identity: bool = Field(
+        default=False, description="With name identity, a prediction's aliases count as its names too.")
     min_degree: int = Field(default=2, ge=0, description="Reference degree needed to be scored.")
     pred_min_degree: int = Field(default=0, ge=0, description="Predicted degree needed to count.")
     near_miss_margin: float = Field(default=0.10, ge=0.0,
@@ -168,12 +177,13 @@ def _non_event(graph: KnowledgeGraph, schema: Schema) -> list[Entity]:
 
 
 def _name_candidates(pred: list[Entity], ref: list[Entity], renames: dict[str, str],
-                     identity: bool = True) -> list[tuple[float, str, str]]:
+                     identity: bool = True, aliases: bool = False) -> list[tuple[float, str, str]]:
     """Canonical-name, rename-map and (with `identity`) normalized-name candidates, scored so that
     they beat any embedding.
 
     With `identity`, a prediction named as a reference entity of its type grounds to it first;
-    the rename map grounds across types (same type first); equal names need the same type.
+    the rename map grounds across types (same type first); equal names need the same type. With
+    `aliases` too, a prediction's aliases ground it last among the names.
     """
     by_name = {r.name: r for r in ref}
     by_key: dict[str, list[Entity]] = defaultdict(list)
@@ -196,6 +206,10 @@ def _name_candidates(pred: list[Entity], ref: list[Entity], renames: dict[str, s
         for r in by_key.get(canonical_key(p.name), []):
             if r.type == p.type:
                 out.append((_IDENTITY, p.id, r.id))
+        for alias in p.aliases if aliases else []:
+            for r in by_key.get(canonical_key(alias), []):
+                if r.type == p.type:
+                    out.append((_ALIAS, p.id, r.id))
     return out
 
 
@@ -274,7 +288,7 @@ def match_entities(
     Returns:
         predicted id -> reference id, and the near misses.
     """
-    matched = _greedy(_name_candidates(pred, ref, renames, options.name_identity))
+    matched = _greedy(_name_candidates(pred, ref, renames, options.name_identity, options.alias_identity))
     rest_p = [p for p in pred if p.id not in matched]
     taken = set(matched.values())
     rest_r = [r for r in ref if r.id not in taken]
@@ -286,10 +300,75 @@ def match_entities(
     return matched, [n for n in near if n.predicted in unmatched]
 
 
-def _relation_key(source: str, rtype: str, target: str, symmetric: set[str]) -> tuple[str, str, str]:
+def relation_key(source: str, rtype: str, target: str, symmetric: set[str]) -> tuple[str, str, str]:
+    """The key a relation is compared by: (source, type, target), the ends sorted for symmetric types."""
     if rtype in symmetric and target < source:
         source, target = target, source
     return source, rtype, target
+
+
+@dataclass(frozen=True)
+class Grading:
+    """What the protocol decided for one pair of graphs: which reference facts are scored, how
+    the predictions were matched to them, and which scored relations the prediction found."""
+
+    scored_entities: set[str]
+    scored_relations: set[tuple[str, str, str]]
+    matched: dict[str, str]
+    found: set[tuple[str, str, str]]
+    pred_entities: list[Entity]
+    near: list[NearMiss]
+    relation_types: dict[str, PRF]
+    neutral_relations: int
+
+
+def grade(predicted: KnowledgeGraph, reference: KnowledgeGraph, *, renames: dict[str, str],
+          embedder: Embedder, options: ScoreOptions, schema: Schema) -> Grading:
+    """Match `predicted` to `reference` and decide every predicted relation (see the module doc).
+
+    Returns:
+        The scored reference entities and relation keys, the matching, the relation keys found,
+        the predictions counted, the near misses, and per relation type TP/FP/FN.
+    """
+    ref_degree = _degrees(reference)
+    ref_entities = _non_event(reference, schema)
+    scored = {e.id for e in ref_entities if ref_degree[e.id] >= options.min_degree}
+    pred_degree = _degrees(predicted)
+    pred_entities = [e for e in _non_event(predicted, schema) if pred_degree[e.id] >= options.pred_min_degree]
+    matched, near = match_entities(pred_entities, ref_entities, renames, embedder, options)
+
+    symmetric = {r.name for r in schema.relation_types if r.symmetric}
+    # Derived types (life_stage_of) come from later stages, never from the text or a reference.
+    event_rel = {r.name for r in schema.relation_types if r.event_centric or r.derived}
+    all_ref = {relation_key(r.source, r.type, r.target, symmetric) for r in reference.relations}
+    scored_rel = {
+        k for k in all_ref if k[0] in scored and k[2] in scored and k[1] not in event_rel
+    }
+    pred_ids = {e.id for e in pred_entities}
+    relation_types: dict[str, PRF] = defaultdict(PRF)
+    found: set[tuple[str, str, str]] = set()
+    neutral_relations = 0
+    for rel in predicted.relations:
+        if rel.type in event_rel or rel.source not in pred_ids or rel.target not in pred_ids:
+            continue
+        s, o = matched.get(rel.source), matched.get(rel.target)
+        if (s is not None and s not in scored) or (o is not None and o not in scored):
+            neutral_relations += 1
+            continue
+        key = relation_key(s, rel.type, o, symmetric) if s and o else None
+        if key in scored_rel:
+            if key not in found:
+                found.add(key)
+                relation_types[rel.type] = relation_types[rel.type] + PRF(tp=1)
+        elif key in all_ref:
+            neutral_relations += 1
+        else:
+            relation_types[rel.type] = relation_types[rel.type] + PRF(fp=1)
+    for key in scored_rel - found:
+        relation_types[key[1]] = relation_types[key[1]] + PRF(fn=1)
+    return Grading(scored_entities=scored, scored_relations=scored_rel, matched=matched, found=found,
+                   pred_entities=pred_entities, near=near, relation_types=relation_types,
+                   neutral_relations=neutral_relations)
 
 
 def score_movie(
@@ -303,7 +382,7 @@ def score_movie(
     movie: str = "",
     title: str = "",
 ) -> MovieScore:
-    """Score one predicted graph against its reference graph with the STAGE-KG protocol.
+    """Score one predicted graph against one reference graph with the STAGE-KG protocol.
 
     Args:
         predicted: The graph to score (unknown types and dangling relations already removed).
@@ -320,19 +399,16 @@ def score_movie(
     """
     options = options or ScoreOptions()
     schema = schema or load_schema()
-    ref_degree = _degrees(reference)
-    ref_entities = _non_event(reference, schema)
-    scored = {e.id for e in ref_entities if ref_degree[e.id] >= options.min_degree}
-    pred_degree = _degrees(predicted)
-    pred_entities = [e for e in _non_event(predicted, schema) if pred_degree[e.id] >= options.pred_min_degree]
-    matched, near = match_entities(pred_entities, ref_entities, renames or {}, embedder, options)
+    graded = grade(predicted, reference, renames=renames or {}, embedder=embedder, options=options,
+                   schema=schema)
+    matched, scored = graded.matched, graded.scored_entities
 
     ref_by_id = {e.id: e for e in reference.entities}
     entity_types: dict[str, PRF] = defaultdict(PRF)
     false_pos: dict[str, list[str]] = defaultdict(list)
     neutral_entities = 0
     cross_type: list[CrossTypeMatch] = []
-    for p in pred_entities:
+    for p in graded.pred_entities:
         r = matched.get(p.id)
         if r is not None and ref_by_id[r].type != p.type:
             cross_type.append(CrossTypeMatch(
@@ -351,36 +427,7 @@ def score_movie(
         e = ref_by_id[rid]
         entity_types[e.type] = entity_types[e.type] + PRF(fn=1)
         unmatched_ref[e.type].append(e.name)
-
-    symmetric = {r.name for r in schema.relation_types if r.symmetric}
-    # Derived types (life_stage_of) come from later stages, never from the text or a reference.
-    event_rel = {r.name for r in schema.relation_types if r.event_centric or r.derived}
-    all_ref = {_relation_key(r.source, r.type, r.target, symmetric) for r in reference.relations}
-    scored_rel = {
-        k for k in all_ref if k[0] in scored and k[2] in scored and k[1] not in event_rel
-    }
-    pred_ids = {e.id for e in pred_entities}
-    relation_types: dict[str, PRF] = defaultdict(PRF)
-    found: set[tuple[str, str, str]] = set()
-    neutral_relations = 0
-    for rel in predicted.relations:
-        if rel.type in event_rel or rel.source not in pred_ids or rel.target not in pred_ids:
-            continue
-        s, o = matched.get(rel.source), matched.get(rel.target)
-        if (s is not None and s not in scored) or (o is not None and o not in scored):
-            neutral_relations += 1
-            continue
-        key = _relation_key(s, rel.type, o, symmetric) if s and o else None
-        if key in scored_rel:
-            if key not in found:
-                found.add(key)
-                relation_types[rel.type] = relation_types[rel.type] + PRF(tp=1)
-        elif key in all_ref:
-            neutral_relations += 1
-        else:
-            relation_types[rel.type] = relation_types[rel.type] + PRF(fp=1)
-    for key in scored_rel - found:
-        relation_types[key[1]] = relation_types[key[1]] + PRF(fn=1)
+    relation_types = graded.relation_types
 
     return MovieScore(
         movie=movie,
@@ -390,12 +437,12 @@ def score_movie(
         entity_types=dict(sorted(entity_types.items())),
         relation_types=dict(sorted(relation_types.items())),
         neutral_entities=neutral_entities,
-        neutral_relations=neutral_relations,
+        neutral_relations=graded.neutral_relations,
         scored_reference_entities=len(scored),
-        scored_reference_relations=len(scored_rel),
+        scored_reference_relations=len(graded.scored_relations),
         unmatched_reference={k: sorted(v) for k, v in sorted(unmatched_ref.items())},
         false_positives={k: sorted(v) for k, v in sorted(false_pos.items())},
-        near_misses=sorted(near, key=lambda n: -n.similarity),
+        near_misses=sorted(graded.near, key=lambda n: -n.similarity),
         cross_type_matches=sorted(cross_type, key=lambda c: (c.predicted_type, c.predicted, c.reference)),
         protocol=protocol_name(options),
         scene_ranges=list(reference.movie.scene_ranges),

@@ -14,7 +14,9 @@ from kgbuild.atomic import write_text_atomic
 from kgbuild.errors import InputError
 from kgbuild.evaluation.metrics import PRF, Averaged
 from kgbuild.evaluation.stage_kg import PROTOCOLS, MovieScore, ScoreOptions
+from kgbuild.model import KnowledgeGraph
 from kgbuild.scenes import SceneSelection, scenes_param
+from kgbuild.schema import Schema
 from kgbuild.schema_option import schema_option
 
 _ID_CHARS = 14  # enough to tell STAGE ids apart; the JSON output keeps the whole id
@@ -131,14 +133,15 @@ def _describe_options(options: ScoreOptions) -> str:
     embedded = "name and description as one text" if options.entity_text == "name_description" else "names"
     return (f"threshold {options.threshold:.2f} on {embedded}"
             + (f" (description weight {options.description_weight:g})" if options.description_weight else "")
-            + f", normalized-name identity {'on' if options.name_identity else 'off'}, "
+            + f", normalized-name identity {'on' if options.name_identity else 'off'}"
+            + (" (predicted aliases too)" if options.name_identity and options.alias_identity else "") + ", "
             f"CJK names by {options.cjk_similarity}, "
             f"reference degree >= {options.min_degree}, predicted degree >= {options.pred_min_degree}")
 
 
 def _protocol_line(protocol: str, options: ScoreOptions, given: Mapping[str, object]) -> str:
     changed = {k: v for k, v in given.items() if getattr(PROTOCOLS[protocol], k) != v}
-    flags = [f"--{'' if v else 'no-'}name-identity" if k == "name_identity" else f"--{k.replace('_', '-')} {v}"
+    flags = [f"--{'' if v else 'no-'}{k.replace('_', '-')}" if isinstance(v, bool) else f"--{k.replace('_', '-')} {v}"
              for k, v in changed.items()]
     suffix = f" with {', '.join(flags)}" if flags else ""
     return f"Protocol: {protocol}{suffix} ({_describe_options(options)})"
@@ -158,6 +161,23 @@ def _scenes_line(movies: list[MovieScore], given: SceneSelection | None) -> str 
             f"override); {rule}")
 
 
+def _write_missed(folder: Path, predicted: KnowledgeGraph, reference: KnowledgeGraph, renames: dict[str, str],
+                  options: ScoreOptions, schema: Schema, cache_dir: Path | None) -> None:
+    from kgbuild.embeddings import default_embedder
+    from kgbuild.evaluation.missed import missed_facts
+    from kgbuild.graph import save_graph
+
+    missed = missed_facts(predicted, reference, renames=renames, embedder=default_embedder(cache_dir),
+                          options=options, schema=schema)
+    for name, graph in (("relations", missed.relations), ("entities", missed.entities)):
+        (folder / name).mkdir(parents=True, exist_ok=True)
+        save_graph(graph, folder / name / "graph.json")
+    click.echo(f"Wrote {len(missed.relations.relations)} missed relations to {folder / 'relations' / 'graph.json'} "
+               f"and {len(missed.entities.entities)} missed entities to {folder / 'entities' / 'graph.json'}; "
+               f"audit them with 'kgbuild audit {folder / 'relations' / 'graph.json'} --screenplay "
+               "BUILD/screenplay.json --entities 0' (and --relations 0 for the entities).")
+
+
 @click.command()
 @click.argument("pred", type=click.Path(exists=True, path_type=Path))
 @click.argument("ref", type=click.Path(exists=True, path_type=Path))
@@ -166,6 +186,10 @@ def _scenes_line(movies: list[MovieScore], given: SceneSelection | None) -> str 
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the full scores as JSON here.")
 @click.option("--explain", is_flag=True, help="List the largest sources of error.")
+@click.option("--write-missed", "missed_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Write the scored reference facts the prediction missed as graphs to audit: DIR/relations/"
+              "graph.json (the missed relations and their ends) and DIR/entities/graph.json (the missed "
+              "entities); each fact cites the reference's scenes for it. One movie only.")
 @click.option("--protocol", type=click.Choice(sorted(PROTOCOLS)), default="kgbuild", show_default=True,
               help="Preset of the options below: kgbuild (names embedded, normalized names matched first) or "
               "paper (the paper's reading of app. D.1: name and description embedded as one text, rename map "
@@ -178,6 +202,10 @@ def _scenes_line(movies: list[MovieScore], given: SceneSelection | None) -> str 
 @click.option("--name-identity/--no-name-identity", default=None,
               help="Match names equal after normalization (same type) before the embeddings "
               "[default: on; paper: off].")
+@click.option("--alias-identity/--no-alias-identity", default=None,
+              help="With name identity, a prediction's aliases count as its names too, as the reference's do "
+              "[default: off; the defaults were fixed before the LLM path was measured]. Shows how much of a "
+              "score is naming.")
 @click.option("--description-weight", type=click.FloatRange(0, 1),
               help="Weight of description similarity next to name similarity "
               f"[default: {ScoreOptions().description_weight}].")
@@ -198,8 +226,9 @@ def _scenes_line(movies: list[MovieScore], given: SceneSelection | None) -> str 
 @click.option("--top", type=int, default=12, show_default=True, help="Examples per list.")
 @schema_option("The graph schema (a JSON file like kgbuild's schema/stage_kg.json) [default: the schema.json "
                "beside REF's graph, else beside PRED's, else the STAGE-KG schema; with --corpus, STAGE-KG].")
-def score(pred: Path, ref: Path, corpus: bool, json_out: Path | None, explain: bool, protocol: str,
-          threshold: float | None, entity_text: str | None, name_identity: bool | None,
+def score(pred: Path, ref: Path, corpus: bool, json_out: Path | None, explain: bool, missed_dir: Path | None,
+          protocol: str,
+          threshold: float | None, entity_text: str | None, name_identity: bool | None, alias_identity: bool | None,
           description_weight: float | None, cjk_similarity: str | None, min_degree: int | None,
           pred_min_degree: int | None, scenes: SceneSelection | None, cache_dir: Path | None, top: int,
           schema_file: Path | None) -> None:
@@ -209,10 +238,15 @@ def score(pred: Path, ref: Path, corpus: bool, json_out: Path | None, explain: b
     (extraction_results.json + rename_map.json) or a graph.json. The output says which
     protocol (preset of options) and which scenes were scored.
     """
-    from kgbuild.paths import check_writable_file
+    from kgbuild.paths import check_writable_dir, check_writable_file
 
     if json_out is not None:
         check_writable_file(json_out, "JSON output file")
+    if missed_dir is not None:
+        if corpus:
+            raise click.UsageError("--write-missed writes one movie's misses; leave out --corpus and give one "
+                                   "prediction and its reference")
+        check_writable_dir(missed_dir, "missed-facts folder")
     from kgbuild.embeddings import default_embedder
     from kgbuild.evaluation.corpus import aggregate, find_predictions, find_references, load_pair, score_corpus
     from kgbuild.evaluation.reference import scoring_schema, stage_title
@@ -220,6 +254,7 @@ def score(pred: Path, ref: Path, corpus: bool, json_out: Path | None, explain: b
     from kgbuild.schema import load_schema
 
     given = {k: v for k, v in {"threshold": threshold, "entity_text": entity_text, "name_identity": name_identity,
+                               "alias_identity": alias_identity,
                                "description_weight": description_weight, "cjk_similarity": cjk_similarity,
                                "min_degree": min_degree,
                                "pred_min_degree": pred_min_degree}.items()
@@ -257,6 +292,8 @@ def score(pred: Path, ref: Path, corpus: bool, json_out: Path | None, explain: b
         movies = [single]
         groups = {"all": aggregate(movies)}
         payload = single.model_dump_json(indent=1)
+        if missed_dir is not None:
+            _write_missed(missed_dir, predicted, reference, renames, options, schema, cache_dir)
     console.print(_protocol_line(protocol, options, given))
     scenes_line = _scenes_line(movies, scenes)
     if scenes_line:

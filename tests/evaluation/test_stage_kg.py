@@ -317,3 +317,36 @@ def test_a_prediction_named_as_the_reference_entity_keeps_it_against_the_rename_
     assert (s.entities.tp, s.entities.fp, s.entities.fn) == (2, 1, 0)
     assert s.false_positives == {"Character": ["程勇爸爸"]}
     assert (s.relations.tp, s.relations.fp, s.relations.fn) == (2, 1, 0)
+
+
+def test_alias_identity_grounds_a_prediction_by_its_alias_only_when_asked(embedder):
+    ref = reference_graph()
+    pred = predicted_graph()
+    dock = Entity(id=entity_id("Location", "Quantum Dock"), name="Quantum Dock", type="Location",
+                  aliases=["harbour"])
+    harbour = entity_id("Location", "Harbour")
+    pred = pred.model_copy(update={
+        "entities": [dock if e.id == harbour else e for e in pred.entities],
+        "relations": [r.model_copy(update={"source": dock.id if r.source == harbour else r.source,
+                                           "target": dock.id if r.target == harbour else r.target})
+                      for r in pred.relations]})
+    plain = score_movie(pred, ref, embedder=embedder)
+    assert "Quantum Dock" in plain.false_positives["Location"]
+    assert "Harbour" in plain.unmatched_reference["Location"]
+    with_aliases = score_movie(pred, ref, embedder=embedder, options=ScoreOptions(alias_identity=True))
+    assert "Quantum Dock" not in with_aliases.false_positives["Location"]
+    assert with_aliases.entities.tp == plain.entities.tp + 1
+    # Harbour's located_at and its two part_of links are found again.
+    assert with_aliases.relations.tp == plain.relations.tp + 3
+    # Aliases count only inside name identity.
+    off = score_movie(pred, ref, embedder=embedder, options=ScoreOptions(alias_identity=True, name_identity=False))
+    assert off.entities.tp == plain.entities.tp
+
+
+def test_the_protocol_line_names_the_alias_flag(tmp_path):
+    path = tmp_path / "ref.json"
+    save_graph(reference_graph(), path)
+    result = run_score(path, path, "--alias-identity")
+    assert result.exit_code == 0, result.output
+    assert "Protocol: kgbuild with --alias-identity" in result.output
+    assert "normalized-name identity on (predicted aliases too)" in result.output
