@@ -136,6 +136,30 @@ class CrossTypeMatch(BaseModel):
     counted: bool = Field(description="The reference entity is scored (else the match is neutral).")
 
 
+class NamedOtherwise(BaseModel):
+    """A scored reference entity no prediction matched, which a prediction names in another way."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    reference: str
+    reference_type: str
+    predicted: str
+    predicted_type: str
+    how: Literal["alias", "type"] = Field(
+        description="'alias': an alias of a prediction of the same type (see `alias_identity`); 'type': the name "
+        "or an alias of a prediction of another type.")
+
+
+class MissedRelations(BaseModel):
+    """The scored reference relations not found, by how many of their ends were matched."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    both_ends_matched: int = Field(default=0, description="The prediction has both entities, not this relation.")
+    one_end_matched: int = 0
+    no_end_matched: int = 0
+
+
 class MovieScore(BaseModel):
     """STAGE-KG scores of one predicted graph against one reference graph."""
 
@@ -155,6 +179,10 @@ class MovieScore(BaseModel):
     false_positives: dict[str, list[str]] = Field(default_factory=dict)
     near_misses: list[NearMiss] = Field(default_factory=list)
     cross_type_matches: list[CrossTypeMatch] = Field(default_factory=list)
+    missed_relations: MissedRelations = Field(default_factory=MissedRelations)
+    named_otherwise: list[NamedOtherwise] = Field(
+        default_factory=list, description="Scored reference entities not found that a prediction names by an "
+        "alias or under another type.")
     prediction_report: LoadReport | None = None
     reference_report: LoadReport | None = None
     protocol: str = Field(default="kgbuild", description="The options' preset: kgbuild, paper or custom.")
@@ -307,6 +335,27 @@ def relation_key(source: str, rtype: str, target: str, symmetric: set[str]) -> t
     return source, rtype, target
 
 
+def _named_otherwise(missed: list[Entity], pred: list[Entity]) -> list[NamedOtherwise]:
+    """The missed reference entities a prediction names by an alias (same type) or under another type."""
+    by_alias: dict[str, list[Entity]] = defaultdict(list)
+    by_form: dict[str, list[Entity]] = defaultdict(list)
+    for p in pred:
+        for alias in p.aliases:
+            by_alias[canonical_key(alias)].append(p)
+        for form in {p.name, *p.aliases}:
+            by_form[canonical_key(form)].append(p)
+    out: list[NamedOtherwise] = []
+    for r in missed:
+        key = canonical_key(r.name)
+        same = next((p for p in by_alias.get(key, []) if p.type == r.type), None)
+        other = next((p for p in by_form.get(key, []) if p.type != r.type), None)
+        found, how = (same, "alias") if same is not None else (other, "type")
+        if found is not None:
+            out.append(NamedOtherwise(reference=r.name, reference_type=r.type, predicted=found.name,
+                                      predicted_type=found.type, how=how))
+    return out
+
+
 @dataclass(frozen=True)
 class Grading:
     """What the protocol decided for one pair of graphs: which reference facts are scored, how
@@ -428,6 +477,11 @@ def score_movie(
         entity_types[e.type] = entity_types[e.type] + PRF(fn=1)
         unmatched_ref[e.type].append(e.name)
     relation_types = graded.relation_types
+    missed = MissedRelations()
+    for source, _, target in graded.scored_relations - graded.found:
+        ends = (source in hit) + (target in hit)
+        field = ("no_end_matched", "one_end_matched", "both_ends_matched")[ends]
+        missed = missed.model_copy(update={field: getattr(missed, field) + 1})
 
     return MovieScore(
         movie=movie,
@@ -444,6 +498,8 @@ def score_movie(
         false_positives={k: sorted(v) for k, v in sorted(false_pos.items())},
         near_misses=sorted(graded.near, key=lambda n: -n.similarity),
         cross_type_matches=sorted(cross_type, key=lambda c: (c.predicted_type, c.predicted, c.reference)),
+        missed_relations=missed,
+        named_otherwise=_named_otherwise([ref_by_id[i] for i in sorted(scored - hit)], graded.pred_entities),
         protocol=protocol_name(options),
         scene_ranges=list(reference.movie.scene_ranges),
     )

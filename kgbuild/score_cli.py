@@ -86,6 +86,16 @@ def _explain(console: Console, score: MovieScore, top: int) -> None:
         for c in score.cross_type_matches[:top]:
             console.print(f"  {c.predicted_type} {c.predicted!r} -> {c.reference_type} {c.reference!r}"
                           + ("" if c.counted else " (neutral: the reference entity is not scored)"))
+    m = score.missed_relations
+    console.print(f"Reference relations not found ({m.both_ends_matched + m.one_end_matched + m.no_end_matched}): "
+                  f"{m.both_ends_matched} with both entities matched, {m.one_end_matched} with one, "
+                  f"{m.no_end_matched} with neither")
+    if score.named_otherwise:
+        console.print(f"Reference entities not found that a prediction names otherwise ({len(score.named_otherwise)}; "
+                      "--alias-identity counts the aliases):")
+        for n in score.named_otherwise[:top]:
+            how = "an alias of" if n.how == "alias" else "named by"
+            console.print(f"  {n.reference_type} {n.reference!r}: {how} {n.predicted_type} {n.predicted!r}")
     console.print(
         f"Neutral (matched outside the scored set): {score.neutral_entities} entities, "
         f"{score.neutral_relations} relations"

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from kgbuild.embeddings import default_embedder
 from kgbuild.errors import InputError
 from kgbuild.evaluation.reference import check_prediction, load_any, stage_title
-from kgbuild.evaluation.stage_kg import CrossTypeMatch, ScoreOptions, score_movie
+from kgbuild.evaluation.stage_kg import CrossTypeMatch, MissedRelations, NamedOtherwise, ScoreOptions, score_movie
 from kgbuild.graph import entity_id, relation_id, save_graph
 from kgbuild.model import Entity, KnowledgeGraph, MovieInfo, Relation
 from kgbuild.score_cli import score as score_command
@@ -77,6 +77,9 @@ def test_renamed_dropped_and_junk_give_the_hand_computed_scores(embedder):
     assert s.relations.recall == pytest.approx(11 / 17)
     assert sorted(s.unmatched_reference["Location"]) == sorted(DROPPED)
     assert s.false_positives == {"Location": ["Quantum Banana"], "Object": ["Purple Elephant"]}
+    # Each missed relation touches a dropped place and a kept one.
+    assert s.missed_relations == MissedRelations(both_ends_matched=0, one_end_matched=6, no_end_matched=0)
+    assert s.named_otherwise == []
 
 
 def test_threshold_above_the_synonyms_loses_them(embedder):
@@ -177,6 +180,8 @@ def test_equal_names_match_only_within_a_type(embedder):
     assert counts(s.entity_types["Object"]) == (0, 1, 0)
     assert "Kitchen" in s.unmatched_reference["Location"]
     assert s.entity_types["Location"].tp == 0 and s.cross_type_matches == []
+    assert s.named_otherwise == [NamedOtherwise(reference="Kitchen", reference_type="Location", predicted="Kitchen",
+                                                predicted_type="Object", how="type")]
 
 
 def test_a_cross_type_rename_match_counts_under_the_predicted_type(embedder):
@@ -333,6 +338,10 @@ def test_alias_identity_grounds_a_prediction_by_its_alias_only_when_asked(embedd
     plain = score_movie(pred, ref, embedder=embedder)
     assert "Quantum Dock" in plain.false_positives["Location"]
     assert "Harbour" in plain.unmatched_reference["Location"]
+    assert plain.named_otherwise == [NamedOtherwise(reference="Harbour", reference_type="Location",
+                                                    predicted="Quantum Dock", predicted_type="Location", how="alias")]
+    # Harbour's three relations join the six of the dropped places; Kitchen part_of Harbour has one end.
+    assert plain.missed_relations.one_end_matched == 9
     with_aliases = score_movie(pred, ref, embedder=embedder, options=ScoreOptions(alias_identity=True))
     assert "Quantum Dock" not in with_aliases.false_positives["Location"]
     assert with_aliases.entities.tp == plain.entities.tp + 1
@@ -350,3 +359,21 @@ def test_the_protocol_line_names_the_alias_flag(tmp_path):
     assert result.exit_code == 0, result.output
     assert "Protocol: kgbuild with --alias-identity" in result.output
     assert "normalized-name identity on (predicted aliases too)" in result.output
+
+
+def test_explain_counts_the_missed_relations_and_names_the_entities_named_otherwise(tmp_path):
+    pred, ref = tmp_path / "pred.json", tmp_path / "ref.json"
+    graph = predicted_graph()
+    anna, place = graph.entities[0], entity_id("Location", "Kitchen")
+    kitchen = ent("Object", "Kitchen")  # the reference's Kitchen is a Location
+    save_graph(graph.model_copy(update={
+        "entities": [*(e for e in graph.entities if e.id != place), kitchen],
+        "relations": [*(r for r in graph.relations if place not in (r.source, r.target)),
+                      rel(anna, "possesses", kitchen)]}), pred)
+    save_graph(reference_graph(), ref)
+    result = run_score(pred, ref, "--explain")
+    assert result.exit_code == 0, result.output
+    # The dropped places' 6 relations, and Kitchen's located_at and part_of: one end matched each.
+    assert ("Reference relations not found (8): 0 with both entities matched, 8 with one, 0 with neither"
+            in result.output)
+    assert "Location 'Kitchen': named by Object 'Kitchen'" in result.output
