@@ -93,9 +93,10 @@ def _explain(console: Console, score: MovieScore, top: int) -> None:
     if score.named_otherwise:
         console.print(f"Reference entities not found that a prediction names otherwise ({len(score.named_otherwise)}; "
                       "--alias-identity counts the aliases):")
-        for n in score.named_otherwise[:top]:
-            how = "an alias of" if n.how == "alias" else "named by"
-            console.print(f"  {n.reference_type} {n.reference!r}: {how} {n.predicted_type} {n.predicted!r}")
+        for other in score.named_otherwise[:top]:
+            how = "an alias of" if other.how == "alias" else "named by"
+            console.print(f"  {other.reference_type} {other.reference!r}: {how} {other.predicted_type} "
+                          f"{other.predicted!r}")
     console.print(
         f"Neutral (matched outside the scored set): {score.neutral_entities} entities, "
         f"{score.neutral_relations} relations"
