@@ -477,11 +477,8 @@ def score_movie(
         entity_types[e.type] = entity_types[e.type] + PRF(fn=1)
         unmatched_ref[e.type].append(e.name)
     relation_types = graded.relation_types
-    missed = MissedRelations()
-    for source, _, target in graded.scored_relations - graded.found:
-        ends = (source in hit) + (target in hit)
-        field = ("no_end_matched", "one_end_matched", "both_ends_matched")[ends]
-        missed = missed.model_copy(update={field: getattr(missed, field) + 1})
+    ends = Counter((source in hit) + (target in hit) for source, _, target in graded.scored_relations - graded.found)
+    missed = MissedRelations(both_ends_matched=ends[2], one_end_matched=ends[1], no_end_matched=ends[0])
 
     return MovieScore(
         movie=movie,
