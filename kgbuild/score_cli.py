@@ -173,7 +173,8 @@ def _scenes_line(movies: list[MovieScore], given: SceneSelection | None) -> str 
 
 
 def _write_missed(folder: Path, predicted: KnowledgeGraph, reference: KnowledgeGraph, renames: dict[str, str],
-                  options: ScoreOptions, schema: Schema, cache_dir: Path | None) -> None:
+                  options: ScoreOptions, schema: Schema, cache_dir: Path | None) -> str:
+    """Write the misses (`kgbuild.evaluation.missed`) under `folder`; returns the line saying so."""
     from kgbuild.embeddings import default_embedder
     from kgbuild.evaluation.missed import missed_facts
     from kgbuild.graph import save_graph
@@ -183,10 +184,10 @@ def _write_missed(folder: Path, predicted: KnowledgeGraph, reference: KnowledgeG
     for name, graph in (("relations", missed.relations), ("entities", missed.entities)):
         (folder / name).mkdir(parents=True, exist_ok=True)
         save_graph(graph, folder / name / "graph.json")
-    click.echo(f"Wrote {len(missed.relations.relations)} missed relations to {folder / 'relations' / 'graph.json'} "
-               f"and {len(missed.entities.entities)} missed entities to {folder / 'entities' / 'graph.json'}; "
-               f"audit them with 'kgbuild audit {folder / 'relations' / 'graph.json'} --screenplay "
-               "BUILD/screenplay.json --entities 0' (and --relations 0 for the entities).")
+    return (f"Wrote {len(missed.relations.relations)} missed relations to {folder / 'relations' / 'graph.json'} "
+            f"and {len(missed.entities.entities)} missed entities to {folder / 'entities' / 'graph.json'}; "
+            f"audit them with 'kgbuild audit {folder / 'relations' / 'graph.json'} --screenplay "
+            "BUILD/screenplay.json --entities 0' (and --relations 0 for the entities).")
 
 
 @click.command()
@@ -274,6 +275,7 @@ def score(pred: Path, ref: Path, corpus: bool, json_out: Path | None, explain: b
     console = Console(highlight=False, soft_wrap=True,
                       width=None if sys.stdout.isatty() else 120)
     missing: set[str] = set()
+    missed_line = None
     if corpus:
         refs = find_references(ref)
         _check_predictions(pred, refs, find_predictions(pred))
@@ -304,7 +306,7 @@ def score(pred: Path, ref: Path, corpus: bool, json_out: Path | None, explain: b
         groups = {"all": aggregate(movies)}
         payload = single.model_dump_json(indent=1)
         if missed_dir is not None:
-            _write_missed(missed_dir, predicted, reference, renames, options, schema, cache_dir)
+            missed_line = _write_missed(missed_dir, predicted, reference, renames, options, schema, cache_dir)
     console.print(_protocol_line(protocol, options, given))
     scenes_line = _scenes_line(movies, scenes)
     if scenes_line:
@@ -337,6 +339,8 @@ def score(pred: Path, ref: Path, corpus: bool, json_out: Path | None, explain: b
     if json_out:
         write_text_atomic(json_out, payload)
         console.print(f"Wrote {json_out}")
+    if missed_line:
+        console.print(missed_line, markup=False)
 
 
 @click.command()

@@ -6,9 +6,9 @@ mode, answers every exported round from the kept answers (which fails when a req
 has changed since the measurement), and checks the requests, the estimated tokens and the
 STAGE-KG counts against what was measured, then draws the truth audit's sample again and
 re-tallies the kept verdicts (audit-<set>.json) into the supported shares the README reports.
-For the sets with a missed-<set>.json, it writes the reference facts the graph misses
-(`kgbuild score --write-missed`), draws their audit samples again and re-tallies those verdicts
-too: the share of the misses the scenes support. The scripts and references come from
+The score also writes the reference facts the graph misses (`kgbuild score --write-missed`);
+for the sets with a missed-<set>.json the test draws their audit samples again and re-tallies
+those verdicts too: the share of the misses the scenes support. The scripts and references come from
 ../shared/data.
 """
 
@@ -47,7 +47,8 @@ def test_the_kept_answers_rebuild_the_measured_graph(name, shared_data, tmp_path
     scores = tmp_path / "score.json"
     reference = shared_data / measured["reference"]
     subprocess.run([sys.executable, "-m", "kgbuild", "score", str(rebuilt.graph), str(reference),
-                    "--scenes", measured["scenes"], "--json", str(scores)], check=True, capture_output=True)
+                    "--scenes", measured["scenes"], "--json", str(scores), "--write-missed", str(tmp_path / "missed")],
+                   check=True, capture_output=True)
     got = json.loads(scores.read_text(encoding="utf-8"))
     for part in ("entities", "relations"):
         assert {k: got[part][k] for k in ("tp", "fp", "fn")} == measured[part], part
@@ -63,8 +64,6 @@ def test_the_kept_answers_rebuild_the_measured_graph(name, shared_data, tmp_path
     if not missed_file.exists():
         return
     missed = json.loads(missed_file.read_text(encoding="utf-8"))
-    subprocess.run([sys.executable, "-m", "kgbuild", "score", str(rebuilt.graph), str(reference), "--scenes",
-                    measured["scenes"], "--write-missed", str(tmp_path / "missed")], check=True, capture_output=True)
     # The misses are the score's false negatives: every one of them, no more.
     counts = {"relations": measured["relations"]["fn"], "entities": measured["entities"]["fn"]}
     for part in ("relations", "entities"):
