@@ -8,6 +8,7 @@ the reference filed it under (no line numbers or quote: the reference records no
 - `relations`: the scored reference relations not found, with the entities at their ends;
 - `entities`: the scored reference entities no prediction matched.
 
+`missed_facts` reads them off the score's own grading (`kgbuild.evaluation.stage_kg.grade`).
 `kgbuild score PRED REF --write-missed DIR` writes them to DIR/relations/graph.json and
 DIR/entities/graph.json; `kgbuild audit DIR/relations/graph.json --screenplay BUILD/screenplay.json
 --entities 0` samples the first for a judge.
@@ -17,8 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kgbuild.embeddings import Embedder
-from kgbuild.evaluation.stage_kg import ScoreOptions, grade, relation_key
+from kgbuild.evaluation.stage_kg import Grading, relation_key
 from kgbuild.model import Entity, Evidence, KnowledgeGraph, Relation
 from kgbuild.schema import Schema
 
@@ -39,23 +39,18 @@ def _with_evidence(entity: Entity, producer: str) -> Entity:
     return entity.model_copy(update={"evidence": _cited(entity.scenes, producer)})
 
 
-def missed_facts(predicted: KnowledgeGraph, reference: KnowledgeGraph, *, renames: dict[str, str],
-                 embedder: Embedder, options: ScoreOptions, schema: Schema) -> MissedFacts:
-    """The scored reference facts `predicted` did not match, under the same protocol as the score.
+def missed_facts(reference: KnowledgeGraph, graded: Grading, schema: Schema) -> MissedFacts:
+    """The scored reference facts a prediction did not match, as the score decided them.
 
     Args:
-        predicted: The prediction, restricted to the scenes scored.
-        reference: The reference, restricted the same way.
-        renames: The reference's rename map.
-        embedder: Embeds names for the matching (the score's embedder and cache).
-        options: The protocol options the score used.
+        reference: The reference, restricted to the scenes scored.
+        graded: The prediction graded against `reference` (`grade`, with the score's options).
         schema: The schema.
 
     Returns:
         Two graphs of reference facts, each fact citing the reference's scenes for it
         (producer 'reference:<movie id>').
     """
-    graded = grade(predicted, reference, renames=renames, embedder=embedder, options=options, schema=schema)
     producer = f"reference:{reference.movie.key}"
     by_id = {e.id: e for e in reference.entities}
     missed_keys = graded.scored_relations - graded.found

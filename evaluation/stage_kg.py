@@ -430,6 +430,7 @@ def score_movie(
     schema: Schema | None = None,
     movie: str = "",
     title: str = "",
+    graded: Grading | None = None,
 ) -> MovieScore:
     """Score one predicted graph against one reference graph with the STAGE-KG protocol.
 
@@ -442,14 +443,17 @@ def score_movie(
         schema: The schema; default STAGE-KG.
         movie: The movie id, for reports.
         title: The movie's title, for reports.
+        graded: The same pair already graded with these options (`grade`), when the caller needs
+            the grading too (`kgbuild.evaluation.missed`); graded here otherwise.
 
     Returns:
         Entity and relation P/R/F1, per type, and the material for explanations.
     """
     options = options or ScoreOptions()
     schema = schema or load_schema()
-    graded = grade(predicted, reference, renames=renames or {}, embedder=embedder, options=options,
-                   schema=schema)
+    if graded is None:
+        graded = grade(predicted, reference, renames=renames or {}, embedder=embedder, options=options,
+                       schema=schema)
     matched, scored = graded.matched, graded.scored_entities
 
     ref_by_id = {e.id: e for e in reference.entities}

@@ -13,7 +13,7 @@ from rich.table import Table
 from kgbuild.atomic import write_text_atomic
 from kgbuild.errors import InputError
 from kgbuild.evaluation.metrics import PRF, Averaged
-from kgbuild.evaluation.stage_kg import PROTOCOLS, MovieScore, ScoreOptions
+from kgbuild.evaluation.stage_kg import PROTOCOLS, Grading, MovieScore, ScoreOptions
 from kgbuild.model import KnowledgeGraph
 from kgbuild.scenes import SceneSelection, scenes_param
 from kgbuild.schema import Schema
@@ -172,15 +172,12 @@ def _scenes_line(movies: list[MovieScore], given: SceneSelection | None) -> str 
             f"override); {rule}")
 
 
-def _write_missed(folder: Path, predicted: KnowledgeGraph, reference: KnowledgeGraph, renames: dict[str, str],
-                  options: ScoreOptions, schema: Schema, cache_dir: Path | None) -> str:
+def _write_missed(folder: Path, reference: KnowledgeGraph, graded: Grading, schema: Schema) -> str:
     """Write the misses (`kgbuild.evaluation.missed`) under `folder`; returns the line saying so."""
-    from kgbuild.embeddings import default_embedder
     from kgbuild.evaluation.missed import missed_facts
     from kgbuild.graph import save_graph
 
-    missed = missed_facts(predicted, reference, renames=renames, embedder=default_embedder(cache_dir),
-                          options=options, schema=schema)
+    missed = missed_facts(reference, graded, schema)
     for name, graph in (("relations", missed.relations), ("entities", missed.entities)):
         (folder / name).mkdir(parents=True, exist_ok=True)
         save_graph(graph, folder / name / "graph.json")
@@ -262,7 +259,7 @@ def score(pred: Path, ref: Path, corpus: bool, json_out: Path | None, explain: b
     from kgbuild.embeddings import default_embedder
     from kgbuild.evaluation.corpus import aggregate, find_predictions, find_references, load_pair, score_corpus
     from kgbuild.evaluation.reference import scoring_schema, stage_title
-    from kgbuild.evaluation.stage_kg import score_movie
+    from kgbuild.evaluation.stage_kg import grade, score_movie
     from kgbuild.schema import load_schema
 
     given = {k: v for k, v in {"threshold": threshold, "entity_text": entity_text, "name_identity": name_identity,
@@ -297,16 +294,17 @@ def score(pred: Path, ref: Path, corpus: bool, json_out: Path | None, explain: b
                              f"{SceneSelection.of(reference.movie.scene_ranges).describe()}; check the range "
                              "against the reference's script ('kgbuild parse REF/script.json')", path=str(ref))
         title = stage_title(ref) if ref.is_dir() else reference.movie.title
-        single = score_movie(predicted, reference, renames=renames,
-                             embedder=default_embedder(cache_dir), options=options, schema=schema,
-                             movie=ref.name, title=title)
+        embedder = default_embedder(cache_dir)
+        graded = grade(predicted, reference, renames=renames, embedder=embedder, options=options, schema=schema)
+        single = score_movie(predicted, reference, renames=renames, embedder=embedder, options=options,
+                             schema=schema, movie=ref.name, title=title, graded=graded)
         single = single.model_copy(update={"prediction_report": pred_report,
                                            "reference_report": ref_report})
         movies = [single]
         groups = {"all": aggregate(movies)}
         payload = single.model_dump_json(indent=1)
         if missed_dir is not None:
-            missed_line = _write_missed(missed_dir, predicted, reference, renames, options, schema, cache_dir)
+            missed_line = _write_missed(missed_dir, reference, graded, schema)
     console.print(_protocol_line(protocol, options, given))
     scenes_line = _scenes_line(movies, scenes)
     if scenes_line:
