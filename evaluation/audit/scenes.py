@@ -2,8 +2,8 @@
 
 Each element is rendered as screenplay text (cues, parentheticals and dialogue indented) with its
 source line number in a gutter; the lines an evidence item cites are marked `>`. A scene longer
-than the limit keeps its heading and the lines nearest the cited ones, and `[...]` stands where
-text was left out.
+than the limit keeps its heading, every cited line (even past the limit: a judge must see what a
+fact cites) and the lines nearest them, and `[...]` stands where text was left out.
 
 Example:
     >>> print(scene_text(scene, cited=[(19, 19)]))
@@ -37,14 +37,16 @@ def scene_lines(scene: Scene) -> list[tuple[int, str]]:
 
 
 def _keep(lines: list[tuple[int, str]], marked: list[int], limit: int) -> list[int]:
-    """Indexes of the lines to show: all if they fit, else the heading and those nearest a mark."""
+    """Indexes of the lines to show: all if they fit, else the heading, every mark and those nearest one."""
     if len(lines) <= limit:
         return list(range(len(lines)))
     if not marked:
         return list(range(limit))
-    rest = range(1, len(lines))
-    nearest = sorted(rest, key=lambda i: (min(abs(i - m) for m in marked), i))[:limit - 1]
-    return sorted({0, *nearest})
+    kept = {0, *marked}
+    rest = [i for i in range(1, len(lines)) if i not in kept]
+    room = max(0, limit - len(kept))
+    nearest = sorted(rest, key=lambda i: (min(abs(i - m) for m in marked), i))[:room]
+    return sorted(kept | set(nearest))
 
 
 def scene_text(scene: Scene, cited: list[tuple[int, int]], *, limit: int = MAX_SCENE_LINES) -> str:
@@ -53,7 +55,8 @@ def scene_text(scene: Scene, cited: list[tuple[int, int]], *, limit: int = MAX_S
     Args:
         scene: The scene.
         cited: (first, last) source line spans the fact's evidence cites in this scene.
-        limit: Rendered lines shown at most; longer scenes are cut with `[...]`.
+        limit: Rendered lines shown at most, unless more lines are cited; longer scenes are cut
+            with `[...]`.
 
     Returns:
         Plain text, one rendered line per line: `'   19 > Nora sets the lantern ...'`.

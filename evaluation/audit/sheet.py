@@ -1,7 +1,9 @@
 """The audit sheet: the judge text, then every sampled fact with its evidence and cited scenes.
 
 A fact's section is what a judge reads: the fact in words with its type's schema description,
-its evidence items, and the text of (at most two of) the scenes it cites, with numbered lines.
+its evidence items, and the text of the scenes it cites, with numbered lines: the first two in
+full (cut around the cited lines when long), the next ones as short excerpts around their cited
+lines, so no cited line is left out for a fact citing a handful of scenes.
 The Markdown sheet adds a verdict line per fact for a person to fill in; the same section
 without that line is the user message of the LLM judge's request. `read_sheet_verdicts` reads a
 marked sheet back as verdicts.
@@ -23,8 +25,12 @@ from kgbuild.evaluation.audit.types import VERDICTS, AuditFact, AuditSample, Ver
 from kgbuild.model import Evidence, Screenplay
 from kgbuild.schema import Schema
 
-#: Cited scenes shown per fact at most.
+#: Cited scenes shown per fact with the text around their cited lines (the scene's text, cut when long).
 MAX_SCENES = 2
+#: Further cited scenes shown as excerpts: the heading and the cited lines with a little context.
+MAX_EXCERPTS = 6
+#: Rendered lines of such an excerpt, unless more lines are cited.
+EXCERPT_LINES = 9
 VERDICT_LABEL = "Verdict (" + " / ".join(VERDICTS) + "):"
 REASON_LABEL = "Reason:"
 _SECTION = re.compile(r"^### ([RE]\d+)\b")
@@ -73,19 +79,22 @@ def _scene_blocks(fact: AuditFact, screenplay: Screenplay) -> list[str]:
     scenes = {s.index: s for s in screenplay.scenes}
     cited = fact.cited_scenes
     out: list[str] = []
-    for index in cited[:MAX_SCENES]:
+    shown = MAX_SCENES + MAX_EXCERPTS
+    for position, index in enumerate(cited[:shown]):
         scene = scenes.get(index)
         if scene is None:
             out += [f"**Scene {index}:** not in the screenplay (it has {len(screenplay.scenes)} scenes).", ""]
             continue
         spans = [e.lines for e in fact.evidence if e.scene == index and e.lines is not None]
         first, last = scene.line_span
-        out += [f"**Scene {index}** (lines {first}–{last}): {scene.heading or '(no heading)'}", ""]
-        out += [*_fenced(scene_text(scene, spans)), ""]
-    if len(cited) > MAX_SCENES:
-        rest = ", ".join(str(i) for i in cited[MAX_SCENES:])
-        out += [f"The evidence also cites scene(s) {rest}, not shown (at most {MAX_SCENES} scenes "
-                "are shown).", ""]
+        excerpt = position >= MAX_SCENES
+        label = "excerpt around the cited lines" if excerpt else f"lines {first}–{last}"
+        out += [f"**Scene {index}** ({label}): {scene.heading or '(no heading)'}", ""]
+        text = scene_text(scene, spans, limit=EXCERPT_LINES) if excerpt else scene_text(scene, spans)
+        out += [*_fenced(text), ""]
+    if len(cited) > shown:
+        rest = ", ".join(str(i) for i in cited[shown:])
+        out += [f"The evidence also cites scene(s) {rest}, not shown (at most {shown} scenes are shown).", ""]
     return out
 
 

@@ -165,10 +165,14 @@ def test_sheet_has_judge_text_fact_evidence_and_cited_scene_text(sample, screenp
     # A fact citing no evidence is listed as such, with no verdict to give.
     r008 = sheet[sheet.index("### R008"):sheet.index("### R009")]
     assert "**Evidence:** none" in r008 and "Verdict" not in r008
-    # At most two cited scenes are shown.
+    # Two cited scenes are shown whole; a third as an excerpt around its cited lines, never left out.
     e001 = sheet[sheet.index("### E001"):sheet.index("### E002")]
-    assert "**Scene 1**" in e001 and "**Scene 2**" in e001 and "**Scene 4**" not in e001
-    assert "also cites scene(s) 4" in e001
+    assert "**Scene 1** (lines" in e001 and "**Scene 2** (lines" in e001
+    assert "**Scene 4** (excerpt around the cited lines)" in e001
+    assert "not shown" not in e001
+    cited = {(e.scene, e.lines[0]) for f in sample.facts if f.id == "E001" for e in f.evidence}
+    scene4 = e001[e001.index("**Scene 4**"):]
+    assert all(f"{first:>5} >" in scene4 for scene, first in cited if scene == 4)
     assert 'Aliases: "NORA"' in e001
 
 
@@ -186,6 +190,10 @@ def test_long_scene_is_cut_around_the_evidence():
     assert lines[1] == "[...]" and lines[-1] == "[...]"
     kept = [int(line.split()[0]) for line in numbered[1:]]
     assert kept == list(range(121, 180))
+    # Cited lines are never cut, even when there are more of them than the limit.
+    spread = scene_text(scene, [(20, 20), (90, 90), (200, 200)], limit=3)
+    assert all(f"{n} > Action {n}." in spread for n in (20, 90, 200))
+    assert spread.splitlines()[0] == "   10   INT. HALL - DAY"
     short = scene_text(scene.model_copy(update={"elements": elements[:5]}), [(12, 12)])
     assert "[...]" not in short and "   12 > Action 12." in short
 
