@@ -53,3 +53,26 @@ def test_the_chinese_offline_audits_give_the_readme_truth_rates(movie, relations
     assert (round(report.relations.share, 3), round(report.entities.share, 3)) == (relations, entities)
     assert report.relations.share == pytest.approx(data["reported"]["relations"])
     assert all(e["producer"].startswith("rule:") for f in data["facts"] for e in f["evidence"])
+
+
+def _ledger_entry(movie: str):
+    from kgbuild.evaluation.truth_ledger import LEDGER, load_ledger
+
+    return next(e for e in load_ledger(LEDGER) if e.movie == movie)
+
+
+@pytest.mark.parametrize("path", sorted(JUDGED.glob("pool-*.json")), ids=lambda p: p.stem)
+def test_the_first_look_audits_give_the_ledger_shares(path):
+    """The stage-pool truth scripts, judged before any rule was changed for them: the kept verdicts
+    re-tally to the first-look shares the ledger records."""
+    data = json.loads(path.read_text())
+    sample = _sample(data).model_copy(update={"relations_requested": data["relations_requested"],
+                                              "entities_requested": data["entities_requested"]})
+    report = tally(sample, [Verdict(**v) for v in data["verdicts"]])
+    assert report.not_judged == []
+    entry = _ledger_entry(data["movie"])
+    assert entry.origin == "truth-draw" and entry.relations is not None and entry.entities is not None
+    assert report.relations.share == pytest.approx(entry.relations.weighted)
+    assert report.entities.share == pytest.approx(entry.entities.weighted)
+    assert (report.relations.supported, report.entities.supported) == (entry.relations.supported,
+                                                                         entry.entities.supported)
