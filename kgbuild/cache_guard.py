@@ -39,6 +39,7 @@ T = TypeVar("T")
 _COMPANIONS = ("-wal", "-shm")
 _DAMAGED_CODES = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB}
 _UNWRITABLE_CODES = {sqlite3.SQLITE_READONLY, sqlite3.SQLITE_PERM, sqlite3.SQLITE_CANTOPEN}
+_BUSY_CODES = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}
 _FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT}
 _UNWRITABLE_ERRNOS = {errno.EACCES, errno.EPERM, errno.EROFS}
 
@@ -53,6 +54,7 @@ class Failure(StrEnum):
     DAMAGED = "damaged"  # not a database, or a malformed one, or a folder in its place
     FULL = "full"  # the disk (or quota) is full
     UNWRITABLE = "unwritable"  # read-only file or folder, no permission
+    BUSY = "busy"  # another process held it longer than the busy wait
     OTHER = "other"  # anything else SQLite or the system reports
 
 
@@ -90,6 +92,8 @@ def classify(error: BaseException) -> Failure:
                 return Failure.FULL
             if primary in _UNWRITABLE_CODES:
                 return Failure.UNWRITABLE
+            if primary in _BUSY_CODES:
+                return Failure.BUSY
             return Failure.OTHER
         text = str(error).lower()
         if "malformed" in text or "not a database" in text:
@@ -98,6 +102,8 @@ def classify(error: BaseException) -> Failure:
             return Failure.FULL
         if "readonly" in text or "read-only" in text:
             return Failure.UNWRITABLE
+        if "locked" in text:
+            return Failure.BUSY
         return Failure.OTHER
     if isinstance(error, OSError):
         if error.errno == errno.EISDIR:  # a folder where the file should be
@@ -130,6 +136,9 @@ def cache_error(kind: CacheKind, path: Path, error: BaseException) -> CacheError
     if failure is Failure.UNWRITABLE:
         return CacheError(f"cannot write the {kind.what} {path} ({detail}): make it and its folder writable, "
                           f"or point {option} at another folder")
+    if failure is Failure.BUSY:
+        return CacheError(f"the {kind.what} {path} is held by another process ({detail}): let it finish, or "
+                          f"point {option} at another folder")
     return CacheError(f"cannot use the {kind.what} {path} ({detail}): check the file and its disk, or point "
                       f"{option} at another folder")
 

@@ -53,7 +53,8 @@ def test_sqlite_and_system_errors_are_classified_by_code_then_by_wording():
     assert classify(sqlite3.DatabaseError("database disk image is malformed")) is Failure.DAMAGED
     assert classify(sqlite3.DatabaseError("file is not a database")) is Failure.DAMAGED
     assert classify(sqlite3.OperationalError("attempt to write a readonly database")) is Failure.UNWRITABLE
-    assert classify(sqlite3.OperationalError("database is locked")) is Failure.OTHER
+    assert classify(sqlite3.OperationalError("database is locked")) is Failure.BUSY
+    assert classify(sqlite3.OperationalError("no such table: vec")) is Failure.OTHER
     assert classify(OSError(errno.ENOSPC, "No space left on device")) is Failure.FULL
     assert classify(OSError(errno.EROFS, "Read-only file system")) is Failure.UNWRITABLE
     assert classify(ValueError("x")) is Failure.OTHER
@@ -78,6 +79,20 @@ def test_a_damaged_embedding_cache_is_set_aside_and_rebuilt_with_a_warning(tmp_p
     assert healthy_rows(path, "vec") == len(TEXTS)
     [warning] = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert str(path) in warning and "damaged" in warning and aside[0].name in warning
+
+
+def test_a_damaged_embedding_cache_is_set_aside_once_when_two_users_find_the_damage(tmp_path):
+    # Two workers of a corpus build share the cache: the second to find the damage must not set
+    # aside the new cache the first made, and finds the first's vectors in it.
+    path = filled_embedding_cache(tmp_path)
+    damage(path, "flipped-pages")
+    first, second = CountingEmbedder(), CountingEmbedder()
+    with CachedEmbedder(first, tmp_path) as a, CachedEmbedder(second, tmp_path) as b:
+        a.encode(TEXTS)
+        b.encode(TEXTS)
+    assert first.calls == TEXTS and second.calls == []
+    assert len([p for p in set_aside(tmp_path, "embeddings.sqlite") if not p.name.endswith(("-wal", "-shm"))]) == 1
+    assert healthy_rows(path, "vec") == len(TEXTS)
 
 
 @pytest.mark.parametrize("shape", list(SHAPES))
