@@ -126,8 +126,8 @@ def test_export_every_format(outdir, tmp_path):
                     "-o", str(tmp_path / "exp"))
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in (tmp_path / "exp").iterdir()) == [
-        "constraints.cypher", "graph.cypher", "graph.graphml", "neo4j-admin-import.txt", "nodes.csv",
-        "relationships.csv"]
+        "constraints.cypher", "graph.cypher", "graph.graphml", "in_scene.csv", "neo4j-admin-import.txt",
+        "nodes.csv", "relationships.csv", "scenes.csv"]
     assert "neo4j-admin-import.txt" in result.output
 
 
