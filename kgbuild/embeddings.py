@@ -12,10 +12,12 @@ import logging
 import os
 import sqlite3
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
+from kgbuild.cache_guard import CacheKind, GuardedCache
 from kgbuild.paths import cache_dir as resolve_cache_dir
 from kgbuild.paths import check_writable_dir
 from kgbuild.sqlite_wal import BUSY_SECONDS, use_wal
@@ -25,6 +27,11 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+#: The embedding cache's file name in the cache folder.
+CACHE_FILE = "embeddings.sqlite"
+#: Its vectors are free to compute again: a damaged file is set aside and the cache starts empty.
+EMBEDDING_CACHE = CacheKind(what="embedding cache", folder_option="--cache-dir or $KGBUILD_CACHE_DIR",
+                            set_aside_damaged=True)
 
 
 class Embedder(Protocol):
@@ -88,21 +95,20 @@ class CachedEmbedder:
         cache_dir: Folder of the SQLite cache file (created if missing); None means
             $KGBUILD_CACHE_DIR or ~/.cache/kgbuild (`kgbuild.paths.cache_dir`).
 
+    A damaged cache file is set aside (`kgbuild.cache_guard`) and the cache starts empty.
+
     Raises:
         OutputError: the cache folder cannot be written.
+        CacheError: the cache file cannot be written (the disk is full, a read-only file), at
+            creation or by `encode`; what it held is kept.
     """
 
     def __init__(self, inner: Embedder, cache_dir: str | os.PathLike[str] | None = None):
         self._inner = inner
         self.name = inner.name
         folder = check_writable_dir(resolve_cache_dir(cache_dir), "cache folder")
-        folder.mkdir(parents=True, exist_ok=True)
-        self.path = folder / "embeddings.sqlite"
-        # Several processes (a corpus build's workers) may share the cache: write-ahead logging
-        # lets readers go on while one writes, and a writer waits for another instead of failing.
-        self._db = sqlite3.connect(self.path, timeout=BUSY_SECONDS)
-        use_wal(self._db)
-        self._db.execute("CREATE TABLE IF NOT EXISTS vec (key TEXT PRIMARY KEY, v BLOB)")
+        self.path = folder / CACHE_FILE
+        self._cache = GuardedCache(self.path, EMBEDDING_CACHE, _open_vectors)
         self.hits = 0
         self.misses = 0
 
@@ -110,13 +116,23 @@ class CachedEmbedder:
         return hashlib.sha1(f"{self.name}\x1f{text}".encode()).hexdigest()
 
     def _lookup(self, keys: list[str]) -> dict[str, np.ndarray]:
-        found: dict[str, np.ndarray] = {}
-        for start in range(0, len(keys), 500):
-            batch = keys[start:start + 500]
-            marks = ",".join("?" * len(batch))
-            for key, blob in self._db.execute(f"SELECT key, v FROM vec WHERE key IN ({marks})", batch):
-                found[key] = np.frombuffer(blob, dtype=np.float32)
-        return found
+        def read(db: sqlite3.Connection) -> dict[str, np.ndarray]:
+            found: dict[str, np.ndarray] = {}
+            for start in range(0, len(keys), 500):
+                batch = keys[start:start + 500]
+                marks = ",".join("?" * len(batch))
+                for key, blob in db.execute(f"SELECT key, v FROM vec WHERE key IN ({marks})", batch):
+                    found[key] = np.frombuffer(blob, dtype=np.float32)
+            return found
+
+        return self._cache.run(read)
+
+    def _store(self, rows: list[tuple[str, bytes]]) -> None:
+        def write(db: sqlite3.Connection) -> None:
+            with db:  # one transaction: all of the rows, or none when the write fails
+                db.executemany("INSERT OR REPLACE INTO vec VALUES (?, ?)", rows)
+
+        self._cache.run(write)
 
     def encode(self, texts: list[str]) -> np.ndarray:
         """Embed texts, computing only those never seen before."""
@@ -128,8 +144,7 @@ class CachedEmbedder:
         if missing:
             vectors = self._inner.encode(missing)
             rows = [(self._key(t), v.astype(np.float32).tobytes()) for t, v in zip(missing, vectors, strict=True)]
-            with self._db:
-                self._db.executemany("INSERT OR REPLACE INTO vec VALUES (?, ?)", rows)
+            self._store(rows)
             for (key, _), v in zip(rows, vectors, strict=True):
                 found[key] = np.asarray(v, dtype=np.float32)
         if not texts:
@@ -138,13 +153,27 @@ class CachedEmbedder:
 
     def close(self) -> None:
         """Close the cache's database connection."""
-        self._db.close()
+        self._cache.close()
 
     def __enter__(self) -> CachedEmbedder:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _open_vectors(path: Path) -> sqlite3.Connection:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # Several processes (a corpus build's workers) may share the cache: write-ahead logging
+    # lets readers go on while one writes, and a writer waits for another instead of failing.
+    db = sqlite3.connect(path, timeout=BUSY_SECONDS)
+    try:
+        use_wal(db)
+        db.execute("CREATE TABLE IF NOT EXISTS vec (key TEXT PRIMARY KEY, v BLOB)")
+    except BaseException:
+        db.close()
+        raise
+    return db
 
 
 def default_embedder(cache_dir: str | os.PathLike[str] | None = None) -> CachedEmbedder:

@@ -12,7 +12,7 @@ from rich.table import Table
 
 from kgbuild.atomic import write_text_atomic
 from kgbuild.errors import InputError
-from kgbuild.graph import canonical_key, graph_file, load_graph
+from kgbuild.graph import graph_file, load_graph
 from kgbuild.llm.cli_options import LLMFlags, llm_options
 from kgbuild.model import Screenplay
 from kgbuild.schema import schema_for_graph
@@ -89,10 +89,6 @@ def _screenplay_for(outdir: Path, given: Path | None) -> Screenplay:
     return load_screenplay(folder / "screenplay.json")
 
 
-def _slug(name: str) -> str:
-    return canonical_key(name) or "character"
-
-
 @click.command("dossier")
 @click.argument("outdir", type=click.Path(exists=True, path_type=Path))
 @click.argument("character", required=False)
@@ -116,7 +112,7 @@ def dossier_command(outdir: Path, character: str | None, top: int | None, lines:
 
     With --top K, the dossiers of the K characters of highest degree, as Markdown and JSON files.
     """
-    from kgbuild.story.dossier import build_dossier, top_characters
+    from kgbuild.story.dossier import build_dossier, dossier_file_stem, top_characters
     from kgbuild.story.render import dossier_markdown
 
     if (character is None) == (top is None):
@@ -125,7 +121,8 @@ def dossier_command(outdir: Path, character: str | None, top: int | None, lines:
     graph = load_graph(graph_file(outdir))
     schema = schema_for_graph(outdir)
     sp = _screenplay_for(outdir, screenplay)
-    names = [character] if character is not None else [e.name for e in top_characters(graph, top or 0, schema)]
+    # --top finds each character by its id: a name need not be one a user could type.
+    names = [character] if character is not None else [e.id for e in top_characters(graph, top or 0, schema)]
     dossiers = [build_dossier(graph, sp, name, lines=lines, schema=schema) for name in names]
     if settings is not None:
         from kgbuild.story.persona import write_personas
@@ -145,7 +142,8 @@ def dossier_command(outdir: Path, character: str | None, top: int | None, lines:
         return
     folder = output or (outdir if outdir.is_dir() else outdir.parent) / "dossiers"
     for d in dossiers:
-        write_text_atomic(folder / f"{_slug(d.name)}.md", dossier_markdown(d))
-        write_text_atomic(folder / f"{_slug(d.name)}.json", d.model_dump_json(indent=1))
+        stem = dossier_file_stem(d.name)
+        write_text_atomic(folder / f"{stem}.md", dossier_markdown(d))
+        write_text_atomic(folder / f"{stem}.json", d.model_dump_json(indent=1))
         click.echo(f"{d.name}: degree {d.degree}, {d.lines_total} lines, {len(d.actions)} actions, "
-                   f"{len(d.relations)} relations -> {folder / _slug(d.name)}.md")
+                   f"{len(d.relations)} relations -> {folder / stem}.md")

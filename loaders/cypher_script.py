@@ -3,7 +3,8 @@
 One statement per line, parameter-free: values are string literals with every quote, backslash
 and control character escaped, so a name like `'}) DETACH DELETE (n` stays a name. Labels and
 types come from the schema only. Statements `MERGE` on the store key, so replaying twice changes
-nothing.
+nothing. The script holds every layer a store holds: entities and relations, then the scene layer
+(`Scene` nodes and the `in_scene` relationships of who is in each scene).
 
 Example:
     >>> cypher_literal("it's")
@@ -18,11 +19,17 @@ from pathlib import Path
 from kgbuild import __version__
 from kgbuild.atomic import write_text_atomic
 from kgbuild.loaders.records import (
+    IN_SCENE,
     NODE_PROPERTIES,
+    PRESENCE_PROPERTIES,
     RELATION_PROPERTIES,
+    SCENE_LABEL,
+    SCENE_PROPERTIES,
     NodeRow,
+    PresenceRow,
     Refusal,
     RelationRow,
+    SceneRow,
     prepare_rows,
     safe_identifier,
 )
@@ -60,24 +67,30 @@ def cypher_literal(value: str | int | list | None) -> str:
     raise TypeError(f"no Cypher literal for {type(value).__name__}")
 
 
-def _sets(var: str, row: NodeRow | RelationRow, properties: tuple[tuple[str, str], ...]) -> str:
+_Row = NodeRow | RelationRow | SceneRow | PresenceRow
+
+
+def _sets(var: str, row: _Row, properties: tuple[tuple[str, str], ...]) -> str:
     data = row.model_dump()
     return ", ".join(f"{var}.{name} = {cypher_literal(data[name])}" for name, _ in properties
                      if name != "key")
 
 
-def node_statement(label: str, row: NodeRow) -> str:
-    """The statement that creates or updates one node."""
+def node_statement(label: str, row: NodeRow | SceneRow,
+                   properties: tuple[tuple[str, str], ...] = NODE_PROPERTIES) -> str:
+    """The statement that creates or updates one node (an entity, or with `SCENE_PROPERTIES` a scene)."""
     return (f"MERGE (n:{safe_identifier(label)} {{key: {cypher_literal(row.key)}}}) "
-            f"SET {_sets('n', row, NODE_PROPERTIES)};")
+            f"SET {_sets('n', row, properties)};")
 
 
-def relation_statement(rel_type: str, source: str, target: str, row: RelationRow) -> str:
-    """The statement that creates or updates one relationship between existing nodes."""
+def relation_statement(rel_type: str, source: str, target: str, row: RelationRow | PresenceRow,
+                       properties: tuple[tuple[str, str], ...] = RELATION_PROPERTIES) -> str:
+    """The statement that creates or updates one relationship between existing nodes (a relation, or
+    with `PRESENCE_PROPERTIES` a character's presence in a scene)."""
     return (f"MATCH (a:{safe_identifier(source)} {{key: {cypher_literal(row.source_key)}}}) "
             f"MATCH (b:{safe_identifier(target)} {{key: {cypher_literal(row.target_key)}}}) "
             f"MERGE (a)-[r:{safe_identifier(rel_type)} {{key: {cypher_literal(row.key)}}}]->(b) "
-            f"SET {_sets('r', row, RELATION_PROPERTIES)};")
+            f"SET {_sets('r', row, properties)};")
 
 
 def render_script(graph: KnowledgeGraph, *, movie: str | None = None,
@@ -104,6 +117,10 @@ def render_script(graph: KnowledgeGraph, *, movie: str | None = None,
     for group in rows.relations:
         lines += [relation_statement(group.type, group.source_type, group.target_type, r)
                   for r in group.rows]
+    lines += [node_statement(SCENE_LABEL, r, SCENE_PROPERTIES) for r in rows.scenes]
+    if rows.presence_subject is not None:
+        lines += [relation_statement(IN_SCENE, rows.presence_subject, SCENE_LABEL, r, PRESENCE_PROPERTIES)
+                  for r in rows.presence]
     return "\n".join(lines) + "\n", rows.refused
 
 

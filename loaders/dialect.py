@@ -101,6 +101,37 @@ def check_parameters(cypher: str, params: dict[str, Any]) -> None:
         raise QueryError("query parameters: " + "; ".join(problems))
 
 
+#: How deep a --param value may nest lists and maps ([ ] and { }).
+MAX_PARAM_DEPTH = 100
+
+
+def json_nesting(text: str) -> int:
+    """The deepest nesting of [ ] and { } in `text`, not counting brackets inside JSON strings.
+
+    Example:
+        >>> json_nesting('[1, {"a": "[["}]')
+        2
+    """
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
 def parse_param(text: str) -> tuple[str, Any]:
     """`name=value` from the command line; the value is JSON when it parses, else a string.
 
@@ -109,11 +140,15 @@ def parse_param(text: str) -> tuple[str, Any]:
         (('scene', 12), ('name', 'Anna'), ('ids', ['a', 'b']))
 
     Raises:
-        QueryError: no '=' or the name is not an identifier.
+        QueryError: no '=', the name is not an identifier, or the value nests lists and maps
+            deeper than `MAX_PARAM_DEPTH`.
     """
     name, sep, raw = text.partition("=")
     if not sep or not _NAME.match(name):
         raise QueryError(f"--param {text!r}: write NAME=VALUE, e.g. --param scene=12")
+    if json_nesting(raw) > MAX_PARAM_DEPTH:
+        raise QueryError(f"--param {name}: the value nests more than {MAX_PARAM_DEPTH} levels of [ ] and {{ }}; "
+                         "give a flatter value, or the text as a JSON string in double quotes")
     try:
         return name, json.loads(raw)
     except json.JSONDecodeError:

@@ -21,17 +21,20 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Self
+from typing import Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-from kgbuild.errors import KgbuildError
+from kgbuild.cache_guard import CacheError, CacheKind, GuardedCache
 from kgbuild.llm.types import ChatRequest, ChatResult, Usage
 from kgbuild.paths import cache_dir as resolve_cache_dir
 from kgbuild.sqlite_wal import BUSY_SECONDS, use_wal
 
 logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 CACHE_FILE = "llm-responses.sqlite"
 _SCHEMA = """
@@ -48,9 +51,12 @@ CREATE TABLE IF NOT EXISTS responses (
 )
 """
 
-
-class CacheError(KgbuildError):
-    """The response cache file cannot be opened or written."""
+#: Its answers cost money and batch imports cannot be fetched again: a damaged file is the
+#: user's to move away, never set aside behind their back.
+RESPONSE_CACHE = CacheKind(
+    what="LLM response cache",
+    folder_option="--llm-cache-dir (--cache-dir for 'kgbuild llm') or $KGBUILD_CACHE_DIR",
+    set_aside_damaged=False, loss="its requests are then sent, and paid for, again")
 
 
 class CachedResponse(BaseModel):
@@ -99,6 +105,10 @@ def default_cache_path(cache_dir: str | os.PathLike[str] | None = None) -> Path:
 class ResponseCache:
     """SQLite-backed store of valid LLM responses, keyed by `cache_key(request)`.
 
+    Every read and write goes through `kgbuild.cache_guard`: a damaged file, a full disk or a
+    read-only file ends in a `CacheError` naming it and saying what to do, and the file is left
+    as it was (a failed write is rolled back).
+
     Args:
         path: The database file (created with its folder if missing).
         read_only: Open for lookups only, creating and writing nothing (`kgbuild build
@@ -112,33 +122,7 @@ class ResponseCache:
         self.path = Path(path)
         self.read_only = read_only
         self._lock = threading.Lock()
-        try:
-            if read_only:
-                self._db = self._open_read_only()
-                return
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, timeout=BUSY_SECONDS, check_same_thread=False,
-                                       isolation_level=None)
-            use_wal(self._db)  # every worker of a corpus build may open a fresh cache at once
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute(_SCHEMA)
-        except (OSError, sqlite3.Error) as e:
-            raise CacheError(f"cannot open the LLM response cache {self.path}: {e}. "
-                             "Check the folder is writable, or pass another --cache-dir.") from e
-
-    def _open_read_only(self) -> sqlite3.Connection:
-        if not self.path.is_file():
-            db = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
-            db.execute(_SCHEMA)
-            return db
-        # Without a write-ahead log beside it the file is all there is: open it as immutable, so that
-        # SQLite creates no -wal and -shm files. With one (a build is writing), read it as well.
-        wal = self.path.with_name(self.path.name + "-wal").exists()
-        mode = "mode=ro" if wal else "immutable=1"
-        db = sqlite3.connect(f"{self.path.resolve().as_uri()}?{mode}", uri=True, timeout=60,
-                             check_same_thread=False, isolation_level=None)
-        db.execute("SELECT COUNT(*) FROM responses").fetchone()
-        return db
+        self._cache = GuardedCache(self.path, RESPONSE_CACHE, _open_read_only if read_only else _open)
 
     @classmethod
     def open_default(cls, cache_dir: str | os.PathLike[str] | None = None) -> ResponseCache:
@@ -154,14 +138,21 @@ class ResponseCache:
     def close(self) -> None:
         """Close the database connection."""
         with self._lock:
-            self._db.close()
+            self._cache.close()
+
+    def _run(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        with self._lock:
+            return self._cache.run(work)
 
     def get(self, key: str) -> CachedResponse | None:
-        """The stored response for `key`, or None."""
-        with self._lock:
-            row = self._db.execute(
-                "SELECT key, model, content, prompt_tokens, completion_tokens, finish_reason, source "
-                "FROM responses WHERE key = ?", (key,)).fetchone()
+        """The stored response for `key`, or None.
+
+        Raises:
+            CacheError: the file cannot be read (damaged).
+        """
+        row = self._run(lambda db: db.execute(
+            "SELECT key, model, content, prompt_tokens, completion_tokens, finish_reason, source "
+            "FROM responses WHERE key = ?", (key,)).fetchone())
         if row is None:
             return None
         return CachedResponse(key=row[0], model=row[1], content=row[2],
@@ -169,12 +160,11 @@ class ResponseCache:
                               finish_reason=row[5], source=row[6])
 
     def __contains__(self, key: object) -> bool:
-        with self._lock:
-            return self._db.execute("SELECT 1 FROM responses WHERE key = ?", (key,)).fetchone() is not None
+        return self._run(lambda db: db.execute("SELECT 1 FROM responses WHERE key = ?", (key,)).fetchone()) is not None
 
     def __len__(self) -> int:
-        with self._lock:
-            return self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+        count: int = self._run(lambda db: db.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
+        return count
 
     def put(self, key: str, result: ChatResult, *, request: ChatRequest | None = None,
             model: str | None = None, source: str = "live") -> None:
@@ -188,44 +178,72 @@ class ResponseCache:
             source: 'live' or 'batch'.
 
         Raises:
-            CacheError: the write failed (disk full, read-only file...).
+            CacheError: the write failed (disk full, read-only file...); nothing of it is stored.
         """
         if self.read_only:
             raise CacheError(f"the LLM response cache {self.path} was opened read-only")
         request_json = canonical_json(request) if request is not None else None
         model = request.model if request is not None else model
-        try:
-            with self._lock:
-                self._db.execute(
-                    "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (key, model, request_json, result.content, result.usage.prompt_tokens,
-                     result.usage.completion_tokens, result.finish_reason, source, time.time()))
-        except sqlite3.Error as e:
-            raise CacheError(f"cannot write to the LLM response cache {self.path}: {e}") from e
+        row = (key, model, request_json, result.content, result.usage.prompt_tokens,
+               result.usage.completion_tokens, result.finish_reason, source, time.time())
+        self._run(lambda db: db.execute("INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", row))
 
     def completions(self, model: str) -> list[tuple[str, int]]:
         """(request JSON, completion tokens) of every stored reply of `model` sent live (batch
         imports keep no request), for measuring how long a model's answers are."""
-        with self._lock:
-            rows = self._db.execute("SELECT request, completion_tokens FROM responses WHERE model = ? "
-                                    "AND request IS NOT NULL", (model,)).fetchall()
+        rows = self._run(lambda db: db.execute("SELECT request, completion_tokens FROM responses WHERE model = ? "
+                                               "AND request IS NOT NULL", (model,)).fetchall())
         return [(row[0], int(row[1])) for row in rows]
 
     def delete(self, key: str) -> bool:
         """Remove the entry for `key`; True if there was one."""
-        with self._lock:
-            return self._db.execute("DELETE FROM responses WHERE key = ?", (key,)).rowcount > 0
+        deleted: bool = self._run(lambda db: db.execute("DELETE FROM responses WHERE key = ?", (key,)).rowcount > 0)
+        return deleted
 
     def stats(self) -> CacheStats:
         """Counts of entries and tokens by model and by source."""
-        with self._lock:
-            entries, prompt, completion = self._db.execute(
+        def read(db: sqlite3.Connection) -> tuple[tuple[int, int, int], dict[str, int], dict[str, int]]:
+            totals = db.execute(
                 "SELECT COUNT(*), COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), 0) "
                 "FROM responses").fetchone()
-            by_model = dict(self._db.execute(
+            by_model = dict(db.execute(
                 "SELECT COALESCE(model, '?'), COUNT(*) FROM responses GROUP BY 1 ORDER BY 1").fetchall())
-            by_source = dict(self._db.execute(
-                "SELECT source, COUNT(*) FROM responses GROUP BY 1 ORDER BY 1").fetchall())
+            by_source = dict(db.execute("SELECT source, COUNT(*) FROM responses GROUP BY 1 ORDER BY 1").fetchall())
+            return totals, by_model, by_source
+
+        (entries, prompt, completion), by_model, by_source = self._run(read)
         size = sum(p.stat().st_size for p in self.path.parent.glob(self.path.name + "*") if p.is_file())
         return CacheStats(path=str(self.path), entries=entries, by_model=by_model, by_source=by_source,
                           prompt_tokens=prompt, completion_tokens=completion, size_bytes=size)
+
+
+def _open(path: Path) -> sqlite3.Connection:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(path, timeout=BUSY_SECONDS, check_same_thread=False, isolation_level=None)
+    try:
+        use_wal(db)  # every worker of a corpus build may open a fresh cache at once
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute(_SCHEMA)
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def _open_read_only(path: Path) -> sqlite3.Connection:
+    if not path.is_file():
+        db = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+        db.execute(_SCHEMA)
+        return db
+    # Without a write-ahead log beside it the file is all there is: open it as immutable, so that
+    # SQLite creates no -wal and -shm files. With one (a build is writing), read it as well.
+    wal = path.with_name(path.name + "-wal").exists()
+    mode = "mode=ro" if wal else "immutable=1"
+    db = sqlite3.connect(f"{path.resolve().as_uri()}?{mode}", uri=True, timeout=60,
+                         check_same_thread=False, isolation_level=None)
+    try:
+        db.execute("SELECT COUNT(*) FROM responses").fetchone()
+    except BaseException:
+        db.close()
+        raise
+    return db

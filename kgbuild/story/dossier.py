@@ -23,12 +23,14 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 from collections import Counter, defaultdict
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from kgbuild.graph import canonical_key
 from kgbuild.model import Entity, Evidence, KnowledgeGraph, PresenceMode, Relation, Screenplay
 from kgbuild.schema import Schema, load_schema
 from kgbuild.story.names import find_entity
@@ -40,6 +42,9 @@ ACTION_ROLES = ("performs", "undergoes", "experiences")
 #: Links shown elsewhere than among relations.
 _NOT_RELATIONS = frozenset({*ACTION_ROLES, "witnesses", "told_about", "located_at", "present_on", "possesses",
                             "interacts_with", "life_stage_of"})
+#: The longest file name stem of a dossier, in UTF-8 bytes (file systems allow 255 for the whole name).
+MAX_FILE_STEM_BYTES = 120
+_HASH_CHARS = 8
 _WORD = re.compile(r"[^\W\d_]{3,}|[\u3400-\u9fff]")
 
 
@@ -122,6 +127,24 @@ def top_characters(graph: KnowledgeGraph, k: int, schema: Schema | None = None) 
     entities = {e.id: e for e in graph.entities}
     ranked = sorted(degree, key=lambda i: (-degree[i], entities[i].name.casefold()))
     return [entities[i] for i in ranked[:k]]
+
+
+def dossier_file_stem(name: str) -> str:
+    """The file name (without extension) of a character's dossier: its canonical key, cut to at most
+    `MAX_FILE_STEM_BYTES` UTF-8 bytes, between characters, with a short hash of the whole name
+    after the cut so that two long names stay apart.
+
+    Example:
+        >>> dossier_file_stem("Reggie Gunn")
+        'reggie_gunn'
+    """
+    stem = canonical_key(name) or "character"
+    if len(stem.encode("utf-8")) <= MAX_FILE_STEM_BYTES:
+        return stem
+    digest = hashlib.sha1(name.encode("utf-8")).hexdigest()[:_HASH_CHARS]
+    room = MAX_FILE_STEM_BYTES - len(digest) - 1
+    cut = stem.encode("utf-8")[:room].decode("utf-8", errors="ignore").rstrip("_")
+    return f"{cut}-{digest}"
 
 
 def _heard(said: SceneSpeech) -> str:

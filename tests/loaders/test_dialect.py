@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 from kgbuild.loaders.dialect import (
+    MAX_PARAM_DEPTH,
     check_parameters,
     explain_error,
+    json_nesting,
     mask_literals,
     neo4j_only_constructs,
     parse_param,
@@ -41,6 +43,22 @@ def test_param_values_are_json_when_they_parse():
     for bad in ("noequals", "1x=2", "=3"):
         with pytest.raises(QueryError, match="NAME=VALUE"):
             parse_param(bad)
+
+
+def test_nesting_is_measured_outside_json_strings():
+    assert json_nesting("12") == 0
+    assert json_nesting('[1, {"a": [2]}]') == 3
+    assert json_nesting('"[[[[" ') == 0
+    assert json_nesting(r'["\\", ["x\\"]]') == 2  # an escaped backslash: the quote after it ends the string
+    assert json_nesting(r'["\"]]]]') == 1  # an escaped quote: the brackets after it are in the string
+    assert json_nesting("[" * 50_000) == 50_000
+
+
+def test_a_value_nested_past_the_limit_is_refused_but_a_quoted_one_is_text():
+    assert parse_param("x=" + "[" * MAX_PARAM_DEPTH + "]" * MAX_PARAM_DEPTH)[1] is not None
+    with pytest.raises(QueryError, match=f"nests more than {MAX_PARAM_DEPTH} levels"):
+        parse_param("x=" + "[" * (MAX_PARAM_DEPTH + 1))
+    assert parse_param('x="' + "[" * 50_000 + '"') == ("x", "[" * 50_000)
 
 
 @pytest.mark.parametrize(("query", "feature", "advice", "silent"), [

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 
 import ladybug
 import networkx as nx
@@ -117,13 +118,14 @@ def _read_csv(path):
 
 def test_csv_export_for_neo4j_admin(tmp_path, hostile_graph):
     files, refused = export_neo4j_csv(hostile_graph, tmp_path / "csv", database="stories")
-    assert [f.name for f in files] == ["nodes.csv", "relationships.csv", "constraints.cypher",
-                                       "neo4j-admin-import.txt"]
+    assert [f.name for f in files] == ["nodes.csv", "relationships.csv", "scenes.csv", "in_scene.csv",
+                                       "constraints.cypher", "neo4j-admin-import.txt"]
     nodes, relationships = _read_csv(files[0]), _read_csv(files[1])
-    assert nodes[0] == NODE_HEADER and NODE_HEADER[:2] == ["id:ID", ":LABEL"]
+    assert nodes[0] == NODE_HEADER and NODE_HEADER[:2] == ["id:ID(Entity)", ":LABEL"]
     assert "aliases:string[]" in NODE_HEADER and "scenes:int[]" in NODE_HEADER
     assert NODE_HEADER[-4:] == EVIDENCE_COLUMNS and RELATION_HEADER[-4:] == EVIDENCE_COLUMNS
-    assert relationships[0] == RELATION_HEADER and RELATION_HEADER[:3] == [":START_ID", ":END_ID", ":TYPE"]
+    assert relationships[0] == RELATION_HEADER and RELATION_HEADER[:3] == [":START_ID(Entity)", ":END_ID(Entity)",
+                                                                         ":TYPE"]
     assert len(nodes) - 1 == len(HOSTILE_NAMES) + 1 and len(relationships) - 1 == 3 and len(refused) == 5
     by_id = {row[0]: dict(zip(NODE_HEADER, row, strict=True)) for row in nodes[1:]}
     first = hostile_graph.entities[0]
@@ -133,11 +135,12 @@ def test_csv_export_for_neo4j_admin(tmp_path, hostile_graph):
                                                               f"rule:{first.name}"]
     assert {row[2] for row in relationships[1:]} <= {"hostility_with", "kinship_with", "located_at"}
     assert {row[0] for row in relationships[1:]} <= set(by_id)
-    command = files[3].read_text(encoding="utf-8")
-    assert (f"neo4j-admin database import full --overwrite-destination=true --multiline-fields=true "
-            f"--array-delimiter=U+001F --nodes={files[0]} --relationships={files[1]} stories") in command
+    command = files[5].read_text(encoding="utf-8")
+    assert (f"neo4j-admin database import full stories --overwrite-destination=true --multiline-fields=true "
+            f"--array-delimiter=U+001F --nodes={files[0]} --nodes={files[2]} --relationships={files[1]} "
+            f"--relationships={files[3]}") in command
     assert "DROP TABLE movies;--" in command.splitlines()[0]  # the title, quoted, on a comment line
-    constraints = files[2].read_text(encoding="utf-8").splitlines()
+    constraints = files[4].read_text(encoding="utf-8").splitlines()
     assert constraints[0] == ("CREATE CONSTRAINT kgbuild_Character_key IF NOT EXISTS "
                               "FOR (n:Character) REQUIRE n.key IS UNIQUE;")
     with pytest.raises(StoreError, match="not a Neo4j database name"):
@@ -189,3 +192,70 @@ def test_graphml_carries_labels_and_evidence_as_json(tmp_path, small_graph):
     assert json.loads(threat["evidence_scenes"]) == [2, 3]
     assert json.loads(threat["evidence_quotes"]) == [e.quote for e in THREAT_EVIDENCE]
     assert json.loads(read.nodes["object:radio"]["evidence_quotes"]) == []
+
+
+# -- every layer of the store: entities and relations, scenes and who is in them ------------------
+
+def _store_counts(db) -> tuple[dict[str, int], dict[str, int]]:
+    labels = run_query(db, "MATCH (n) RETURN label(n) AS l, count(*) AS c").rows
+    types = run_query(db, "MATCH ()-[r]->() RETURN label(r) AS t, count(*) AS c").rows
+    return dict(labels), dict(types)
+
+
+def _header_counts(line: str) -> tuple[int, int]:
+    match = re.search(r"(\d+) nodes,? and (\d+) relationships|(\d+) nodes, (\d+) relationships", line)
+    assert match, line
+    numbers = [int(g) for g in match.groups() if g is not None]
+    return numbers[0], numbers[1]
+
+
+def test_the_cypher_script_carries_every_layer_the_store_holds(tmp_path, story_graph):
+    loaded, replayed = tmp_path / "graph.lbdb", tmp_path / "replayed.lbdb"
+    write_embedded(story_graph, loaded)
+    text, _ = render_script(story_graph)
+    replay_script(text, replayed)
+    labels, types = _store_counts(loaded)
+    assert labels["Scene"] == len(story_graph.scenes) and types["in_scene"] > 0
+    assert _store_counts(replayed) == (labels, types)
+    assert _header_counts(text.splitlines()[0]) == (sum(labels.values()), sum(types.values()))
+    scenes = ("MATCH (s:Scene) RETURN s.key, s.movie, s.scene, s.number, s.heading, s.years, s.marker_kinds, "
+              "s.marker_texts, s.marker_sources, s.evidence_scenes, s.evidence_lines, s.evidence_quotes, "
+              "s.evidence_producers ORDER BY s.key")
+    presence = ("MATCH (c)-[r:in_scene]->(s:Scene) RETURN c.key, s.key, r.key, r.movie, r.scene, r.mode, "
+                "r.evidence_scenes, r.evidence_lines, r.evidence_quotes, r.evidence_producers ORDER BY r.key")
+    for query in (scenes, presence):
+        assert run_query(replayed, query).rows == run_query(loaded, query).rows
+
+
+def test_the_csv_files_carry_every_layer_the_store_holds(tmp_path, story_graph):
+    loaded = tmp_path / "graph.lbdb"
+    write_embedded(story_graph, loaded)
+    labels, types = _store_counts(loaded)
+    files, _ = export_neo4j_csv(story_graph, tmp_path / "csv")
+    tables = {f.name: _read_csv(f) for f in files if f.suffix == ".csv"}
+    node_files = [t for t in tables.values() if any(":ID" in c for c in t[0])]
+    relation_files = [t for t in tables.values() if ":TYPE" in t[0]]
+    exported_labels: dict[str, int] = {}
+    ids: dict[str, set[str]] = {}
+    for table in node_files:
+        id_column = next(i for i, c in enumerate(table[0]) if ":ID" in c)
+        space = table[0][id_column].partition(":ID")[2]
+        label = table[0].index(":LABEL")
+        for row in table[1:]:
+            exported_labels[row[label]] = exported_labels.get(row[label], 0) + 1
+            ids.setdefault(space, set()).add(row[id_column])
+    exported_types: dict[str, int] = {}
+    for table in relation_files:
+        header = table[0]
+        start = next(i for i, c in enumerate(header) if c.startswith(":START_ID"))
+        end = next(i for i, c in enumerate(header) if c.startswith(":END_ID"))
+        for row in table[1:]:
+            exported_types[row[header.index(":TYPE")]] = exported_types.get(row[header.index(":TYPE")], 0) + 1
+            assert row[start] in ids[header[start].removeprefix(":START_ID")]
+            assert row[end] in ids[header[end].removeprefix(":END_ID")]
+    assert (exported_labels, exported_types) == (labels, types)
+    command = files[-1].read_text(encoding="utf-8")
+    assert _header_counts(command.splitlines()[0]) == (sum(labels.values()), sum(types.values()))
+    for f in files:
+        if f.suffix == ".csv":
+            assert f"={f}" in command

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from kgbuild.cli import cli
 from kgbuild.graph import save_graph
+from kgbuild.loaders.dialect import MAX_PARAM_DEPTH
 from kgbuild.loaders.errors import QueryError, StoreError
 
 
@@ -126,8 +127,8 @@ def test_export_every_format(outdir, tmp_path):
                     "-o", str(tmp_path / "exp"))
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in (tmp_path / "exp").iterdir()) == [
-        "constraints.cypher", "graph.cypher", "graph.graphml", "neo4j-admin-import.txt", "nodes.csv",
-        "relationships.csv"]
+        "constraints.cypher", "graph.cypher", "graph.graphml", "in_scene.csv", "neo4j-admin-import.txt",
+        "nodes.csv", "relationships.csv", "scenes.csv"]
     assert "neo4j-admin-import.txt" in result.output
 
 
@@ -155,3 +156,16 @@ def test_errors_exit_2_with_a_message_and_no_traceback(outdir, tmp_path):
     assert len(unreachable.stderr.strip().splitlines()) == 1
     no_store = _kgbuild("query", "RETURN 1 AS x", tmp_path=tmp_path)  # default ./graph.lbdb
     assert no_store.returncode == 2 and "no embedded store at graph.lbdb" in no_store.stderr
+
+
+def test_a_parameter_nested_too_deep_is_one_line_naming_the_limit(outdir, tmp_path):
+    assert invoke("load", str(outdir)).exit_code == 0
+    for value in ("[" * 50_000, "[" * 200 + "]" * 200, '{"a": ' * 150 + "1" + "}" * 150):
+        result = _kgbuild("query", "RETURN $x AS x", "--db", str(outdir), "-p", f"x={value}", tmp_path=tmp_path)
+        assert result.returncode == 2 and "Traceback" not in result.stderr
+        assert result.stderr.strip().splitlines() == [
+            f"kgbuild: error: --param x: the value nests more than {MAX_PARAM_DEPTH} levels of [ ] and {{ }}; "
+            "give a flatter value, or the text as a JSON string in double quotes"]
+    deep_enough = "[" * MAX_PARAM_DEPTH + "7" + "]" * MAX_PARAM_DEPTH
+    result = invoke("query", "RETURN size($x) AS n", "--db", str(outdir), "-p", f"x={deep_enough}", "--format", "json")
+    assert result.exit_code == 0 and json.loads(result.output) == [{"n": 1}], result.output

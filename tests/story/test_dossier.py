@@ -8,7 +8,15 @@ import sys
 
 from kgbuild.graph import save_graph
 from kgbuild.readers.cues import normalize_name
-from kgbuild.story.dossier import Line, build_dossier, character_degree, characteristic, top_characters
+from kgbuild.story.dossier import (
+    MAX_FILE_STEM_BYTES,
+    Line,
+    build_dossier,
+    character_degree,
+    characteristic,
+    dossier_file_stem,
+    top_characters,
+)
 from kgbuild.story.render import dossier_markdown
 
 
@@ -84,3 +92,31 @@ def test_top_characters_by_degree_and_the_cli(story_build, tmp_path):
                                                                            "ben.md"]
     both = run("Ben", "--top", "2")
     assert both.returncode == 2 and "not both" in both.stderr
+
+
+def test_dossier_file_names_are_capped_in_bytes_and_stay_distinct():
+    for name in ("Anna", "蜡烛" * 50, "A" * 300, "Ünïcödé " * 40):
+        stem = dossier_file_stem(name)
+        assert len(stem.encode("utf-8")) <= MAX_FILE_STEM_BYTES
+        assert stem == dossier_file_stem(name)
+    assert dossier_file_stem("Anna") == "anna"
+    assert dossier_file_stem("A" * 300) != dossier_file_stem("A" * 299)  # a short hash keeps them apart
+    assert dossier_file_stem("蜡烛" * 50).startswith("蜡烛蜡烛")  # cut between characters, not inside one
+    assert dossier_file_stem("!!!") == "character"
+
+
+def test_top_dossiers_of_characters_with_very_long_names(story_build, tmp_path):
+    long_names = {"character:anna": "Anna " + "Maria " * 49, "character:ben": "本" * 100}
+    graph = story_build.graph.model_copy(update={"entities": [
+        e.model_copy(update={"name": long_names.get(e.id, e.name)}) for e in story_build.graph.entities]})
+    save_graph(graph, tmp_path / "graph.json")
+    (tmp_path / "screenplay.json").write_text(story_build.screenplay.model_dump_json(), encoding="utf-8")
+    top = subprocess.run([sys.executable, "-m", "kgbuild", "dossier", str(tmp_path), "--top", "3"], text=True,
+                         capture_output=True, check=False, timeout=120)
+    assert top.returncode == 0, top.stderr
+    written = sorted((tmp_path / "dossiers").iterdir())
+    assert len(written) == 6 and all(len(p.name.encode("utf-8")) <= MAX_FILE_STEM_BYTES + 5 for p in written)
+    for name in long_names.values():
+        stem = dossier_file_stem(name)
+        assert json.loads((tmp_path / "dossiers" / f"{stem}.json").read_text(encoding="utf-8"))["name"] == name
+        assert f"-> {tmp_path / 'dossiers' / stem}.md" in top.stdout
