@@ -2,7 +2,9 @@
 
 Each rule names the evidence it reads and emits nothing without it (producer 'rule:<name>'):
 
-- `heading_place`, `heading_part_of`: places of the scene heading and their hierarchy.
+- `heading_place`, `heading_part_of`: places of the scene heading (`kgbuild.offline.headings`:
+  no continuity marks, notes or states of the place) and which holds which, only where the
+  script's headings show it (`kgbuild.offline.containment`); the innermost is where the scene is.
 - `heading_year`, `title_card_year`: years the heading or an on-screen title gives. The bare
   time of day of a heading (DAY, NIGHT) stays scene metadata (`Scene.time_of_day`): it is a
   kind of time, not a time point of the story.
