@@ -13,7 +13,7 @@ from __future__ import annotations
 TIMES_OF_DAY: frozenset[str] = frozenset({
     "DAY", "NIGHT", "MORNING", "EVENING", "AFTERNOON", "DAWN", "DUSK", "SUNSET", "SUNRISE",
     "NOON", "MIDNIGHT", "TWILIGHT", "NIGHTFALL", "DAYBREAK", "SUNDOWN", "SUNUP", "LUNCHTIME",
-    "PRE-DAWN", "PREDAWN", "MID-DAY", "MIDDAY", "MAGIC HOUR", "FIRST LIGHT",
+    "PRE-DAWN", "PREDAWN", "MID-DAY", "MIDDAY", "MAGIC HOUR", "GOLDEN HOUR", "FIRST LIGHT",
     "EARLY MORNING", "LATE MORNING", "EARLY AFTERNOON", "LATE AFTERNOON", "EARLY EVENING",
     "LATE EVENING", "LATE NIGHT", "LATE DAY", "DAY/NIGHT", "NIGHT/DAY", "DAWN/DUSK",
     "SAME DAY", "NEXT DAY", "THE NEXT DAY", "NEXT MORNING", "THE NEXT MORNING",
@@ -21,10 +21,18 @@ TIMES_OF_DAY: frozenset[str] = frozenset({
 
 _LATER_AMOUNTS = ("MOMENT", "MINUTE", "SECOND", "HOUR")
 
+#: The printed forms of continuity marks, a closed class: a scene that goes on from the one before
+#: ('INT. HALLWAY -- CONT.', 'EXT. WAREHOUSE  CONT.', 'INT. LOBBY, CONTINUED') or runs at the same
+#: moment ('(THAT MOMENT)', 'SIMULTANEOUS').
+CONTINUITY_MARKS: frozenset[str] = frozenset({
+    "CONTINUOUS", "CONTINUING", "CONTINUED", "CONT'D", "CONTD", "CONT", "CONTINUOUS ACTION",
+    "SAME", "SAME TIME", "SAME MOMENT", "THE SAME MOMENT", "THAT MOMENT", "AT THAT MOMENT", "THIS MOMENT",
+    "AT THE SAME TIME", "SIMULTANEOUS", "SIMULTANEOUSLY", "MEANWHILE", "LATER ON",
+})
+
 #: Times that only relate a scene to the one before: 'CONTINUOUS', 'MOMENTS LATER'.
 RELATIVE_TIMES: frozenset[str] = frozenset({
-    "CONTINUOUS", "CONTINUING", "CONT'D", "CONTD", "SAME", "SAME TIME", "LATER", "A LITTLE LATER",
-    "SOON AFTER",
+    *CONTINUITY_MARKS, "LATER", "A LITTLE LATER", "SOON AFTER",
     *(f"{unit}S LATER" for unit in _LATER_AMOUNTS),
     *(f"{unit} LATER" for unit in _LATER_AMOUNTS),
     *(f"A {unit} LATER" for unit in _LATER_AMOUNTS),
@@ -90,4 +98,6 @@ ZH_RELATIVE_TIMES: tuple[str, ...] = (
 #: Chinese heading notes (flashback, dream, montage...): neither places nor times.
 ZH_HEADING_NOTES: frozenset[str] = frozenset({
     "闪回", "回忆", "回忆中", "梦境", "幻想", "空镜", "字幕", "画面组合", "镜头组合", "蒙太奇",
+    # The parts of a script: prologue, wedge, epilogue, opening and closing titles.
+    "序", "序幕", "序章", "楔子", "引子", "尾声", "片头", "片尾",
 })

@@ -2,7 +2,9 @@
 
 Each rule names the evidence it reads and emits nothing without it (producer 'rule:<name>'):
 
-- `heading_place`, `heading_part_of`: places of the scene heading and their hierarchy.
+- `heading_place`, `heading_part_of`: places of the scene heading (`kgbuild.offline.headings`:
+  no continuity marks, notes or states of the place) and which holds which, only where the
+  script's headings show it (`kgbuild.offline.containment`); the innermost is where the scene is.
 - `heading_year`, `title_card_year`: years the heading or an on-screen title gives. The bare
   time of day of a heading (DAY, NIGHT) stays scene metadata (`Scene.time_of_day`): it is a
   kind of time, not a time point of the story.
@@ -57,7 +59,7 @@ from kgbuild.offline.dialogue import (
 )
 from kgbuild.offline.facts import Facts, Ref
 from kgbuild.offline.genders import learn_genders
-from kgbuild.offline.headings import heading_places
+from kgbuild.offline.headings import HeadingPlaces, heading_places, learn_heading_places
 from kgbuild.offline.phrases import ING_NOUNS
 from kgbuild.offline.scenes import ZH_ELSEWHERE, ActionSentence, is_chinese, name_spans, read_sentences
 from kgbuild.offline.selection import assemble
@@ -103,6 +105,7 @@ class _Script:
         self.types = _phrase_types(self.sentences, PhraseTyper(embedder))
         self.genders = learn_genders([[(s.text, s.spans[0][2] if s.spans else None) for s in sents]
                                       for sents in self.sentences.values()])
+        self.headings: HeadingPlaces = learn_heading_places(screenplay)
 
     def character(self, facts: Facts, name: str, scene: int, rule: str, evidence: list[Evidence]) -> Ref:
         return facts.mention("person", name, scene, rule, evidence,
@@ -125,17 +128,19 @@ def _phrase_types(read: dict[int, list[ActionSentence]], typer: PhraseTyper) -> 
     return out
 
 
-def _heading(facts: Facts, scene: Scene) -> tuple[list[Ref], list[Ref], Evidence | None]:
-    """The heading's places (outermost first) and time points, and its evidence."""
+def _heading(facts: Facts, scene: Scene, headings: HeadingPlaces) -> tuple[list[Ref], list[Ref], Evidence | None]:
+    """The heading's places (outermost first) and time points, and its evidence; `part_of`
+    only where the script's headings show which place holds which."""
     index = scene.index
     place_ev = heading_evidence(scene, "rule:heading_place")
     if place_ev is None:
         return [], [], None
-    places = [facts.mention("place", display_name(p), index, "heading_place", [place_ev])
-              for p in heading_places(scene)]
+    refs = {p: facts.mention("place", display_name(p), index, "heading_place", [place_ev])
+            for p in headings.places(scene)}
+    places = list(refs.values())
     part_ev = place_ev.model_copy(update={"producer": "rule:heading_part_of"})
-    for inner, outer in zip(places[1:], places, strict=False):
-        facts.relate(inner, "part_of", outer, index, "heading_part_of", [part_ev],
+    for inner, outer in headings.part_of(scene):
+        facts.relate(refs[inner], "part_of", refs[outer], index, "heading_part_of", [part_ev],
                      persistence=Persistence.STABLE)
     times: list[Ref] = []
     for year in years(scene.heading):
@@ -355,7 +360,7 @@ def _action(facts: Facts, scene: Scene, script: _Script, sents: list[ActionSente
 
 def _add_scene(facts: Facts, scene: Scene, script: _Script, events: Counter[str]) -> None:
     index = scene.index
-    places, times, heading_ev = _heading(facts, scene)
+    places, times, heading_ev = _heading(facts, scene, script.headings)
     sents = script.sentences.get(index, [])
     speeches = scene_speeches(scene, script.cast)
     present, at_heading = _presence(scene, speeches, sents)

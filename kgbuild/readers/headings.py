@@ -53,7 +53,10 @@ _LOCATION_SPLIT = re.compile(
     r"\s+[-–—]+\s+|\s*--+\s*|\s*[–—]\s*|(?<!\b[A-Z])(?<!\bST)(?<!\bMT)(?<!\bDR)(?<!\bMR)(?<!\bMS)(?<!\bFT)"
     r"(?<!\bMRS)(?<!\bJR)\.\s+(?=\S)|\s*,\s+")
 _PART_EDGES = " .-–—:;"
+_OPENERS, _CLOSERS = "([（【", ")]）】"
 _BRACKETS = re.compile(r"[(\[（【]([^)\]）】]*)[)\]）】]")
+# A part never starts with a connective: after 'DEPT.' the name goes on ('DEPT. OF HEALTH').
+_CONNECTIVE = re.compile(r"(?:OF|AND|&|FOR|'N'?|DE|DEL|DU|DES)\b", re.IGNORECASE)
 _NUMBER_TOKEN = re.compile(r"(?<![\w'])\d{1,4}[A-Z]?(?![\w'])")
 _TIME_JOINS = re.compile(r"\s*/\s*|\s+TO\s+|\s+AND\s+|\s*&\s*")
 
@@ -72,7 +75,8 @@ _TIME_FORMS = re.compile(
 # ('OFFICE - DAY, EARLY').
 _LONE_MODIFIERS = frozenset({"EARLY", "LATE"})
 # A time glued to the last place without a separator: 'LANDY'S OFFICE DAY', 'HOLDEN'S BEDROOM -NIGHT'.
-_GLUED_TIME = re.compile(rf"^(?P<place>.*\S)(?:\s+-|\s)\s*(?P<time>{_alternation(HEADING_TIMES)})$")
+# The place is the shortest that leaves a time: 'MACY'S VEHICLE   LATE AFTERNOON' ends in LATE AFTERNOON.
+_GLUED_TIME = re.compile(rf"^(?P<place>.*?\S)(?:\s+-|\s)\s*(?P<time>{_alternation(HEADING_TIMES)})$")
 _RELATIVE_END = re.compile(rf"\b(?:{_alternation(TIME_DIRECTIONS)})$")
 _YEAR = re.compile(r"^\(?(?:1[0-9]|20)\d{2}s?\)?$|^\(?(?:PRESENT|PAST|FLASHBACK)\)?$", re.IGNORECASE)
 
@@ -88,6 +92,8 @@ _ZH_TAIL = re.compile(
     r"(?P<time>" + "|".join(ZH_TIMES_OF_DAY) + r")?\s*(?P<ie>内外|外内|内|外|內)\s*(?P<time2>"
     + "|".join(ZH_TIMES_OF_DAY) + r")?\s*$"
 )
+# A camera note after what it shows: '山楂树镜头' (a shot of the hawthorn tree) is at the tree.
+_ZH_SHOT = re.compile(r"(?:镜头|空镜|特写)$")
 
 
 @dataclass(frozen=True)
@@ -143,6 +149,38 @@ def is_english_heading(line: str) -> bool:
     text, _ = strip_scene_numbers(line)
     m = _EN_PREFIX.match(text)
     return m is not None and m.group("ie").isupper()
+
+
+def _closed_brackets(text: str) -> str:
+    """`text` with its unclosed brackets closed at the end: a note cut short ('NIGHT (FLASHBACK')
+    stays a note instead of leaving its tail among the places."""
+    missing = []
+    for ch in text:
+        if ch in _OPENERS:
+            missing.append(_CLOSERS[_OPENERS.index(ch)])
+        elif ch in _CLOSERS and missing:
+            missing.pop()
+    return text + "".join(reversed(missing))
+
+
+def split_parts(rest: str) -> list[str]:
+    """The parts of a heading after INT./EXT., split at its separators ('--', ' - ', ', ', '. ').
+
+    Never inside brackets ('NIGHT (FLASHBACK - 1985)' is one part), and never at a period that a
+    connective follows ('DEPT. OF HEALTH' is one name: no part starts with OF or AND).
+    """
+    rest = _closed_brackets(rest)
+    parts: list[str] = []
+    start = 0
+    for m in _LOCATION_SPLIT.finditer(rest):
+        before = rest[: m.start()]
+        inside = sum(before.count(c) for c in _OPENERS) > sum(before.count(c) for c in _CLOSERS)
+        if inside or ("." in m.group() and _CONNECTIVE.match(rest, m.end())):
+            continue
+        parts.append(rest[start: m.start()])
+        start = m.end()
+    parts.append(rest[start:])
+    return [p.strip(_PART_EDGES) for p in parts if p.strip(_PART_EDGES)]
 
 
 def _unwrapped(part: str) -> str:
@@ -237,8 +275,9 @@ def _split_time(parts: list[str]) -> tuple[list[str], str | None]:
         if found is not None:
             times += found
             continue
-        if _is_note(part) or (places and _BRACKETS.fullmatch(part.strip())):
-            # An editing note, or a bracketed remark after the place ('NIGHT - [THE STORM]').
+        if _is_note(part) or _BRACKETS.fullmatch(part.strip()):
+            # An editing note, or a bracketed remark ('NIGHT - [THE STORM]', '(THAT EVENING)'):
+            # what a heading puts in brackets is a note, never a place.
             continue
         place, noted = _strip_bracket_notes(part)
         times += noted
@@ -276,8 +315,7 @@ def parse_english_heading(line: str, *, forced: bool = False) -> Heading:
         rest = text[m.end():]
     elif not forced:
         return Heading(text=text, number=number)
-    parts = [p.strip(_PART_EDGES) for p in _LOCATION_SPLIT.split(rest) if p.strip(_PART_EDGES)]
-    parts, time = _split_time(parts)
+    parts, time = _split_time(split_parts(rest))
     location = [p for p in parts if not _YEAR.match(p)]
     return Heading(text=text, number=number, int_ext=int_ext, location=location, time_of_day=time)
 
@@ -318,13 +356,20 @@ def parse_chinese_heading(line: str) -> Heading:
         if token in _ZH_INT_EXT or token in ZH_TIMES_OF_DAY:
             continue
         m = _ZH_TAIL.search(token)
+        if m and m.start() == 0:
+            # Markers alone ('日内', '夜外'): the scene's time and side, not a place.
+            int_ext = int_ext or _ZH_INT_EXT[m.group("ie")]
+            time = time or m.group("time") or m.group("time2")
+            continue
         if m and m.start() > 0 and int_ext is None:
             int_ext = _ZH_INT_EXT[m.group("ie")]
             time = time or m.group("time") or m.group("time2")
             token = token[: m.start()]
         elif time is None and len(token) > 1 and token[-1] in "日夜" and int_ext is not None:
             time, token = token[-1], token[:-1]
-        location.append(token)
+        token = _ZH_SHOT.sub("", token)
+        if token:
+            location.append(token)
     return Heading(
         text=line.strip(), number=number, int_ext=int_ext, location=location,
         time_of_day=time or (relative[0] if relative else None),

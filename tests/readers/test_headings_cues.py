@@ -132,3 +132,33 @@ def test_cues_that_speak_for_no_one_character():
     # A Chinese cue opening with an indefinite person: 'one of them chimes in', 'someone'.
     assert is_non_person_cue("一人应和") and is_non_person_cue("有人")
     assert not is_non_person_cue("一男子") and not is_non_person_cue("程勇") and not is_non_person_cue("ALLISON")
+
+
+def test_continuity_marks_and_notes_in_their_printed_forms():
+    # Forms from the truth audit (issue 30), written anew: neither places nor cut into places.
+    for line, location, time in [
+        ("INT. BOATHOUSE -- LOFT -- CONT.", ["BOATHOUSE", "LOFT"], "CONT"),       # continuity, abbreviated
+        ("EXT GRAIN SILO     CONT.", ["GRAIN SILO"], "CONT"),                       # glued to the place
+        ("INT RIVERA'S TRUCK   LATE AFTERNOON", ["RIVERA'S TRUCK"], "LATE AFTERNOON"),  # the longest time
+        ("INT. GREENHOUSE, CONTINUED", ["GREENHOUSE"], "CONTINUED"),
+        ("INT. ATRIUM - SIMULTANEOUS", ["ATRIUM"], "SIMULTANEOUS"),
+        ("INT. CHAPEL - (THAT MOMENT)", ["CHAPEL"], "THAT MOMENT"),
+        ("INT. CHAPEL - (THE VIGIL)", ["CHAPEL"], None),                            # a bracket is a note
+        ("EXT. QUARRY - NIGHT (FLASHBACK - 1979)", ["QUARRY"], "NIGHT"),          # no split inside brackets
+        ("EXT. QUARRY - DAY (DREAM SEQUENCE", ["QUARRY"], "DAY"),                  # a note left open
+        ("INT. DEPT. OF MOTOR VEHICLES, WAITING ROOM - DAY", ["DEPT. OF MOTOR VEHICLES", "WAITING ROOM"], "DAY"),
+        ("INT. DAY. LANDY'S OFFICE -- CRI", ["LANDY'S OFFICE", "CRI"], "DAY"),      # a period that separates
+    ]:
+        h = parse_english_heading(line)
+        assert (h.location, h.time_of_day) == (location, time), line
+
+
+def test_chinese_markers_and_notes_are_not_places():
+    for line, location, time, side in [
+        ("8 书房 夜外", ["书房"], "夜", "EXT"),       # the markers as a token of their own
+        ("9、日内", [], "日", "INT"),
+        ("序", [], None, None),                     # the prologue
+        ("10 老槐树镜头", ["老槐树"], None, None),   # a shot of the old locust tree
+    ]:
+        h = parse_chinese_heading(line)
+        assert (h.location, h.time_of_day, h.int_ext) == (location, time, side), line

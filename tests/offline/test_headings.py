@@ -1,0 +1,107 @@
+"""Heading places and their part_of, on a screenplay written for these tests and on rules alone.
+
+Kinds 1 and 2 of the truth audit (issue 30): heading words that are no places (continuity marks,
+notes, states of the place), and part_of written backwards or guessed from the written order.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kgbuild.canonicalize.repairs import run_repairs
+from kgbuild.embeddings import CachedEmbedder, MiniLMEmbedder
+from kgbuild.model import Scene
+from kgbuild.offline import extract_offline
+from kgbuild.offline.containment import learn_containment
+from kgbuild.offline.headings import heading_places, is_state, learn_heading_places
+from kgbuild.readers import read_screenplay
+from kgbuild.readers.headings import parse_chinese_heading, parse_english_heading
+
+HEADINGS = Path(__file__).resolve().parent.parent / "fixtures" / "offline" / "headings.fountain"
+
+
+@pytest.fixture(scope="module")
+def graph(tmp_path_factory):
+    embedder = CachedEmbedder(MiniLMEmbedder(), tmp_path_factory.mktemp("emb"))
+    return run_repairs(extract_offline(read_screenplay(HEADINGS), embedder=embedder))[0]
+
+
+def _relations(graph, rtype):
+    names = {e.id: e.name for e in graph.entities}
+    return {(names[r.source], names[r.target]) for r in graph.relations if r.type == rtype}
+
+
+def test_heading_words_that_are_no_places(graph):
+    places = {e.name for e in graph.entities if e.type == "Location"}
+    assert {"Albatross", "Galley", "Chart Room", "Boiler Room", "Interview Room", "Granville",
+            "Dept. Of Harbours", "Waiting Room", "Hearse", "Biplane", "9th Avenue", "Lighthouse",
+            "Chapel", "Mill Lane", "Pier"} <= places
+    # Continuity marks, notes, a participle, a state, a count and a name cut at its period.
+    for name in ["Following", "Cont", "Lighthouse Cont", "Driving", "In Flight", "Three Lanes",
+                 "That Moment", "(that Moment)", "Flashback", "1979)", "Dept", "Of Harbours"]:
+        assert name not in places, name
+
+
+def test_part_of_only_where_the_script_shows_the_order(graph):
+    part_of = _relations(graph, "part_of")
+    # ALBATROSS holds the rooms written after it; GRANVILLE those written before it.
+    assert {("Galley", "Albatross"), ("Chart Room", "Albatross"), ("Boiler Room", "Albatross"),
+            ("Interview Room", "Granville"), ("Records Office", "Granville"),
+            ("Waiting Room", "Dept. Of Harbours")} <= part_of
+    # Backwards, or nothing shows which holds which: an EXT. heading's open water and dry dock
+    # are where the ship is, not parts of it; a pier and a bay are two places.
+    for pair in [("Granville", "Interview Room"), ("Open Water", "Albatross"), ("Drydock", "Albatross"),
+                 ("Marina Bay", "Pier"), ("Pier", "Marina Bay")]:
+        assert pair not in part_of, pair
+
+
+def test_the_scene_is_at_its_innermost_place(graph):
+    located = _relations(graph, "located_at")
+    assert {("Tomas", "Interview Room"), ("Tomas", "Granville")} <= located
+    occurs = _relations(graph, "occurs_at")
+    assert any(place == "Interview Room" for event, place in occurs if "hands" in event.lower()), occurs
+
+
+def _scene(heading: str, int_ext: str | None = "INT", index: int = 1) -> Scene:
+    h = parse_chinese_heading(heading) if any("\u4e00" <= c <= "\u9fff" for c in heading) \
+        else parse_english_heading(heading)
+    return Scene(index=index, heading=h.text, int_ext=int_ext or h.int_ext, location=h.location, line_span=(1, 1))
+
+
+def test_states_of_the_place():
+    for part in ["DRIVING", "FOLLOWING", "PARKED", "HEADING DOWNTOWN", "IN FLIGHT", "ON FOOT", "TWO LANES",
+                 "LATE AFERNOON", "RUINS"]:
+        assert is_state(part), part
+    for part in ["LANDING", "CLEARING", "ON STAGE", "IN BAXTER'S KITCHEN", "THREE RIVERS STADIUM", "BACK ROOM"]:
+        assert not is_state(part), part
+    assert heading_places(_scene("INT. SQUAD CAR (UPSIDE DOWN), STREET - CONTINUOUS")) == ["STREET", "SQUAD CAR"]
+
+
+def test_containment_in_chinese_headings():
+    # A room lies in a building whichever side it is written on; two places of one size are not ordered.
+    grammar = learn_heading_places(_Script([_scene("5、走廊，医院，夜，内"), _scene("6、车站，书店，日，外", "EXT")]))
+    assert grammar.part_of(_scene("5、走廊，医院，夜，内")) == [("走廊", "医院")]
+    assert grammar.part_of(_scene("6、车站，书店，日，外", "EXT")) == []
+
+
+def test_a_container_holds_only_what_it_is_written_with():
+    grammar = learn_containment([
+        (["TINY HOUSE", "NOGALES", "MEXICO"], "INT"), (["STASH HOUSE", "NOGALES"], "EXT"),
+        (["SHIP", "BRIDGE"], "INT"), (["ENTERPRISE", "READY ROOM"], "INT"), (["ENTERPRISE", "CORRIDOR"], "INT"),
+        (["ENTERPRISE", "SICKBAY"], "INT"), (["ENTERPRISE", "BRIDGE"], "INT"), (["THE RIFT", "SPACE"], "EXT"),
+        (["ENTERPRISE", "SPACE"], "EXT"),
+    ])
+    assert grammar.part_of(["TINY HOUSE", "NOGALES", "MEXICO"], interior=True) == [("TINY HOUSE", "NOGALES")]
+    # A part on the side where ENTERPRISE's rooms are written lies in it inside (INT.), not outside.
+    assert grammar.part_of(["ENTERPRISE", "SICKBAY"], interior=True) == [("SICKBAY", "ENTERPRISE")]
+    assert grammar.part_of(["ENTERPRISE", "SPACE"]) == []
+    assert grammar.part_of(["THE RIFT", "SPACE"]) == []
+    # BRIDGE is found inside two vessels: a room by use.
+    assert grammar.part_of(["ENTERPRISE", "BRIDGE"], interior=True) == [("BRIDGE", "ENTERPRISE")]
+
+
+class _Script:
+    def __init__(self, scenes: list[Scene]):
+        self.scenes = scenes
