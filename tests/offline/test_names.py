@@ -6,7 +6,10 @@ found, in Fountain, STAGE script.json and Chinese:
 - introductions.fountain: 'Her name is NORA VALE.' and a mother introduced as EDITH VALE on a
   video call (cue EDITH, who talks with VALE); 'JUNE PARKER (Ada Lind) steps out'.
 - cues_stage.json: a joint cue 'OTTO BRUNO', an actor's cue 'FELIX AS HAMLET', a shot 'REVEAL
-  OTTO'.
+  OTTO', YOUNG WOMAN and OLD WOMAN, GOOD COP BOB and BAD COP BOB (two people each), and YOUNG
+  OTTO (Otto as a boy).
+- manner_zh.json: cues that say how a line is said ('很生气', '尴尬的对李明', '很激动') and a
+  modifier before a name ('旁边的王芳').
 """
 
 from __future__ import annotations
@@ -22,12 +25,14 @@ from kgbuild.graph import save_graph
 from kgbuild.offline.characters import converse, find_cast
 from kgbuild.pipeline import run_build
 from kgbuild.readers import read_screenplay
+from kgbuild.readers.chinese import manner_note
 from kgbuild.readers.cues import camera_direction, parse_cue
 from kgbuild.story.names import find_entity
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "names"
 INTRODUCTIONS = FIXTURES / "introductions.fountain"
 CUES = FIXTURES / "cues_stage.json"
+MANNER = FIXTURES / "manner_zh.json"
 
 
 @pytest.fixture(scope="module")
@@ -93,3 +98,16 @@ def test_the_graph_has_no_shot_joint_cue_or_role_as_a_character(cues):
     assert not names & {"Reveal Otto", "Otto Bruno", "Felix As Hamlet"}
     assert {"Otto", "Bruno", "Felix", "Greta"} <= names
     assert ("Felix", "Greta") in _relations(cues.graph, "speaks_to")
+
+
+def test_a_chinese_manner_note_is_not_a_speaker():
+    assert manner_note("很激动") and manner_note("尴尬的") and manner_note("严肃地") and manner_note("满脸通红")
+    assert not any(manner_note(n) for n in ("老三", "卖菜的", "女的", "乐乐", "比较瘦的同事", "静秋母亲"))
+    screenplay = read_screenplay(MANNER)
+    said = [(el.text, el.speaker) for scene in screenplay.scenes for el in scene.elements
+            if el.kind.value == "character"]
+    assert ("很生气", "李明") in said  # '李明放下茶杯，很生气：' is 李明 speaking
+    assert ("尴尬的对李明", "王芳") in said
+    assert ("很激动", "李明") in said
+    assert ("旁边的王芳", "王芳") in said
+    assert set(find_cast(screenplay).speeches) == {"李明", "王芳", "卖菜的"}
