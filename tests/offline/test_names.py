@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from kgbuild.canonicalize.constraints import Candidate, life_stage_link
+from kgbuild.canonicalize.normalize import normalize_name
 from kgbuild.graph import save_graph
 from kgbuild.offline.characters import converse, find_cast
 from kgbuild.pipeline import run_build
@@ -98,6 +100,20 @@ def test_the_graph_has_no_shot_joint_cue_or_role_as_a_character(cues):
     assert not names & {"Reveal Otto", "Otto Bruno", "Felix As Hamlet"}
     assert {"Otto", "Bruno", "Felix", "Greta"} <= names
     assert ("Felix", "Greta") in _relations(cues.graph, "speaks_to")
+
+
+def test_life_stages_need_a_life_stage_word_and_a_proper_name(cues):
+    stages = _relations(cues.graph, "life_stage_of")
+    assert stages == {("Young Otto", "Otto")}
+
+    def cand(name: str) -> Candidate:
+        return Candidate(id=name, name=name, type="Character", norm=normalize_name(name, person=True))
+
+    assert life_stage_link(cand("YOUNG ELLIE"), cand("Ellie"))
+    assert not life_stage_link(cand("Young Woman"), cand("Old Woman"))
+    assert not life_stage_link(cand("Good Cop Bob"), cand("Bad Cop Bob"))
+    assert not life_stage_link(cand("Young Hunter"), cand("Hunter"), frozenset({"hunter"}))
+    assert life_stage_link(cand("年轻的静秋"), cand("静秋"))
 
 
 def test_a_chinese_manner_note_is_not_a_speaker():
