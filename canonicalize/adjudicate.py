@@ -413,12 +413,13 @@ def canonical_choice(members: list[Candidate]) -> Candidate:
     return min(members, key=rank)
 
 
-def _links(cluster: list[Candidate], person: str | None) -> list[Link]:
-    """Life-stage pairs of persons (of the type `person`; 'Old Town' is no life stage of 'Town')."""
+def _links(cluster: list[Candidate], person: str | None, common_words: frozenset[str] = frozenset()) -> list[Link]:
+    """Life-stage pairs of persons (of the type `person`; 'Old Town' is no life stage of 'Town',
+    'Young Woman' none of 'Old Woman': `life_stage_link`)."""
     out = []
     for i, a in enumerate(cluster):
         for b in cluster[i + 1:]:
-            if a.type == person and life_stage_link(a, b):
+            if a.type == person and life_stage_link(a, b, common_words):
                 younger, base = (a, b) if a.norm.versions else (b, a)
                 out.append(Link(source=younger.id, target=base.id,
                                 reason=f"'{younger.name}' is '{base.name}' at another life stage"))
@@ -426,7 +427,8 @@ def _links(cluster: list[Candidate], person: str | None) -> list[Link]:
 
 
 def _finish(adjudicator: str, groups: list[tuple[list[Candidate], str | None, list[str]]],
-            cluster: list[Candidate], reasons: dict[str, str], person: str | None) -> Verdict:
+            cluster: list[Candidate], reasons: dict[str, str], person: str | None,
+            common_words: frozenset[str] = frozenset()) -> Verdict:
     """Apply the hard constraints to proposed groups and build the verdict.
 
     A kept-apart mention's reason never cites its life-stage partner: their link says why.
@@ -446,7 +448,7 @@ def _finish(adjudicator: str, groups: list[tuple[list[Candidate], str | None, li
                                       canonical_name=canonical or canonical_choice(kept).name,
                                       evidence=evidence))
         grouped.update(c.id for c in kept)
-    links = _links(cluster, person)
+    links = _links(cluster, person, common_words)
     linked = {pair for link in links for pair in ((link.source, link.target), (link.target, link.source))}
     stages = {link.source: link.reason for link in links}
     for cand in cluster:
@@ -500,7 +502,7 @@ def adjudicate_offline(cluster: list[Candidate], context: NameContext) -> Verdic
     groups: list[tuple[list[Candidate], str | None, list[str]]] = [
         (members, None, evidence[root]) for root, members in roots.items() if len(members) > 1]
     reasons = {c.id: f"not comparable: {c.norm.reason}" for c in cluster if not c.norm.comparable}
-    return _finish("offline", groups, cluster, reasons, context.person)
+    return _finish("offline", groups, cluster, reasons, context.person, context.common_words)
 
 
 def _quoted(name: str) -> str:

@@ -2,7 +2,10 @@
 
 - Two characters who speak in the same scene are different people (cannot-link).
 - Mentions whose version markers differ (`YOUNG X` / `X`, `THANOS-2014` / `THANOS`, `MAN #2` /
-  `MAN #3`) are never merged; a life-stage pair (`YOUNG X` and `X`) is linked instead.
+  `MAN #3`) are never merged; a life-stage pair (`YOUNG X` and `X`: a life-stage word, `young`
+  `old` `little` `teen` `baby` `adult` `elderly` `年轻` `少年` ..., on one side and the same
+  proper name on the other) is linked instead. A common noun (`YOUNG WOMAN` / `OLD WOMAN`) is no
+  one's name, and `GOOD` / `BAD` are versions, not life stages: such pairs are not linked.
 - Contradicting titles (`Mr. Smith` / `Mrs. Smith`) are never merged.
 
 The screenplay also says which words are common words rather than names: those it writes in
@@ -21,7 +24,8 @@ from collections import defaultdict
 from pydantic import BaseModel, ConfigDict, Field
 
 from kgbuild.canonicalize.normalize import (
-    STAGE_WORDS,
+    LIFE_STAGE_WORDS,
+    ROLE_WORDS,
     NormalizedName,
     honorifics_compatible,
     normalize_name,
@@ -102,13 +106,37 @@ def cannot_link(a: Candidate, b: Candidate) -> str | None:
     return None
 
 
-def life_stage_link(a: Candidate, b: Candidate) -> bool:
-    """True for `YOUNG X` and `X` (same name, one carries a life-stage word): linked, not merged."""
-    if a.norm.key != b.norm.key or not a.norm.key:
+def _stages(name: NormalizedName) -> tuple[set[str], set[str]]:
+    """A name's life-stage words and its other version markers."""
+    stages = {v for v in name.versions if v in LIFE_STAGE_WORDS or not v.isascii()}
+    return stages, set(name.versions) - stages
+
+
+def proper_name(name: NormalizedName, common_words: frozenset[str] = frozenset()) -> bool:
+    """Whether a name is a person's own name, not a common noun: 'Ellie', 'Edward Bloom', not
+    'Woman', 'the driver' or words the screenplay writes in lower case ('hunter')."""
+    if not name.comparable or name.generic or not name.tokens:
         return False
-    stages_a = {v for v in a.norm.versions if v in STAGE_WORDS or not v.isascii()}
-    stages_b = {v for v in b.norm.versions if v in STAGE_WORDS or not v.isascii()}
-    return bool(stages_a ^ stages_b)
+    return not all(t in ROLE_WORDS or t in common_words for t in name.tokens)
+
+
+def life_stage_link(a: Candidate, b: Candidate, common_words: frozenset[str] = frozenset()) -> bool:
+    """True for `YOUNG X` and `X` (the same proper name, one side with a life-stage word that the
+    other lacks, no other version marker apart): linked, not merged.
+
+    'Young Woman' and 'Old Woman' are two women ('woman' names no one), and 'Good Cop Bob' and
+    'Bad Cop Bob' two agents ('good' and 'bad' are no life stage): neither pair is linked.
+
+    Args:
+        a: One mention.
+        b: The other mention.
+        common_words: Words the screenplay writes in lower case: a name made only of them (and
+            of `ROLE_WORDS`) is a common noun, not a person's name.
+    """
+    if a.norm.key != b.norm.key or not proper_name(a.norm, common_words):
+        return False
+    (stages_a, others_a), (stages_b, others_b) = _stages(a.norm), _stages(b.norm)
+    return bool(stages_a ^ stages_b) and others_a == others_b
 
 
 def split_by_constraints(members: list[Candidate]) -> tuple[list[Candidate], list[tuple[Candidate, str]]]:

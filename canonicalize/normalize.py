@@ -71,10 +71,13 @@ ROLE_WORDS = _words("""
     警察 医生 司机 保安 服务员 老师 父亲 母亲 爸爸 妈妈 儿子 女儿 妻子 丈夫 局长 队长 护士 老人
     男人 女人 孩子 店员 秘书 助理 律师 法官 记者
 """)
-#: Words marking a life stage or a parallel version of a character.
-STAGE_WORDS = {"young", "younger", "old", "older", "little", "baby", "adult", "teen", "teenage",
-               "teenaged", "elderly", "future", "past", "child", "kid", "evil", "bad", "good",
-               "fake", "real", "original", "alternate"}
+#: Words marking a life stage (a closed class: the same person at another age).
+LIFE_STAGE_WORDS = frozenset({"young", "younger", "old", "older", "little", "baby", "adult", "teen",
+                              "teenage", "teenaged", "elderly", "child", "kid"})
+#: Words marking a life stage or a parallel version of a character ('Good Cop Bob' and 'Bad Cop
+#: Bob', 'Future Marty'): mentions differing in them are never merged.
+STAGE_WORDS = LIFE_STAGE_WORDS | {"future", "past", "evil", "bad", "good", "fake", "real", "original",
+                                  "alternate"}
 _CJK_STAGE = ("年轻的", "年轻", "少年", "青年", "中年", "老年", "童年", "幼年", "小时候的")
 _CJK_HONORIFIC_SUFFIX = ("先生", "小姐", "太太", "女士", "夫人", "师傅", "老师", "医生", "大夫", "警官")
 #: Ordinals mark numbered instances ("second ghost").

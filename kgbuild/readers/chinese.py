@@ -12,7 +12,16 @@ lines are first joined into paragraphs; cues that follow a sentence end inside a
 Whether the text before a colon names a speaker is decided from the whole document: speaker
 names are short and recur. A recurring name followed by a description (`程勇一脸颓势：谢了。`)
 is that speaker; a recurring name followed by a kinship or role word (`程勇爸爸`) is a
-different person.
+different person; a recurring name after a modifier and 的 (`旁边的魏红`, 'Wei Hong, beside
+her') is that speaker.
+
+A cue that says how a line is said is no one's name (`manner_note`, read in jieba's words and
+their parts of speech): one that opens with a degree adverb (`很激动`, `非常生气`, a closed
+class; not `比较瘦的同事`, 'the thinner colleague', a person), ends in the adverbial 地
+(`严肃地`), or is two or more adjectives, adverbs or state words, with or without a closing 的
+(`尴尬的`, `满脸通红`). Its speaker is the last speaker named before it in the paragraph
+(`老三放下自行车，很生气：` is 老三 speaking), else the speaker of the speech it follows; with
+neither, the text is not a cue.
 """
 
 from __future__ import annotations
@@ -21,6 +30,10 @@ import logging
 import re
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
+
+import jieba
+import jieba.posseg
 
 from kgbuild.model import Element, ElementKind, ParseWarning
 from kgbuild.readers.cues import normalize_extension, normalize_name
@@ -32,6 +45,7 @@ from kgbuild.readers.headings import (
 )
 
 logger = logging.getLogger(__name__)
+jieba.setLogLevel(logging.WARNING)
 
 _CJK = r"\u3400-\u9fff\uf900-\ufaff"
 _HAS_CJK = re.compile(f"[{_CJK}]")
@@ -99,6 +113,48 @@ _SENTENCE_BOUNDARY = re.compile(r"[。！？!?…；;）)\s]")
 _CANDIDATE_BOUNDARY = re.compile(r"[。！？!?…；;）)\s：:]")
 _TERMINAL = tuple("。！？!?…”」』）)")
 _CONTINUING = tuple("，,、；;：:—～（(“「")
+
+
+# Degree adverbs ('very', 'rather', 'a little'): a closed class; no name opens with one.
+_DEGREE = ("很", "非常", "十分", "特别", "有点", "有些", "太", "挺", "更加", "更", "最", "极其", "极为",
+           "格外", "分外", "越发", "异常", "相当", "比较", "稍微", "略微", "颇为", "好不")
+# jieba's flags of adjectives, adverbs and state words ('尴尬' a, '默默' d, '通红' z).
+_MANNER_FLAGS = frozenset({"a", "ad", "an", "ag", "d", "dg", "z", "zg"})
+
+
+@lru_cache(maxsize=4096)
+def _pos(text: str) -> tuple[tuple[str, str], ...]:
+    return tuple((p.word, p.flag) for p in jieba.posseg.cut(text))
+
+
+def manner_note(name: str) -> bool:
+    """Whether a cue-shaped text says how a line is said rather than who says it.
+
+    Example:
+        >>> manner_note("很激动"), manner_note("尴尬的"), manner_note("严肃地"), manner_note("老三")
+        (True, True, True, False)
+    """
+    compact = name.replace(" ", "")
+    if len(compact) < 2 or not _HAS_CJK.search(compact):
+        return False
+    if compact.endswith("地") or compact.startswith(_DEGREE) and len(compact) > 2 and "的" not in compact[:-1]:
+        return True  # '比较瘦的同事' is a person: what comes after 的 is who
+    if len(compact) == 2 and compact[0] == compact[1]:
+        return False  # '秀秀', '乐乐': a pet name, whatever jieba flags it
+    words = list(_pos(compact[:-1] if compact.endswith("的") else compact))
+    if compact.endswith("的"):
+        return bool(words) and all(flag in _MANNER_FLAGS for _, flag in words)
+    return len(words) >= 2 and all(flag in _MANNER_FLAGS for _, flag in words)
+
+
+# jieba's flags of what may stand before 的 to say where or how someone is ('旁边' f, '门口' s).
+_MODIFIER_FLAGS = _MANNER_FLAGS | {"f", "s", "b", "m", "q", "r", "uj"}
+
+
+def _modifier(text: str) -> bool:
+    """Whether `text` (before 的 and a name) only says where or how someone is: '旁边', not
+    '病人对病房里' ('a patient, to ... in the ward')."""
+    return all(flag in _MODIFIER_FLAGS for _, flag in _pos(text))
 
 
 def _clean(line: str) -> str:
@@ -182,7 +238,9 @@ def _name_like(name: str) -> bool:
     compact = name.replace(" ", "")
     if not compact or len(compact) > _MAX_NAME or not _NAME.match(name) or compact.isdigit():
         return False
-    return not (compact in _NOT_SPEAKER_EXACT or any(word in compact for word in _NOT_SPEAKERS))
+    if compact in _NOT_SPEAKER_EXACT or any(word in compact for word in _NOT_SPEAKERS):
+        return False
+    return not manner_note(compact)
 
 
 @dataclass(frozen=True)
@@ -220,8 +278,12 @@ class _Inventory:
         return cls(counts=counts, known=known, seen=frozenset(seen) | known)
 
     def canonical(self, name: str) -> str | None:
-        """The speaker a cue name denotes, dropping a descriptive tail; None if none."""
+        """The speaker a cue name denotes, dropping a descriptive tail ('老三很激动') or a
+        modifier before 的 ('旁边的魏红'); None if none."""
         name = normalize_name(name)
+        if "的" in name[1:-1] and (named := name[name.rindex("的") + 1:]) in self.known and len(named) >= 2 \
+                and _modifier(name[: name.rindex("的")]):
+            return named
         for size in range(min(len(name) - 1, _MAX_NAME), 1, -1):
             head, tail = name[:size], name[size:]
             if head not in self.seen or len(tail) > _MAX_MODIFIER:
@@ -232,6 +294,15 @@ class _Inventory:
                 return None
             return self.canonical(head) or head
         return name if name in self.known else None
+
+    def last_named(self, text: str) -> str | None:
+        """The known speaker named last in `text` (the longest where names end together)."""
+        best: tuple[int, int, str] | None = None
+        for name in self.known:
+            at = text.rfind(name)
+            if at >= 0 and (best is None or (at + len(name), len(name)) > best[:2]):
+                best = (at + len(name), len(name), name)
+        return best[2] if best else None
 
     def resolve(self, raw: str, *, line_start: bool) -> str | None:
         """The speaker named by the text before a colon, or None when it is not a cue.
@@ -521,11 +592,19 @@ class _Reader:
             body_start = m.end()
         return cues
 
+    def _manner_speaker(self, note: str, earlier: str) -> str | None:
+        """Who says a line whose cue is a manner note ('很生气'): the last speaker named in the
+        paragraph before it, else the speaker of the speech it follows; None if neither."""
+        name, _, _ = _cue_parts(note)
+        if not manner_note(_strip_description(name) or name):
+            return None
+        return self.inventory.last_named(earlier) or (self._last_speaker() if not earlier.strip() else None)
+
     def _cue_before(self, before: str, *, at_line_start: bool) -> tuple[int, str, str] | None:
         """Where a cue starts in `before` (the text up to a colon), as written, and who."""
         if at_line_start and len(before.strip()) <= _MAX_NAME + _MAX_MODIFIER:
             whole = before.strip()
-            speaker = self.inventory.resolve(whole, line_start=True)
+            speaker = self.inventory.resolve(whole, line_start=True) or self._manner_speaker(whole, "")
             if speaker is None and ("，" in whole or "," in whole):
                 head = re.split(r"[，,]", whole)[0]
                 tail = re.split(r"[，,]", whole)[-1]
@@ -543,6 +622,8 @@ class _Reader:
         if not piece or len(piece) > _MAX_NAME + _MAX_MODIFIER:
             return None
         speaker = self.inventory.resolve(piece, line_start=False)
+        if speaker is None and cut > 0:
+            speaker = self._manner_speaker(piece, before[:cut])
         if speaker is None:
             return None
         return before.index(piece, cut), piece, speaker

@@ -1,4 +1,15 @@
-"""Character cues: split 'CRONIN (CONT'D)' into a normalized name and its extensions."""
+"""Character cues: split 'CRONIN (CONT'D)' into a normalized name and its extensions.
+
+A cue names who speaks, and only that. Two shapes in capitals look like cues but name no
+speaker, or more than the speaker, and are read here for every reader at once:
+
+- a camera direction glued to a name ('REVEAL HENRY', 'ANGLE ON MAX', 'CLOSE ON JULIE') is a
+  shot that shows someone, not a speech: it has no cue name (`camera_direction`), so the lines
+  under it are not that character's speech;
+- an actor playing a role ('ARNOLD AS LOPHAKIN', in a play within the film) is the actor
+  speaking: the name is the actor's and the role becomes an extension ('AS LOPHAKIN'), so the
+  role never becomes an alias of whoever plays it first.
+"""
 
 from __future__ import annotations
 
@@ -65,6 +76,28 @@ def voice_is_offscreen(extensions: list[str]) -> bool:
     return any(_OFFSCREEN.match(x.strip()) for x in extensions)
 
 
+#: The words of a camera or editing direction that a script writes in capitals before the name
+#: of whom the shot shows: a closed class of screenplay grammar, not a list of names.
+_CAMERA = re.compile(
+    r"^(?:(?:WE\s+)?(?:REVEAL(?:S|ING)?|SEE|FIND)|(?:HIGH\s+|LOW\s+|REVERSE\s+|WIDE\s+|NEW\s+)?ANGLE(?:\s+ON)?"
+    r"|(?:EXTREME\s+)?CLOSE(?:[\s-]*UP)?(?:\s+ON)?|CLOSEUP(?:\s+ON)?|WIDE(?:\s+SHOT)?(?:\s+ON)?|INSERT(?:\s+ON)?"
+    r"|(?:PAN|TILT|ZOOM|PUSH|TRACK|PULL|MOVE)(?:S|ING)?(?:\s+(?:IN|OUT|UP|DOWN|BACK|OVER|ACROSS))?"
+    r"(?:\s+(?:ON|TO|WITH|FROM))?|FAVOU?R(?:ING)?|FOLLOW(?:ING)?|HOLD(?:ING)?\s+ON|BACK\s+(?:ON|TO)|ON)\s+(?=\S)"
+)
+#: 'ARNOLD AS LOPHAKIN': an actor (before AS) speaking a role (after it).
+_PLAYS = re.compile(r"^(?P<actor>\S.*?)\s+AS\s+(?P<role>\S.*)$", re.IGNORECASE)
+
+
+def camera_direction(name: str) -> bool:
+    """Whether a cue-shaped name is a camera direction glued to whom the shot shows.
+
+    Example:
+        >>> camera_direction("REVEAL HENRY"), camera_direction("HENRY")
+        (True, False)
+    """
+    return bool(_CAMERA.match(name.upper())) and not _CJK.search(name)
+
+
 @dataclass(frozen=True)
 class Cue:
     """A parsed character cue."""
@@ -115,4 +148,11 @@ def parse_cue(raw: str) -> Cue:
     if m:
         extensions.append(normalize_extension(m.group(1)))
         name = name[: m.start()]
-    return Cue(name=normalize_name(name), extensions=extensions, dual=dual)
+    name = normalize_name(name)
+    if camera_direction(name):
+        return Cue(name="", extensions=extensions, dual=dual)
+    plays = _PLAYS.match(name) if not _CJK.search(name) else None
+    if plays:
+        name = plays.group("actor")
+        extensions.append(f"AS {plays.group('role')}")
+    return Cue(name=name, extensions=extensions, dual=dual)

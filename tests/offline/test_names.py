@@ -1,0 +1,129 @@
+"""Names from the script's own introductions, and cues that name someone else or no one.
+
+The fixtures (tests/fixtures/names/, written for these tests) hold each case the before-1 audit
+found, in Fountain, STAGE script.json and Chinese:
+
+- introductions.fountain: 'Her name is NORA VALE.' and a mother introduced as EDITH VALE on a
+  video call (cue EDITH, who talks with VALE); 'JUNE PARKER (Ada Lind) steps out'.
+- cues_stage.json: a joint cue 'OTTO BRUNO', an actor's cue 'FELIX AS HAMLET', a shot 'REVEAL
+  OTTO', YOUNG WOMAN and OLD WOMAN, GOOD COP BOB and BAD COP BOB (two people each), and YOUNG
+  OTTO (Otto as a boy).
+- manner_zh.json: cues that say how a line is said ('很生气', '尴尬的对李明', '很激动') and a
+  modifier before a name ('旁边的王芳').
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kgbuild.canonicalize.constraints import Candidate, life_stage_link
+from kgbuild.canonicalize.normalize import normalize_name
+from kgbuild.graph import save_graph
+from kgbuild.offline.characters import converse, find_cast
+from kgbuild.pipeline import run_build
+from kgbuild.readers import read_screenplay
+from kgbuild.readers.chinese import manner_note
+from kgbuild.readers.cues import camera_direction, parse_cue
+from kgbuild.story.names import find_entity
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "names"
+INTRODUCTIONS = FIXTURES / "introductions.fountain"
+CUES = FIXTURES / "cues_stage.json"
+MANNER = FIXTURES / "manner_zh.json"
+
+
+@pytest.fixture(scope="module")
+def introductions():
+    return run_build(INTRODUCTIONS)
+
+
+@pytest.fixture(scope="module")
+def cues():
+    return run_build(CUES)
+
+
+def _characters(graph) -> set[str]:
+    return {e.name for e in graph.entities if e.type == "Character"}
+
+
+def _relations(graph, rtype: str) -> set[tuple[str, str]]:
+    names = {e.id: e.name for e in graph.entities}
+    return {(names[r.source], names[r.target]) for r in graph.relations if r.type == rtype}
+
+
+def test_a_surname_shared_with_someone_she_talks_to_is_not_her_name():
+    screenplay = read_screenplay(INTRODUCTIONS)
+    assert frozenset({"VALE", "EDITH"}) in converse(screenplay)
+    cast = find_cast(screenplay)
+    assert cast.resolve("VALE") == "Nora Vale"  # 'Her name is NORA VALE.', not her mother's name
+    assert cast.resolve("EDITH") == "Edith Vale"
+    assert cast.resolve("JUNE") == "June Parker"  # 'JUNE PARKER (Ada Lind) steps out of a truck'
+
+
+def test_the_graph_names_the_heroine_from_her_introduction(introductions):
+    graph = introductions.graph
+    assert {"Nora Vale", "Edith Vale", "June Parker"} <= _characters(graph)
+    # Before, VALE was an alias of her mother's name: 'June speaks_to Edith Vale'.
+    assert _relations(graph, "speaks_to") == {("June Parker", "Nora Vale"), ("Nora Vale", "June Parker")}
+    june = find_entity(graph, "June Parker", types=("Character",))
+    assert "June" in june.aliases
+
+
+def test_dossier_finds_a_character_by_the_full_name_of_her_introduction(introductions, tmp_path):
+    save_graph(introductions.graph, tmp_path / "graph.json")
+    (tmp_path / "screenplay.json").write_text(introductions.screenplay.model_dump_json(), encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "kgbuild", "dossier", str(tmp_path), "June Parker", "--format",
+                           "json"], text=True, capture_output=True, check=False, timeout=120)
+    assert done.returncode == 0, done.stderr
+    dossier = json.loads(done.stdout)
+    assert dossier["name"] == "June Parker"
+    assert [line["text"] for line in dossier["lines"]] == ["You're late again.", "Always traffic."]
+
+
+def test_cue_shapes_that_name_no_one_or_an_actor():
+    assert parse_cue("REVEAL HENRY").name == "" and camera_direction("ANGLE ON MAX")
+    assert parse_cue("HENRY").name == "HENRY" and parse_cue("DOLLY PARTON").name == "DOLLY PARTON"
+    cue = parse_cue("ARNOLD AS LOPHAKIN (O.S.)")
+    assert (cue.name, cue.extensions) == ("ARNOLD", ["O.S.", "AS LOPHAKIN"])
+    cast = find_cast(read_screenplay(CUES))
+    assert cast.speakers("OTTO BRUNO") == ["Otto", "Bruno"]  # both at once, two people who talk
+    assert cast.resolve("FELIX AS HAMLET") is None and cast.speakers("FELIX") == ["Felix"]
+
+
+def test_the_graph_has_no_shot_joint_cue_or_role_as_a_character(cues):
+    names = _characters(cues.graph)
+    assert not names & {"Reveal Otto", "Otto Bruno", "Felix As Hamlet"}
+    assert {"Otto", "Bruno", "Felix", "Greta"} <= names
+    assert ("Felix", "Greta") in _relations(cues.graph, "speaks_to")
+
+
+def test_life_stages_need_a_life_stage_word_and_a_proper_name(cues):
+    stages = _relations(cues.graph, "life_stage_of")
+    assert stages == {("Young Otto", "Otto")}
+
+    def cand(name: str) -> Candidate:
+        return Candidate(id=name, name=name, type="Character", norm=normalize_name(name, person=True))
+
+    assert life_stage_link(cand("YOUNG ELLIE"), cand("Ellie"))
+    assert not life_stage_link(cand("Young Woman"), cand("Old Woman"))
+    assert not life_stage_link(cand("Good Cop Bob"), cand("Bad Cop Bob"))
+    assert not life_stage_link(cand("Young Hunter"), cand("Hunter"), frozenset({"hunter"}))
+    assert life_stage_link(cand("年轻的静秋"), cand("静秋"))
+
+
+def test_a_chinese_manner_note_is_not_a_speaker():
+    assert manner_note("很激动") and manner_note("尴尬的") and manner_note("严肃地") and manner_note("满脸通红")
+    assert not any(manner_note(n) for n in ("老三", "卖菜的", "女的", "乐乐", "比较瘦的同事", "静秋母亲"))
+    screenplay = read_screenplay(MANNER)
+    said = [(el.text, el.speaker) for scene in screenplay.scenes for el in scene.elements
+            if el.kind.value == "character"]
+    assert ("很生气", "李明") in said  # '李明放下茶杯，很生气：' is 李明 speaking
+    assert ("尴尬的对李明", "王芳") in said
+    assert ("很激动", "李明") in said
+    assert ("旁边的王芳", "王芳") in said
+    assert set(find_cast(screenplay).speeches) == {"李明", "王芳", "卖菜的"}
