@@ -259,7 +259,7 @@ def _after_measure(ws: list[tuple[str, str]], j: int, verb_at: int) -> tuple[int
     first character after it is the measure, never the thing."""
     word, flag = ws[j]
     numeral = _NUMERAL.match(word)
-    if numeral and numeral.end() < len(word) and flag != "m":
+    if numeral and numeral.end() < len(word) and flag.startswith("n"):
         rest = word[numeral.end() + 1:]  # '一碟' '菜', '一盘菜'
     elif j - 1 > verb_at and _NUMERAL.fullmatch(ws[j - 1][0]) and flag not in ("m", "mq"):
         rest = word[1:]  # '一' '杯酒', '两' '碟' '小菜'

@@ -101,3 +101,5 @@ def test_chinese_a_numeral_and_its_measure_word_are_not_the_thing():
     assert things("他拿着两碟小菜", []) == ["小菜"]
     assert things("他拿起一碟", []) == []
     assert things("他拿出一把刀", []) == ["刀"]
+    # '一小' is a numeral and an adjective: no measure word is cut from '份糖' for it.
+    assert things("阿明拿出一小份糖", ["阿明"]) == []
