@@ -149,7 +149,7 @@ def action_noun(clause: Clause, verbs: frozenset[str], definite: Container[str] 
     if phrase.text in definite:
         return False
     head = phrase.text.split(" of ")[0].split()[-1].rsplit("-", 1)[-1]
-    return head in VERB_FORMS or f"{head}s" in verbs or f"{head}es" in verbs
+    return any(form in VERB_FORMS or form in verbs for form in (head, f"{head}s", f"{head}es"))
 
 
 def _is_verb(word: str, verbs: frozenset[str]) -> bool:

@@ -69,7 +69,7 @@ from kgbuild.offline.dialogue import (
 from kgbuild.offline.facts import Facts, Ref
 from kgbuild.offline.genders import learn_genders
 from kgbuild.offline.headings import heading_places
-from kgbuild.offline.phrases import ING_NOUNS
+from kgbuild.offline.phrases import ING_NOUNS, VERB_FORMS
 from kgbuild.offline.scenes import ZH_ELSEWHERE, ActionSentence, is_chinese, name_spans, read_sentences
 from kgbuild.offline.selection import assemble
 from kgbuild.offline.stoplists import (
@@ -135,8 +135,8 @@ def _phrase_types(read: dict[int, list[ActionSentence]], typer: PhraseTyper,
     A thing is named by a noun: not a body part, a gesture or a fixture (singular or plural,
     'heads' as 'head'); not a phrase that only ever follows an owner and opens with a body part
     ("his face bloody", "Holden's head snaps forward": the owner's body and what it does); not a
-    word the script uses as a verb that only ever follows a name's 's ("Alejandro's appears
-    only half committed": 's is 'is' there; 'his watch' is a watch).
+    verb in -s that only ever follows a name's 's ("Alejandro's appears only half committed":
+    's is 'is' there; 'his watch' is a watch).
     """
     seen = {p.text: None for sents in read.values() for s in sents for p in s.phrases}
     determiners: dict[str, set[str]] = {}
@@ -153,7 +153,7 @@ def _phrase_types(read: dict[int, list[ActionSentence]], typer: PhraseTyper,
             continue
         owned_only = determiners[phrase] <= _POSSESSIVES
         if owned_only and len(words) > 1 and in_class(words[0], BODY_PARTS) or (
-                determiners[phrase] == {"'s"} and phrase in verbs):
+                determiners[phrase] == {"'s"} and phrase.endswith("s") and (phrase in verbs or phrase in VERB_FORMS)):
             continue
         if (role == "thing" and not in_class(head, _NOT_OBJECTS) and phrase not in GENERIC_PEOPLE
                 or role == "place" and head in PLACE_HEADS):

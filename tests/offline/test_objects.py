@@ -88,6 +88,7 @@ def test_a_light_verb_with_a_noun_the_script_uses_as_a_verb_is_one_action():
 
     assert action_noun(clause("Anna takes a sip."), frozenset())
     assert action_noun(clause("Anna pulls a long drag from the pipe."), frozenset())
+    assert action_noun(clause("Anna takes a bite."), frozenset())  # 'bites' is a verb
     assert not action_noun(clause("Anna takes a gun."), frozenset())
     assert not action_noun(clause("Anna takes the sip."), frozenset())
     # Where the script also writes 'the ring', a ring is a thing.
@@ -103,3 +104,26 @@ def test_chinese_a_numeral_and_its_measure_word_are_not_the_thing():
     assert things("他拿出一把刀", []) == ["刀"]
     # '一小' is a numeral and an adjective: no measure word is cut from '份糖' for it.
     assert things("阿明拿出一小份糖", ["阿明"]) == []
+
+
+class _EverythingIsAThing:
+    """A typer stub: every phrase reads as a thing, so only the grammar decides."""
+
+    def classify(self, phrases):
+        return {p: "thing" for p in phrases}
+
+
+def test_what_follows_an_owner_is_a_thing_only_when_it_is_a_noun():
+    from kgbuild.model import Element, ElementKind
+    from kgbuild.offline.extract import _phrase_types
+    from kgbuild.offline.scenes import ActionSentence
+
+    texts = ["Bram's appears calm.", "Bram checks his watch.", "They watch the sea.", "Greta's head snaps back.",
+             "Greta rubs her temples.", "Bram's heads are spinning.", "Greta follows Bram's gaze.", "Bram's lantern swings."]
+    sents = []
+    for i, text in enumerate(texts):
+        el = Element(kind=ElementKind.ACTION, text=text, line_start=i + 1, line_end=i + 1)
+        sents.append(ActionSentence(el, text, [], noun_phrases(text, names=frozenset({"Bram", "Greta"}))))
+    types = _phrase_types({1: sents}, _EverythingIsAThing(), frozenset({"watch"}))
+    assert {"watch", "lantern", "sea"} <= set(types)
+    assert set(types).isdisjoint({"appears", "head snaps back", "head", "heads", "gaze"})
