@@ -98,6 +98,9 @@ _PRONOUN_OPENING = re.compile(r"^(?:He|She|They|It|His|Her|Their)\b")
 _PLACE_PARTICLES = frozenset({"into", "to", "onto", "inside", "through", "across", "toward", "towards"})
 _NOT_OBJECTS = BODY_PARTS | SPATIAL_PARTS | AMBIENCE | FIXTURES | TIME_WORDS | NOT_THINGS | CLOTHES | GESTURES
 _POSSESSIVES = frozenset({"'s", "his", "her", "their", "its", "my", "your", "our"})
+# Prepositions that place a motion by someone, who is not acted on: 'walks past Lophakin'.
+_LANDMARK_PARTICLES = frozenset({"by", "past", "toward", "towards", "near", "behind", "around", "beside",
+                                 "across", "through"})
 
 
 def _ev(scene: Scene, element: Element, text: str, rule: str) -> Evidence:
@@ -297,8 +300,9 @@ def _clause_facts(facts: Facts, scene: Scene, script: _Script, sent: ActionSente
     """The event, handling and attitude of one action clause.
 
     A character after 'with' is a companion who performs the event too, not one who undergoes
-    it ('Lophakin enters with Dunyasha'); a light verb's action noun ('takes a sip') is the
-    event's action, no thing: the event has no one and nothing undergoing it.
+    it ('Lophakin enters with Dunyasha'); one after 'past', 'by' or 'toward' is where the
+    motion passes or heads ('walks past Lophakin'), and a light verb's action noun ('takes a
+    sip') is the event's action, no thing: then the event has no one and nothing undergoing it.
     """
     index = scene.index
 
@@ -311,9 +315,11 @@ def _clause_facts(facts: Facts, scene: Scene, script: _Script, sent: ActionSente
     verb = clause.verb.lower()
     target: Ref | None = None
     companions: list[Ref] = []
-    acted = False  # the clause's action noun stands for what it acts on
+    acted = False  # an event with no one and nothing undergoing it
     if clause.target_character and clause.target_character in refs and clause.particle == "with":
         companions.append(refs[clause.target_character])
+    elif clause.target_character and clause.target_character in refs and clause.particle in _LANDMARK_PARTICLES:
+        acted = True  # 'walks past Lophakin': the motion's landmark, not acted on
     elif clause.target_character and clause.target_character in refs:
         target = refs[clause.target_character]
         if verb in AFFECTION and not clause.friendly:

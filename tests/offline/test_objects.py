@@ -60,6 +60,8 @@ def test_events_are_actions_on_someone_not_states_companions_or_places(lighthous
     # A companion after 'with' performs too; nobody undergoes walking along.
     assert ("Bram", "Greta walks with Bram") in _pairs(lighthouse, "performs")
     assert ("Bram", "Greta walks with Bram") not in undergoes
+    # Running past someone does nothing to them.
+    assert "Bram runs past Greta" in events and ("Greta", "Bram runs past Greta") not in undergoes
     # 'Kelpo Mart' is the shop, not the Kelpo Mart Clerk.
     assert not any("Kelpo Mart Clerk" in e for e in events)
     # 'He grabs a knife' after Bram spoke is not the Cook's, named before the speeches.
