@@ -20,7 +20,11 @@ Each rule names the evidence it reads and emits nothing without it (producer 'ru
   undergoes and occurs_at), `handles` (interacts_with), `possessive` ("Neil's pen"),
   `possessive_pronoun` ('Neil opens his desk': the sentence names Neil alone, and the script
   calls Neil 'he'),
-  `moves_into_place` (located_at a place the clause names).
+  `moves_into_place` (located_at a place the clause names). What a clause acts on is a noun
+  (`kgbuild.offline.phrases`, `kgbuild.offline.actions`): not a light verb's action ('takes a
+  sip'), an amount, a body part or gesture; a character after 'with' is a companion who
+  performs too, one after 'past' or 'toward' no one acted on; 'He' after another speaker's
+  speech is not carried from the sentence before it.
 - Chinese action lines, read in jieba's words (`kgbuild.offline.chinese`): `zh_place`,
   `zh_thing`, `zh_handles`, `zh_possessive`, `zh_goes_to_place`.
 

@@ -121,7 +121,8 @@ def test_what_follows_an_owner_is_a_thing_only_when_it_is_a_noun():
     from kgbuild.offline.scenes import ActionSentence
 
     texts = ["Bram's appears calm.", "Bram checks his watch.", "They watch the sea.", "Greta's head snaps back.",
-             "Greta rubs her temples.", "Bram's heads are spinning.", "Greta follows Bram's gaze.", "Bram's lantern swings."]
+             "Greta rubs her temples.", "Bram's heads are spinning.", "Greta follows Bram's gaze.",
+             "Bram's lantern swings."]
     sents = []
     for i, text in enumerate(texts):
         el = Element(kind=ElementKind.ACTION, text=text, line_start=i + 1, line_end=i + 1)
