@@ -7,11 +7,20 @@ preposition, then what the verb acts on: another named character or a noun phras
 determiner. A sentence that opens with He or She continues the subject of the sentence before
 it when that sentence named one character only, of the matching pronoun. Nothing else is
 guessed: 'his scarf' and 'her brother' are left alone.
+
+Not every verb and noun of a clause is an action on a thing:
+- a light verb and a noun the script also uses as a verb ('takes a sip', 'pulls a long drag',
+  'takes a bite': the script writes 'sips', 'drags', 'bites') is one action, the noun's verb;
+  what it names is not a thing (`action_noun`), unless the script also writes 'the sip';
+- a character after 'with' goes along ('Lophakin enters with Dunyasha', 'sits with Picard'):
+  a companion, not the one acted on;
+- a posture or a state of mind ('stands', 'sits', 'knows', 'remembers') is no event.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 from dataclasses import dataclass
 
 from kgbuild.offline.phrases import VERB_FORMS, Phrase, words
@@ -51,7 +60,14 @@ NOT_EVENTS = word_set("""
     listens says tells asks answers replies nods smiles laughs turns is are has seems appears
     waits follows faces continues keeps lets gets goes comes makes helps motions gestures spots
     signals beckons wants needs tries finds
+    stands sits lies kneels remains stays sleeps
+    knows thinks believes remembers forgets realizes understands recognizes wonders feels loves
+    likes hates fears hopes wishes doubts suspects imagines expects prefers means owns deserves
+    senses trusts
 """)
+#: Light verbs: with a noun that is also a verb they say that verb ('takes a sip' sips).
+LIGHT_VERBS = word_set("takes has pulls draws heaves gives lets")
+_INDEFINITE = word_set("a an another one")
 # A name that starts a clause: at the sentence start or after a comma or a conjunction, with
 # at most a title before it ('Officer Lang grabs'), never 'the footage of Lang plays'.
 _CLAUSE_START = re.compile(r"(?:^|[,;:—–]\s*|\s-\s*|\b(?:and|then|while|as|when|but|so|before|after|until|"
@@ -76,8 +92,8 @@ def _with_plurals(verbs: frozenset[str]) -> frozenset[str]:
     return verbs | frozenset(plain)
 
 
-HANDLING, AFFECTION, VIOLENCE, GLARES, THANKS, NOT_EVENTS, GIVING = (
-    _with_plurals(v) for v in (HANDLING, AFFECTION, VIOLENCE, GLARES, THANKS, NOT_EVENTS, GIVING))
+HANDLING, AFFECTION, VIOLENCE, GLARES, THANKS, NOT_EVENTS, GIVING, LIGHT_VERBS = (
+    _with_plurals(v) for v in (HANDLING, AFFECTION, VIOLENCE, GLARES, THANKS, NOT_EVENTS, GIVING, LIGHT_VERBS))
 
 
 _KNOWN_VERBS = HANDLING | AFFECTION | VIOLENCE | GLARES | THANKS | GIVING
@@ -107,6 +123,33 @@ class Clause:
             det = self.target_phrase.determiner
             parts += ([det] if det in ("a", "an", "the") else ["the"]) + [self.target_phrase.text]
         return " ".join(parts)
+
+
+def action_noun(clause: Clause, verbs: frozenset[str], definite: Container[str] = frozenset()) -> bool:
+    """Whether the clause's phrase names its action, not a thing: a light verb, no particle (or
+    'lets out'), a/an, and a noun the script also uses as a verb ('takes a tiny sip', 'pulls a
+    long drag'), which the script never writes with 'the' ('the sip').
+
+    Args:
+        clause: The clause.
+        verbs: Words this script uses as verbs (`kgbuild.offline.phrases.learn_verbs`).
+        definite: Phrases the script writes after 'the', 'this' or 'that' somewhere.
+
+    Example:
+        >>> from kgbuild.offline.phrases import noun_phrases
+        >>> s = "Henry takes a sip."
+        >>> action_noun(clauses(s, [(0, 5, "Henry")], noun_phrases(s), frozenset())[0], frozenset())
+        True
+    """
+    phrase = clause.target_phrase
+    if phrase is None or clause.verb.lower() not in LIGHT_VERBS or phrase.determiner not in _INDEFINITE:
+        return False
+    if clause.particle and not (clause.verb.lower().startswith("let") and clause.particle == "out"):
+        return False
+    if phrase.text in definite:
+        return False
+    head = phrase.text.split(" of ")[0].split()[-1].rsplit("-", 1)[-1]
+    return any(form in VERB_FORMS or form in verbs for form in (head, f"{head}s", f"{head}es"))
 
 
 def _is_verb(word: str, verbs: frozenset[str]) -> bool:
@@ -160,7 +203,7 @@ def clauses(sentence: str, spans: list[tuple[int, int, str]], phrases: list[Phra
         >>> from kgbuild.offline.phrases import noun_phrases
         >>> s = "Neil hands Todd the letter."
         >>> [c.event_name() for c in clauses(s, [(0, 4, "Neil"), (11, 15, "Todd")], noun_phrases(s), frozenset())]
-        ['Neil hands Todd']
+        ['Neil hands Todd the letter']
     """
     found: list[Clause] = []
     heads: list[tuple[tuple[str, ...], int, int]] = []  # subjects, clause start, subject end

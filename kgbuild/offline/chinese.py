@@ -7,7 +7,9 @@ words, so a name ends where its word ends: '走到了柜台里' gives 柜台, no
 place when it ends like one (室, 厅, 街, 门口, ...) and a thing when it ends like one (机, 枪,
 包, 表, ...); a body part, a bare position ('地上', '身后', '对面'), a picture of someone
 ('刘波的照片') and a person's job ('司机', '秘书') are neither. Character names stay whole words
-(`kgbuild.offline.zh_words`).
+(`kgbuild.offline.zh_words`). A numeral is always followed by a measure word (量词), so what a
+verb takes after '一碟' or '一盘' is the noun after the measure ('一碟菜' -> '菜'), never the
+measure, even where jieba leaves numeral and measure in one word with the noun or without it.
 """
 
 from __future__ import annotations
@@ -106,6 +108,8 @@ _LOCATIVE = frozenset({"在", "进", "进了", "进入", "到达", "离开", "�
 _MOTION = frozenset("走跑来回冲赶逃飞开搬爬跳钻闯住带送退")
 _POSTURE = frozenset("坐站躺蹲停住待呆藏躲靠趴跪围")
 _NEGATIONS = frozenset({"未", "没", "没有", "不", "别", "不要", "没能", "不能"})
+# A numeral ('一', '两', '几', '3'): a measure word always follows it ('一碟菜', '两盘').
+_NUMERAL = re.compile(r"[0-9０-９一二两三四五六七八九十百千万几半]+")
 
 
 def clauses(text: str) -> list[str]:
@@ -247,6 +251,25 @@ def _thing_word(word: str, flag: str) -> bool:
     return last in _THING_ENDS
 
 
+def _after_measure(ws: list[tuple[str, str]], j: int, verb_at: int) -> tuple[int, tuple[str, str]] | None:
+    """(index, word) of the noun a handling verb takes at word `j`, past a numeral and its
+    measure word (量词) that jieba left in the noun ('一碟' '菜' -> '菜', '一盘菜' -> '菜') or
+    cut from the numeral ('一' '杯酒' -> '酒', '两' '碟' '小菜' -> '小菜'); None when no noun
+    follows the measure ('拿起一碟'). A numeral is always followed by its measure word, so the
+    first character after it is the measure, never the thing."""
+    word, flag = ws[j]
+    numeral = _NUMERAL.match(word)
+    if numeral and numeral.end() < len(word) and flag.startswith("n"):
+        rest = word[numeral.end() + 1:]  # '一碟' '菜', '一盘菜'
+    elif j - 1 > verb_at and _NUMERAL.fullmatch(ws[j - 1][0]) and flag not in ("m", "mq"):
+        rest = word[1:]  # '一' '杯酒', '两' '碟' '小菜'
+    else:
+        return j, (word, flag)
+    if rest:
+        return j, (rest, "n")
+    return (j + 1, ws[j + 1]) if j + 1 < len(ws) else None
+
+
 def _handled(ws: list[tuple[str, str]]) -> list[tuple[int, str]]:
     """(index of the verb, thing) for each thing a handling verb takes in the clause."""
     found = []
@@ -271,7 +294,10 @@ def _handled(ws: list[tuple[str, str]]) -> list[tuple[int, str]]:
                 break
         if j >= len(ws):
             continue
-        word, flag = ws[j]
+        measured = _after_measure(ws, j, i)
+        if measured is None:
+            continue
+        j, (word, flag) = measured
         after = ws[j + 1] if j + 1 < len(ws) else ("", "")
         if len(word) > 1 and word[-1] in _VERB_TAILS and after[0].startswith(_AFTER_TAIL):
             if _thing_word(word[:-1], "n"):

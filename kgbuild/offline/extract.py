@@ -22,7 +22,11 @@ Each rule names the evidence it reads and emits nothing without it (producer 'ru
   undergoes and occurs_at), `handles` (interacts_with), `possessive` ("Neil's pen"),
   `possessive_pronoun` ('Neil opens his desk': the sentence names Neil alone, and the script
   calls Neil 'he'),
-  `moves_into_place` (located_at a place the clause names).
+  `moves_into_place` (located_at a place the clause names). What a clause acts on is a noun
+  (`kgbuild.offline.phrases`, `kgbuild.offline.actions`): not a light verb's action ('takes a
+  sip'), an amount, a body part or gesture; a character after 'with' is a companion who
+  performs too, one after 'past' or 'toward' no one acted on; 'He' after another speaker's
+  speech is not carried from the sentence before it.
 - Chinese action lines, read in jieba's words (`kgbuild.offline.chinese`): `zh_place`,
   `zh_thing`, `zh_handles`, `zh_possessive`, `zh_goes_to_place`.
 
@@ -40,13 +44,24 @@ import logging
 import re
 from collections import Counter
 from collections.abc import Callable, Container
+from dataclasses import replace
 
 from kgbuild.embeddings import Embedder
 from kgbuild.evidence import heading_evidence, quote_evidence
 from kgbuild.model import Element, ElementKind, Evidence, KnowledgeGraph, Persistence, Scene, Scope, Screenplay
 from kgbuild.names import display_name
 from kgbuild.offline import chinese, kinship
-from kgbuild.offline.actions import AFFECTION, GLARES, HANDLING, NOT_EVENTS, THANKS, VIOLENCE, Clause, clauses
+from kgbuild.offline.actions import (
+    AFFECTION,
+    GLARES,
+    HANDLING,
+    NOT_EVENTS,
+    THANKS,
+    VIOLENCE,
+    Clause,
+    action_noun,
+    clauses,
+)
 from kgbuild.offline.characters import Cast, common_words, find_cast, mention_patterns
 from kgbuild.offline.dialogue import (
     Speech,
@@ -60,7 +75,7 @@ from kgbuild.offline.dialogue import (
 from kgbuild.offline.facts import Facts, Ref
 from kgbuild.offline.genders import learn_genders
 from kgbuild.offline.headings import HeadingPlaces, heading_places, learn_heading_places
-from kgbuild.offline.phrases import ING_NOUNS
+from kgbuild.offline.phrases import ING_NOUNS, VERB_FORMS
 from kgbuild.offline.scenes import ZH_ELSEWHERE, ActionSentence, is_chinese, name_spans, read_sentences
 from kgbuild.offline.selection import assemble
 from kgbuild.offline.stoplists import (
@@ -70,10 +85,12 @@ from kgbuild.offline.stoplists import (
     COLORS,
     FIXTURES,
     GENERIC_PEOPLE,
+    GESTURES,
     NOT_THINGS,
     PLACE_HEADS,
     SPATIAL_PARTS,
     TIME_WORDS,
+    in_class,
 )
 from kgbuild.offline.times import is_title_card, years
 from kgbuild.offline.typer import PhraseTyper
@@ -85,7 +102,11 @@ logger = logging.getLogger(__name__)
 # A sentence that opens with a pronoun has a subject the sentence does not name.
 _PRONOUN_OPENING = re.compile(r"^(?:He|She|They|It|His|Her|Their)\b")
 _PLACE_PARTICLES = frozenset({"into", "to", "onto", "inside", "through", "across", "toward", "towards"})
-_NOT_OBJECTS = BODY_PARTS | SPATIAL_PARTS | AMBIENCE | FIXTURES | TIME_WORDS | NOT_THINGS | CLOTHES
+_NOT_OBJECTS = BODY_PARTS | SPATIAL_PARTS | AMBIENCE | FIXTURES | TIME_WORDS | NOT_THINGS | CLOTHES | GESTURES
+_POSSESSIVES = frozenset({"'s", "his", "her", "their", "its", "my", "your", "our"})
+# Prepositions that place a motion by someone, who is not acted on: 'walks past Lophakin'.
+_LANDMARK_PARTICLES = frozenset({"by", "past", "toward", "towards", "near", "behind", "around", "beside",
+                                 "across", "through"})
 
 
 def _ev(scene: Scene, element: Element, text: str, rule: str) -> Evidence:
@@ -102,7 +123,11 @@ class _Script:
         self.names = sorted(set(self.cast.canonical.values()))
         read = read_sentences(screenplay, self.cast, self.patterns)
         self.sentences, self.verbs = read.sentences, read.verbs
-        self.types = _phrase_types(self.sentences, PhraseTyper(embedder))
+        self.types = _phrase_types(self.sentences, PhraseTyper(embedder), self.verbs)
+        self.definite = frozenset(p.text for sents in self.sentences.values() for s in sents
+                                  for p in s.phrases if p.determiner in ("the", "this", "that"))
+        # Nouns the script writes after 'the': the role ending a name ('Dunkin Donuts Cashier').
+        self.role_words = frozenset(p.split()[-1] for p in self.definite)
         self.genders = learn_genders([[(s.text, s.spans[0][2] if s.spans else None) for s in sents]
                                       for sents in self.sentences.values()])
         self.headings: HeadingPlaces = learn_heading_places(screenplay)
@@ -113,16 +138,34 @@ class _Script:
                              description=self.cast.introductions.get(name, ""), scope=Scope.GLOBAL)
 
 
-def _phrase_types(read: dict[int, list[ActionSentence]], typer: PhraseTyper) -> dict[str, Role]:
-    """Give every noun phrase of the English action lines a role once; keep places and things only."""
+def _phrase_types(read: dict[int, list[ActionSentence]], typer: PhraseTyper,
+                  verbs: frozenset[str] = frozenset()) -> dict[str, Role]:
+    """Give every noun phrase of the English action lines a role once; keep places and things only.
+
+    A thing is named by a noun: not a body part, a gesture or a fixture (singular or plural,
+    'heads' as 'head'); not a phrase that only ever follows an owner and opens with a body part
+    ("his face bloody", "Holden's head snaps forward": the owner's body and what it does); not a
+    verb in -s that only ever follows a name's 's ("Alejandro's appears only half committed":
+    's is 'is' there; 'his watch' is a watch).
+    """
     seen = {p.text: None for sents in read.values() for s in sents for p in s.phrases}
+    determiners: dict[str, set[str]] = {}
+    for sents in read.values():
+        for sent in sents:
+            for p in sent.phrases:
+                determiners.setdefault(p.text, set()).add(p.determiner)
     typed = typer.classify(list(seen))
     out: dict[str, Role] = {}
     for phrase, role in typed.items():
-        head = phrase.split()[-1]
+        words = phrase.split()
+        head = words[-1]
         if head in COLORS or head.endswith("ed") or head.endswith("ing") and head not in ING_NOUNS:
             continue
-        if (role == "thing" and head not in _NOT_OBJECTS and phrase not in GENERIC_PEOPLE
+        owned_only = determiners[phrase] <= _POSSESSIVES
+        if owned_only and len(words) > 1 and in_class(words[0], BODY_PARTS) or (
+                determiners[phrase] == {"'s"} and phrase.endswith("s") and (phrase in verbs or phrase in VERB_FORMS)):
+            continue
+        if (role == "thing" and not in_class(head, _NOT_OBJECTS) and phrase not in GENERIC_PEOPLE
                 or role == "place" and head in PLACE_HEADS):
             out[phrase] = role
     return out
@@ -263,6 +306,13 @@ def _dialogue(facts: Facts, scene: Scene, script: _Script, speeches: list[Speech
 
 def _clause_facts(facts: Facts, scene: Scene, script: _Script, sent: ActionSentence, clause: Clause,
                   refs: dict[str, Ref], place: Ref | None, events: Counter[str]) -> None:
+    """The event, handling and attitude of one action clause.
+
+    A character after 'with' is a companion who performs the event too, not one who undergoes
+    it ('Lophakin enters with Dunyasha'); one after 'past', 'by' or 'toward' is where the
+    motion passes or heads ('walks past Lophakin'), and a light verb's action noun ('takes a
+    sip') is the event's action, no thing: then the event has no one and nothing undergoing it.
+    """
     index = scene.index
 
     def ev(rule: str) -> list[Evidence]:
@@ -273,7 +323,13 @@ def _clause_facts(facts: Facts, scene: Scene, script: _Script, sent: ActionSente
         return
     verb = clause.verb.lower()
     target: Ref | None = None
-    if clause.target_character and clause.target_character in refs:
+    companions: list[Ref] = []
+    acted = False  # an event with no one and nothing undergoing it
+    if clause.target_character and clause.target_character in refs and clause.particle == "with":
+        companions.append(refs[clause.target_character])
+    elif clause.target_character and clause.target_character in refs and clause.particle in _LANDMARK_PARTICLES:
+        acted = True  # 'walks past Lophakin': the motion's landmark, not acted on
+    elif clause.target_character and clause.target_character in refs:
         target = refs[clause.target_character]
         if verb in AFFECTION and not clause.friendly:
             for s in subjects:
@@ -287,11 +343,13 @@ def _clause_facts(facts: Facts, scene: Scene, script: _Script, sent: ActionSente
         if verb in THANKS:
             for s in subjects:
                 facts.relate(s, "favorable_toward", target, index, "thanks_action", ev("thanks_action"))
-    if clause.target_phrase is not None:
+    if clause.target_phrase is not None and not companions:
         phrase = clause.target_phrase.text
         kind = script.types.get(phrase)
         camera = phrase == "camera" and clause.particle in ("at", "into", "to", "toward", "towards")
-        if kind == "thing" and verb in HANDLING and not camera:
+        if kind == "thing" and verb in HANDLING and not camera and action_noun(clause, script.verbs, script.definite):
+            acted = True
+        elif kind == "thing" and verb in HANDLING and not camera:
             thing = facts.mention("thing", phrase, index, "handles", ev("handles"))
             for s in subjects:
                 facts.relate(s, "interacts_with", thing, index, "handles", ev("handles"), name=verb)
@@ -302,18 +360,29 @@ def _clause_facts(facts: Facts, scene: Scene, script: _Script, sent: ActionSente
                 facts.relate(s, "located_at", target, index, "moves_into_place", ev("moves_into_place"),
                              name=f"{verb} {clause.particle}")
             return
-    if verb in NOT_EVENTS or target is None:
+    if verb in NOT_EVENTS or target is None and not companions and not acted:
         return
     name = clause.event_name()
     events[name] += 1
     if events[name] > 1:
         name = f"{name} (scene {index})"
     event = facts.mention("event", name, index, "action_event", ev("action_event"), description=clause.text)
-    for s in subjects:
+    for s in [*subjects, *companions]:
         facts.relate(s, "performs", event, index, "action_event", ev("action_event"), name=verb)
-    facts.relate(target, "undergoes", event, index, "action_event", ev("action_event"))
+    if target is not None:
+        facts.relate(target, "undergoes", event, index, "action_event", ev("action_event"))
     if place is not None:
         facts.relate(event, "occurs_at", place, index, "action_event", ev("action_event"))
+
+
+def _whole_role_names(sent: ActionSentence, roles: frozenset[str]) -> ActionSentence:
+    """The sentence without the mentions that leave out the role word ending a character's name:
+    'Dunkin Donuts' names the shop, not the Dunkin Donuts Cashier, where the script writes
+    'the cashier' (a role, not a name)."""
+    kept = [(s, e, name) for s, e, name in sent.spans
+            if not (len(name.split()) > 1 and name.split()[-1].lower() in roles
+                    and name.split()[-1].lower() not in sent.text[s:e].lower())]
+    return sent if len(kept) == len(sent.spans) else replace(sent, spans=kept)
 
 
 def _action(facts: Facts, scene: Scene, script: _Script, sents: list[ActionSentence], refs: dict[str, Ref],
@@ -321,7 +390,14 @@ def _action(facts: Facts, scene: Scene, script: _Script, sents: list[ActionSente
     """Events, handling, possession, places and kinship from one scene's English action lines."""
     index = scene.index
     previous: str | None = None
+    last_line = -1
+    cues = [(s.cue.line_start, s.speaker) for s in scene_speeches(scene, script.cast)]
     for sent in sents:
+        between = [who for line, who in cues if last_line < line < sent.element.line_start]
+        if between and between[-1] != previous:
+            previous = None  # 'He grabs a wing' after Joe spoke is not the waitress's, named before
+        last_line = sent.element.line_start
+        sent = _whole_role_names(sent, script.role_words)
         for kin, elder, _words in kinship.apposed_kin(sent.text, sent.spans):
             if kin in refs and elder in refs:
                 facts.relate(refs[elder], "kinship_with", refs[kin], index, "kin_apposition",

@@ -8,6 +8,16 @@ script itself: a word that follows 'he', 'she', 'it' or a name somewhere in the 
 Right after a determiner a word that can be a verb is a noun ('his watch', 'the pocket'),
 unless it is a past or -ing form ('the wounded').
 A container or a part keeps its complement ('a stack of magazines', 'the edge of the roof').
+
+Some phrases name no thing, by their grammar:
+- an amount: 'every ounce of strength', 'each inch of the room' ('every' or 'each', a noun,
+  then 'of') names a part or a measure of something, not a thing of its own;
+- a phrase cut short inside a compound adjective: in 'his rust colored suit' the participle
+  'colored' ends the run at 'rust', an adjective, while the noun ('suit') follows; a phrase
+  whose run stops at a past participle followed by a noun is left out rather than named by
+  its modifier (an -ing form takes an object: 'a box containing money' is a box);
+- a dash glued to a word ('notebook--', a line broken at 'joke-') is punctuation, not part of
+  the word, so 'his worn notebook--' is 'worn notebook', not 'worn'.
 """
 
 from __future__ import annotations
@@ -76,7 +86,8 @@ def _verb_forms(stem: str) -> set[str]:
 
 
 VERB_FORMS = frozenset(f for stem in _VERB_STEMS for f in _verb_forms(stem)) | _IRREGULAR_VERBS
-_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’\-]*|[^\sA-Za-z0-9]")
+# A hyphen joins two word characters ('flower-wand'); one at a word's end is a dash.
+_WORD = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9'’]|-(?=[A-Za-z0-9]))*|[^\sA-Za-z0-9]")
 _NOUN_WORD = re.compile(r"[a-z][a-z\-]*[a-z]$|[a-z]$")
 
 
@@ -97,6 +108,14 @@ def words(sentence: str) -> list[str]:
 
 # Words that end a thing's name when they follow it: 'holds the newspaper open'.
 _NEVER_IN_NOUNS = word_set("open shut apart together aside tight loose alone")
+# Adverbs of direction and manner without -ly: after a participle they end the phrase ('the gun
+# pointed straight at him'), they are not the noun of a compound adjective ('rust colored suit').
+_DIRECTIONS = word_set("""
+    straight ahead forward forwards backward backwards sideways upward upwards downward downwards
+    home wide halfway instead overhead underneath nearby everywhere somewhere anywhere
+""")
+#: Determiners that, with 'of' after the noun, name an amount or a part ('every ounce of').
+AMOUNT_DETERMINERS = word_set("every each")
 #: Nouns whose complement belongs to the name of the thing or place ('bottle of vodka').
 PARTITIVES = word_set("""
     stack pile bottle glass cup can box pack packet bag bunch pair piece sheet set row handful pot
@@ -168,6 +187,21 @@ def _run(tokens: list[str], start: int, max_words: int, verbs: frozenset[str],
     return run
 
 
+def _cut_in_compound(tokens: list[str], stop: int, verbs: frozenset[str]) -> bool:
+    """Whether the run ending before `stop` was cut inside a compound adjective: the word at
+    `stop` is a past participle ('colored', 'soaked') and a noun follows it ('rust colored
+    suit'). An -ing form takes an object instead ('a box containing money')."""
+    if stop + 1 >= len(tokens):
+        return False
+    participle, noun = tokens[stop].lower(), tokens[stop + 1]
+    if not (participle.endswith("ed") and len(participle) > 4 and not participle.endswith("eed")):
+        return False
+    lower = noun.lower()
+    return not (not noun.islower() or lower in _FUNCTION_WORDS or lower in _NEVER_IN_NOUNS
+                or lower in _DIRECTIONS or lower in verbs or lower in VERB_FORMS
+                or not _NOUN_WORD.match(lower) or lower.endswith(("ly", "ed", "ing")))
+
+
 def _complement(tokens: list[str], end: int, max_words: int, verbs: frozenset[str],
                 names: frozenset[str]) -> list[str]:
     """'of the roof' after a partitive: the words of the complement, or nothing."""
@@ -211,6 +245,11 @@ def noun_phrases(sentence: str, *, max_words: int = 4, verbs: frozenset[str] = f
         run = _run(tokens, i + 1, max_words, verbs, names)
         if not run:
             continue
+        after = i + 1 + len(run)
+        if lower in AMOUNT_DETERMINERS and after < len(tokens) and tokens[after].lower() == "of":
+            continue  # 'every ounce of strength': an amount, not a thing
+        if _cut_in_compound(tokens, after, verbs):
+            continue  # 'his rust colored suit': the run stopped at the modifier
         if run[-1] in PARTITIVES:
             run += _complement(tokens, i + 1 + len(run), max_words, verbs, names)
         out.append(Phrase(text=" ".join(run), determiner=determiner, start=i + 1, owner=owner))

@@ -10,12 +10,40 @@ def word_set(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-# Parts of a body are handled, but they are not props of the story.
+def in_class(word: str, words: frozenset[str]) -> bool:
+    """Whether a word or its singular is in a word class: 'heads' is a body part as 'head' is.
+
+    Example:
+        >>> in_class("heads", BODY_PARTS), in_class("bodies", BODY_PARTS), in_class("half-smile", GESTURES)
+        (True, True, True)
+    """
+    word = word.rsplit("-", 1)[-1]  # 'half-smile': the last part names what it is
+    singulars = {word}
+    if word.endswith("ies"):
+        singulars.add(word[:-3] + "y")
+    if word.endswith("es"):
+        singulars.add(word[:-2])
+    if word.endswith("s"):
+        singulars.add(word[:-1])
+    return not singulars.isdisjoint(words)
+
+
+# Parts of a body are handled, but they are not props of the story; nor are its flesh, fluids
+# and marks ('his flesh', 'Randall's blood', 'nursing his wounds'). Plurals are found through
+# `in_class` ('heads', 'lips').
 BODY_PARTS = word_set("""
     face eyes eye arm arms hand hands head feet foot leg legs mouth lips body shoulder shoulders
     fingers finger neck back hair chest knees knee cheek cheeks forehead nose ears ear teeth chin
     jaw throat lap palm palms wrist wrists fist fists skin tears breath voice heart stomach brow
     thumb thumbs toes hips waist ankles ankle eyebrows eyebrow lashes brain mind
+    tongue lip tooth fingernail toe hip belly rib spine elbow forearm vein lung skull
+    bone muscle features flesh blood sweat wound scar bruise
+""")
+# How a body looks and holds itself, what a face does: a character's, never a thing they own
+# ("Picard's probing gaze", "the B-9's posture", 'offers a half-smile').
+GESTURES = word_set("""
+    gaze stare glare smile grin smirk frown scowl expression posture stance grip nod wink
+    shrug gesture demeanor demeanour manner mood temper
 """)
 # Words for a part of a space or a direction, not a place of their own.
 SPATIAL_PARTS = word_set("""
