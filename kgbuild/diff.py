@@ -197,3 +197,31 @@ def diff_graphs(old: KnowledgeGraph, new: KnowledgeGraph, *, old_label: str = "O
 def _ranges(graph: KnowledgeGraph) -> str:
     ranges = graph.movie.scene_ranges
     return "scenes " + ", ".join(f"{a}-{b}" if a != b else str(a) for a, b in ranges) if ranges else "every scene"
+
+
+class SideGraphs(_Model):
+    """The facts only one side holds, as graphs `kgbuild audit` can sample: relations with their ends,
+    and entities alone (so an audit of the relations samples no entity the two sides share)."""
+
+    relations: KnowledgeGraph
+    entities: KnowledgeGraph
+
+
+def side_graphs(diff: GraphDiff, old: KnowledgeGraph, new: KnowledgeGraph) -> dict[str, SideGraphs]:
+    """What a change removed (only in `old`) and added (only in `new`), for a judge to sample.
+
+    Each graph keeps its side's movie, evidence and scene layer, so its facts are judged against
+    the same screenplay as the build they came from.
+
+    Returns:
+        {"removed": ..., "added": ...}
+    """
+    out: dict[str, SideGraphs] = {}
+    for side, graph, relations, entities in (("removed", old, diff.relations_only_old, diff.entities_only_old),
+                                             ("added", new, diff.relations_only_new, diff.entities_only_new)):
+        ends = {i for r in relations for i in (r.source, r.target)}
+        out[side] = SideGraphs(
+            relations=graph.model_copy(update={"entities": [e for e in graph.entities if e.id in ends],
+                                               "relations": list(relations)}),
+            entities=graph.model_copy(update={"entities": list(entities), "relations": []}))
+    return out

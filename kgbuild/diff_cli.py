@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from kgbuild.diff import GraphDiff, TypeCounts
-from kgbuild.model import Entity, Evidence, Relation
+from kgbuild.model import Entity, Evidence, KnowledgeGraph, Relation
 from kgbuild.scenes import SceneSelection, scenes_param
 
 _FORMATS = ("table", "json", "markdown")
@@ -133,6 +133,17 @@ def _json(diff: GraphDiff, limit: int) -> str:
     return json.dumps(data, ensure_ascii=False, indent=1)
 
 
+def _write_sides(result: GraphDiff, old_graph: KnowledgeGraph, new_graph: KnowledgeGraph, sides_dir: Path) -> None:
+    from kgbuild.diff import side_graphs
+    from kgbuild.graph import save_graph
+
+    for side, graphs in side_graphs(result, old_graph, new_graph).items():
+        for kind in ("relations", "entities"):
+            save_graph(getattr(graphs, kind), sides_dir / side / kind / "graph.json")
+    click.echo(f"Wrote the removed and added facts to {sides_dir}/{{removed,added}}/{{relations,entities}}/graph.json",
+               err=True)
+
+
 @click.command()
 @click.argument("old", type=click.Path(exists=True, path_type=Path))
 @click.argument("new", type=click.Path(exists=True, path_type=Path))
@@ -144,12 +155,20 @@ def _json(diff: GraphDiff, limit: int) -> str:
 @click.option("--scenes", metavar="RANGES", callback=scenes_param,
               help="Compare only the facts grounded in these scenes (A-B, N or A-B,C-D), e.g. a whole build "
               "against one made with --scenes.")
-def diff(old: Path, new: Path, type_name: str | None, fmt: str, limit: int, scenes: SceneSelection | None) -> None:
+@click.option("--write-sides", "sides_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Also write the facts only in OLD and only in NEW as graphs to audit: DIR/removed/{relations,"
+              "entities}/graph.json and DIR/added/{relations,entities}/graph.json.")
+def diff(old: Path, new: Path, type_name: str | None, fmt: str, limit: int, scenes: SceneSelection | None,
+         sides_dir: Path | None) -> None:
     """Show the facts two graphs disagree on: OLD and NEW are graph.json files or build folders.
 
     Entities are compared by id, then paired across ids by type and normalized name or alias
     (renamed); relations by (source, type, target) after that pairing. Each fact only in one
     graph is listed with its first evidence item (scene, lines, quote, producer).
+
+    With --write-sides DIR, the removed and added facts are also written as graphs `kgbuild audit`
+    samples (`kgbuild audit DIR/removed/relations/graph.json --screenplay OLD/screenplay.json
+    --entities 0`): how a reader judges what a change cost and what it gained.
 
     Exit status: 0 whether or not the graphs differ; 2 when OLD or NEW is not a graph, or TYPE
     is no type of the schema or of either graph.
@@ -174,6 +193,8 @@ def diff(old: Path, new: Path, type_name: str | None, fmt: str, limit: int, scen
             raise InputError(f"--type {type_name}: no entity or relation type has that name; the types are "
                              f"{', '.join(sorted(known))}")
         result = result.of_type(type_name)
+    if sides_dir is not None:
+        _write_sides(result, old_graph, new_graph, sides_dir)
     if fmt == "json":
         click.echo(_json(result, limit))
     elif fmt == "markdown":

@@ -107,3 +107,25 @@ def test_diff_refuses_what_is_not_a_graph(files, tmp_path):
     assert isinstance(typo.exception, InputError) and "the types are" in str(typo.exception)
     missing = CliRunner().invoke(cli, ["diff", str(old), str(tmp_path / "nothing")])
     assert missing.exit_code == 2
+
+
+def test_write_sides_gives_the_removed_and_added_facts_as_graphs_to_audit(files, tmp_path):
+    old_path, new_path = files
+    out = tmp_path / "sides"
+    result = CliRunner().invoke(cli, ["diff", str(old_path), str(new_path), "--write-sides", str(out)])
+    assert result.exit_code == 0, result.output
+    from kgbuild.graph import load_graph
+
+    removed_rel = load_graph(out / "removed" / "relations" / "graph.json")
+    added_rel = load_graph(out / "added" / "relations" / "graph.json")
+    removed_ent = load_graph(out / "removed" / "entities" / "graph.json")
+    added_ent = load_graph(out / "added" / "entities" / "graph.json")
+    # Neil's located_at the dorm room is only in OLD; Keating's located_at the hall only in NEW.
+    assert [(r.source, r.type, r.target) for r in removed_rel.relations] == [
+        (entity_id("Character", "Neil"), "located_at", entity_id("Location", "Dorm Room"))]
+    assert [(r.type, r.target) for r in added_rel.relations] == [("located_at", entity_id("Location", "Hall"))]
+    # The relation graphs hold the ends of their relations only; the entity graphs the entities of one side.
+    assert {e.name for e in removed_rel.entities} == {"Neil", "Dorm Room"}
+    assert [e.name for e in removed_ent.entities] == ["Dorm Room"] and removed_ent.relations == []
+    assert [e.name for e in added_ent.entities] == ["Hall"]
+    assert removed_rel.relations[0].evidence and added_rel.movie.id == "m"
