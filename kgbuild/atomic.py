@@ -15,6 +15,7 @@ from __future__ import annotations
 import errno
 import os
 import secrets
+import shutil
 from pathlib import Path
 
 #: The prefix of kgbuild's temporary files (short, so a long target name cannot make it too long).
@@ -81,6 +82,15 @@ def fsync_dir(path: str | os.PathLike[str]) -> None:
             raise
     finally:
         os.close(fd)
+
+
+def remove_entry(path: str | os.PathLike[str]) -> None:
+    """Remove what is at `path` without following a symlink: a folder with all it holds, else the name itself."""
+    target = Path(path)
+    if target.is_dir() and not target.is_symlink():
+        shutil.rmtree(target)
+    else:
+        target.unlink(missing_ok=True)
 
 
 def temp_name(folder: Path) -> Path:

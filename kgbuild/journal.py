@@ -39,7 +39,7 @@ import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from kgbuild.atomic import fsync_dir, fsync_file, temp_name, write_new
 from kgbuild.errors import OutputError
@@ -61,6 +61,14 @@ class Journal(BaseModel):
     staging: str = Field(description="The staging folder's name, inside the build folder.")
     install: list[str] = Field(description="Files moved from the staging folder into the build folder.")
     remove: list[str] = Field(description="Files of the old build the new one does not have.")
+
+    @field_validator("staging", "install", "remove")
+    @classmethod
+    def _plain_names(cls, value: str | list[str]) -> str | list[str]:
+        for name in [value] if isinstance(value, str) else value:
+            if not name or name in (".", "..", OLD) or "/" in name or os.sep in name or "\0" in name:
+                raise ValueError(f"{name!r} is not a file name inside the build folder")
+        return value
 
 
 def replace_files(folder: Path, staging: Path, *, install: Sequence[str], remove: Iterable[str] = ()) -> None:

@@ -23,7 +23,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from kgbuild import __version__
-from kgbuild.atomic import write_new
+from kgbuild.atomic import remove_entry, write_new
 from kgbuild.errors import OutputError
 from kgbuild.journal import replace_files, settle
 from kgbuild.loaders.embedded import DEFAULT_DB_NAME, write_embedded
@@ -95,7 +95,7 @@ def build_folder(outdir: str | os.PathLike[str]) -> Iterator[Path]:
             stack.enter_context(folder_lock(target))
             settle(target)
             for stale in target.glob(f"{STAGING_PREFIX}*"):
-                shutil.rmtree(stale)
+                remove_entry(stale)
         except OSError as e:
             raise write_error(target, e) from e
         yield target

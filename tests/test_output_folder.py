@@ -73,12 +73,15 @@ def test_symlinks_planted_in_the_output_folder_are_replaced_never_followed(tmp_p
         (out / name).symlink_to(elsewhere / name)
     (out / "graph.lbdb").unlink()
     (out / "graph.lbdb").symlink_to(elsewhere / "folder", target_is_directory=True)
+    (out / ".kgbuild-staging-planted").symlink_to(elsewhere / "folder", target_is_directory=True)
 
     result = run("build", str(HARBOUR), "-o", str(out), "-q", cache=cache)
     assert result.returncode == 0, result.stderr
     for name in planted:
         assert (elsewhere / name).read_text() == "precious", name
+    assert [p.name for p in (elsewhere / "folder").iterdir()] == ["keep.txt"]
     assert (elsewhere / "folder" / "keep.txt").read_text() == "precious"
+    assert not os.path.lexists(out / ".kgbuild-staging-planted")
     for name in BUILD_FILES:
         assert (out / name).is_file() and not (out / name).is_symlink(), name
     assert not any(os.path.lexists(out / name) for name in (REVIEW_FILE, LOCK_FILE, "schema.json"))

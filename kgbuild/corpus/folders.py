@@ -20,7 +20,7 @@ import uuid
 from collections.abc import Mapping
 from pathlib import Path
 
-from kgbuild.atomic import write_new
+from kgbuild.atomic import remove_entry, write_new
 
 #: The staging area inside a corpus output folder (hidden, removed at the start of every run).
 STAGING = ".kgbuild-staging"
@@ -29,8 +29,8 @@ KEY_FILE = "build_key.json"
 
 
 def clean_staging(outdir: Path) -> None:
-    """Remove what an interrupted run left in the staging area."""
-    shutil.rmtree(outdir / STAGING, ignore_errors=True)
+    """Remove what an interrupted run left in the staging area (a symlink there is removed, not followed)."""
+    remove_entry(outdir / STAGING)
 
 
 def built_key(outdir: Path, movie: str) -> str | None:

@@ -33,6 +33,7 @@ def test_planted_symlinks_long_titles_and_ids_of_the_corpus_files_do_not_stop_a_
         (elsewhere / name).write_text("precious")
         (out / name).symlink_to(elsewhere / name)
     (out / "The Burnt Letter").symlink_to(elsewhere / "folder", target_is_directory=True)
+    (out / ".kgbuild-staging").symlink_to(elsewhere / "folder", target_is_directory=True)
 
     result = run_kgbuild("build", str(manifest), "-o", str(out), "--workers", "2", cache=cache)
     assert result.returncode == 0, result.stderr
@@ -45,7 +46,9 @@ def test_planted_symlinks_long_titles_and_ids_of_the_corpus_files_do_not_stop_a_
         assert (elsewhere / name).read_text() == "precious"
         assert (out / name).is_file() and not (out / name).is_symlink()
     assert (out / "report.md").read_text().startswith("# Corpus build")
+    assert [p.name for p in (elsewhere / "folder").iterdir()] == ["keep.txt"]
     assert (elsewhere / "folder" / "keep.txt").read_text() == "precious"
+    assert not os.path.lexists(out / ".kgbuild-staging")
     assert not (out / "The Burnt Letter").is_symlink() and (out / "The Burnt Letter" / "graph.json").is_file()
     assert len(movie_folders(out)) == 5
 
