@@ -136,7 +136,10 @@ def build(
         InputError: the script or the corrections file cannot be read; `llm_base_url` or
             `max_cost` without `llm_model`; `scenes` unreadable or past the last scene.
         OutputError: `outdir` or a cache folder cannot be written, or `outdir` holds the build
-            of another script and `force` is not given.
+            of another script and `force` is not given, or the disk is full (`outdir` is left as
+            it was).
+        kgbuild.lock.FolderBusyError: another build is writing into `outdir` (it holds the
+            folder from its start to its end).
         kgbuild.schema.SchemaError: the schema file cannot be used.
         kgbuild.llm.types.BudgetExceededError: `max_cost` reached (answers so far are cached).
         kgbuild.llm.types.LLMRequestError: the LLM server refused the requests.
@@ -147,6 +150,7 @@ def build(
         'LIZARD PEOPLE'
     """
     import logging
+    from contextlib import ExitStack
     from pathlib import Path
 
     from kgbuild.embeddings import default_embedder
@@ -168,27 +172,33 @@ def build(
         check_writable_dir(cache_root(llm.cache_dir), "LLM cache folder")
     elif llm_base_url is not None or max_cost is not None:
         raise InputError("llm_base_url and max_cost need an LLM: give llm_model too")
-    with default_embedder(cache_dir) as embedder:
-        options = BuildOptions(strict_repairs=not lenient, embedder=embedder, llm=llm, merge=merge,
-                               corrections=Path(corrections) if corrections is not None else None,
-                               movie=movie, scenes=selection, schema=_schema(schema))
-        state = run_build(script, options)
-    failed = 0
-    if state.llm is not None:
-        from kgbuild.llm.extract import ChunkStatus
+    with ExitStack() as held:
+        if outdir is not None:
+            from kgbuild.output import build_folder
 
-        failed = state.llm.run.count(ChunkStatus.FAILED)
-        if failed:
-            logging.getLogger(__name__).warning(
-                "%d of %d chunks of %s got no valid answer after the retries; build again to retry them",
-                failed, len(state.llm.run.outcomes), script)
-    if outdir is not None:
-        from kgbuild.output import write_build
+            held.enter_context(build_folder(outdir))
+            check_build_target(outdir, script, force=force)  # again, now that no other build can write there
+        with default_embedder(cache_dir) as embedder:
+            options = BuildOptions(strict_repairs=not lenient, embedder=embedder, llm=llm, merge=merge,
+                                   corrections=Path(corrections) if corrections is not None else None,
+                                   movie=movie, scenes=selection, schema=_schema(schema))
+            state = run_build(script, options)
+        failed = 0
+        if state.llm is not None:
+            from kgbuild.llm.extract import ChunkStatus
 
-        if failed and (Path(outdir) / "graph.json").exists():
-            logging.getLogger(__name__).warning("the build in %s was kept: this one is partial", outdir)
-        else:
-            write_build(state, outdir)
+            failed = state.llm.run.count(ChunkStatus.FAILED)
+            if failed:
+                logging.getLogger(__name__).warning(
+                    "%d of %d chunks of %s got no valid answer after the retries; build again to retry them",
+                    failed, len(state.llm.run.outcomes), script)
+        if outdir is not None:
+            from kgbuild.output import write_build
+
+            if failed and (Path(outdir) / "graph.json").exists():
+                logging.getLogger(__name__).warning("the build in %s was kept: this one is partial", outdir)
+            else:
+                write_build(state, outdir)
     return state.graph
 
 

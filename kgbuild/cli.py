@@ -402,7 +402,7 @@ def build(scripts: tuple[Path, ...], outdir: Path | None, workers: int | None, w
 
     from kgbuild.embeddings import default_embedder
     from kgbuild.llm.types import BatchPendingError
-    from kgbuild.output import check_build_target, write_build
+    from kgbuild.output import build_folder, check_build_target, write_build
     from kgbuild.pipeline import BuildOptions, resume_build, run_build
     from kgbuild.schema import load_schema
 
@@ -426,26 +426,29 @@ def build(scripts: tuple[Path, ...], outdir: Path | None, workers: int | None, w
                            corrections=corrections, movie=movie, scenes=scenes, schema=schema)
     columns = (TextColumn("{task.description:<18}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn())
-    with Progress(*columns, console=Console(stderr=True), disable=quiet, transient=False) as bars:
-        shown = _Bars(bars)
-        try:
-            state = (run_build(script, options, progress=shown) if from_stage is None
-                     else resume_build(script, from_stage, options, progress=shown))
-        except BatchPendingError as e:
-            shown.hide_unstarted()
-            bars.stop()
-            click.echo(f"kgbuild: {e}", err=True)
-            sys.exit(EXIT_BATCH_PENDING)
-        except BaseException:
-            shown.hide_unstarted()
-            raise
-    failed = _failed_chunks(state.llm)
-    chunks = len(state.llm.run.outcomes) if state.llm is not None else 0
-    if failed and not allow_partial and (outdir / "graph.json").exists():
-        click.echo(f"kgbuild: {failed} of {chunks} chunks failed; the build in {outdir} "
-                   "was kept (rerun to retry the failed requests, or add --allow-partial to replace it)", err=True)
-        sys.exit(EXIT_PARTIAL)
-    written = write_build(state, outdir)
+    with build_folder(outdir):
+        if from_stage is None:
+            check_build_target(outdir, script, force=force)  # again, now that no other build can write there
+        with Progress(*columns, console=Console(stderr=True), disable=quiet, transient=False) as bars:
+            shown = _Bars(bars)
+            try:
+                state = (run_build(script, options, progress=shown) if from_stage is None
+                         else resume_build(script, from_stage, options, progress=shown))
+            except BatchPendingError as e:
+                shown.hide_unstarted()
+                bars.stop()
+                click.echo(f"kgbuild: {e}", err=True)
+                sys.exit(EXIT_BATCH_PENDING)
+            except BaseException:
+                shown.hide_unstarted()
+                raise
+        failed = _failed_chunks(state.llm)
+        chunks = len(state.llm.run.outcomes) if state.llm is not None else 0
+        if failed and not allow_partial and (outdir / "graph.json").exists():
+            click.echo(f"kgbuild: {failed} of {chunks} chunks failed; the build in {outdir} "
+                       "was kept (rerun to retry the failed requests, or add --allow-partial to replace it)", err=True)
+            sys.exit(EXIT_PARTIAL)
+        written = write_build(state, outdir)
     graph = state.graph
     built = (f"scenes {scenes.describe()} of {len(state.screenplay.scenes)}" if scenes is not None
              else f"{len(state.screenplay.scenes)} scenes")
@@ -566,7 +569,10 @@ _register()
 
 def main() -> None:
     """Entry point: run the CLI, turning kgbuild errors into a message and exit code 2."""
+    from kgbuild.journal import settle_named
+
     try:
+        settle_named(sys.argv[1:])  # a folder a build crashed in: its old build back before anything reads it
         cli.main(standalone_mode=False)
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)

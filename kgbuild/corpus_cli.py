@@ -80,11 +80,13 @@ def run_corpus_build(paths: list[Path], outdir: Path, spec: CorpusSpec, *, worke
     movies' LLM chunks failed; 5 some movies failed (recorded in OUTDIR/corpus.jsonl).
 
     Raises:
+        FolderBusyError: another build holds OUTDIR.
         RayMissingError: `ray_address` is given and Ray is not installed.
         RayConnectError: the Ray cluster cannot be reached.
     """
     from kgbuild.corpus.inputs import discover
     from kgbuild.corpus.run import build_corpus
+    from kgbuild.lock import folder_lock
     from kgbuild.paths import check_writable_dir
 
     if ray_address is not None:
@@ -92,8 +94,9 @@ def run_corpus_build(paths: list[Path], outdir: Path, spec: CorpusSpec, *, worke
 
         require_ray()
     check_writable_dir(outdir)
-    items = discover(paths)
     with ExitStack() as stack:
+        stack.enter_context(folder_lock(outdir))  # before any work: a second build into OUTDIR stops at once
+        items = discover(paths)
         if ray_address is None:
             executor, threads = _local_executor(stack, spec, len(items), workers, worker_threads, limits)
         else:

@@ -1,26 +1,35 @@
-"""Writing a build's files so that a failed or interrupted build leaves nothing that looks done.
+"""Writing a build's files so that a failed, interrupted or concurrent build leaves nothing that looks done.
 
-Every file is first written into a staging folder inside the output folder, so a build that
-fails while writing leaves the folder as it was; then the files are moved into place one by
-one with atomic renames, `graph.json` last: until graph.json is replaced, the folder still
-holds the previous build's graph.json.
+A build holds its output folder (`build_folder`): it locks it (`kgbuild.lock`: a second build into
+the same folder stops at once, naming the first), puts back the old build if one crashed while
+moving its files into place (`kgbuild.journal.settle`), and removes the staging folders that
+killed builds left. Its files are written as new files into a fresh staging folder inside the
+output folder, so nothing is written through a symlink planted at a file's name, and a build
+that fails while writing (a full disk) leaves the folder as it was. Then
+`kgbuild.journal.replace_files` puts them in place of the old ones in one step: whenever the
+build stops, the folder holds the whole old build or the whole new one.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from kgbuild import __version__
+from kgbuild.atomic import remove_entry, write_new
 from kgbuild.errors import OutputError
-from kgbuild.graph import save_graph
+from kgbuild.journal import replace_files, settle
 from kgbuild.loaders.embedded import DEFAULT_DB_NAME, write_embedded
 from kgbuild.loaders.graphml import export_graphml
-from kgbuild.paths import MERGE_LOG_FILE, VIEW_FILE, check_writable_dir
+from kgbuild.lock import folder_lock
+from kgbuild.paths import MERGE_LOG_FILE, VIEW_FILE, check_writable_dir, write_error
 from kgbuild.pipeline import BuildResult
 from kgbuild.report import build_report
 from kgbuild.schema import SCHEMA_FILE, is_default
@@ -32,6 +41,12 @@ from kgbuild.view.page import render_page
 BUILD_FILES = ("screenplay.json", "report.md", "graph.graphml", VIEW_FILE, DEFAULT_DB_NAME, "graph.json")
 #: Written by LLM builds only: the chunks left below the reflection threshold or failed.
 REVIEW_FILE = "review.jsonl"
+#: The name of a build's staging folders inside the output folder (a random part follows).
+STAGING_PREFIX = ".kgbuild-staging-"
+#: Room the embedded store needs at least (its tables), and per byte of graph.json (measured:
+#: 4 MB for a graph of 20 KB; 24 MB for one of 1.9 MB).
+STORE_BASE_BYTES = 8 << 20
+STORE_BYTES_PER_GRAPH_BYTE = 16
 
 
 def check_build_target(outdir: str | os.PathLike[str], script: str | os.PathLike[str], *,
@@ -59,6 +74,70 @@ def check_build_target(outdir: str | os.PathLike[str], script: str | os.PathLike
     return target
 
 
+@contextmanager
+def build_folder(outdir: str | os.PathLike[str]) -> Iterator[Path]:
+    """Hold `outdir` (created if missing) for a build, from before its work to its last write.
+
+    Locks the folder, puts back the old build if one crashed while moving its files into place,
+    and removes the staging folders of killed builds.
+
+    Raises:
+        FolderBusyError: another build holds the folder (the message names its process).
+        OutputError: the folder cannot be created or restored.
+
+    Example:
+        >>> with build_folder("out/fargo") as target:
+        ...     write_build(run_build("fargo.fountain", options), target)
+    """
+    target = check_writable_dir(outdir)
+    with ExitStack() as stack:
+        try:
+            stack.enter_context(folder_lock(target))
+            settle(target)
+            for stale in target.glob(f"{STAGING_PREFIX}*"):
+                remove_entry(stale)
+        except OSError as e:
+            raise write_error(target, e) from e
+        yield target
+
+
+def _rendered(state: BuildResult, default_schema: bool) -> dict[str, bytes]:
+    """The build's files made in memory (all but the GraphML file and the store), by name."""
+    schema = state.options.graph_schema()
+    page = render_page(view_data(state.graph, state.screenplay, schema=schema), version=__version__)
+    files = {"screenplay.json": state.screenplay.model_dump_json(indent=1),
+             "report.md": build_report(state), VIEW_FILE: page,
+             "graph.json": state.graph.model_dump_json(indent=1)}
+    if not default_schema:
+        files[SCHEMA_FILE] = schema.model_dump_json(indent=1)
+    if state.llm is not None:
+        files[REVIEW_FILE] = "".join(e.model_dump_json() + "\n" for e in state.llm.run.review())
+    if state.options.merge:
+        files[MERGE_LOG_FILE] = "".join(e.model_dump_json() + "\n" for e in state.merge_log)
+    return {name: text.encode("utf-8") for name, text in files.items()}
+
+
+def _free_bytes(folder: Path) -> int | None:
+    """Bytes free for this user on `folder`'s file system; None when it tells no size (some FUSE ones)."""
+    stats = os.statvfs(folder)
+    return stats.f_bavail * stats.f_frsize if stats.f_blocks else None
+
+
+def _check_room(target: Path, files: dict[str, bytes]) -> None:
+    """Refuse a build the disk cannot hold before writing any of it.
+
+    The embedded store's library does not report a full disk (it stops the process, or leaves a
+    store cut short), so its room is checked here, estimated from graph.json's size.
+    """
+    graph = len(files["graph.json"])
+    needed = sum(map(len, files.values())) + graph + STORE_BASE_BYTES + STORE_BYTES_PER_GRAPH_BYTE * graph
+    free = _free_bytes(target)
+    if free is not None and free < needed:
+        raise OutputError(f"no space left on the device of {target}: the build needs about "
+                          f"{needed / 1e6:.0f} MB, {free / 1e6:.0f} MB are free; nothing there was changed: free "
+                          "some space, or write into another folder (-o)")
+
+
 def write_build(state: BuildResult, outdir: str | os.PathLike[str]) -> list[Path]:
     """Write screenplay.json, report.md, graph.graphml, the story view view.html, the embedded
     store graph.lbdb (a fresh database holding this movie only) and graph.json into `outdir`, and
@@ -67,48 +146,38 @@ def write_build(state: BuildResult, outdir: str | os.PathLike[str]) -> list[Path
     a build with another schema than the default schema.json (the schema every command reading
     the folder then uses). A review.jsonl left by an earlier LLM build is removed by an offline
     build, a merge_log.jsonl by a build without merging, a schema.json by a build with the
-    default schema.
+    default schema. The old files are replaced in one step (`kgbuild.journal.replace_files`);
+    other files in the folder are left alone.
 
     Returns:
         The paths written, in order.
+
+    Raises:
+        FolderBusyError: another process is building into `outdir`.
+        OutputError: the folder cannot be written, or the disk is full; the folder is as it was.
     """
-    target = Path(outdir)
-    target.mkdir(parents=True, exist_ok=True)
     schema = state.options.graph_schema()
     default_schema = is_default(schema)
-    staging = Path(tempfile.mkdtemp(prefix=".kgbuild-staging-", dir=target))
-    try:
-        (staging / "screenplay.json").write_text(state.screenplay.model_dump_json(indent=1),
-                                                 encoding="utf-8")
-        (staging / "report.md").write_text(build_report(state), encoding="utf-8")
-        export_graphml(state.graph, staging / "graph.graphml")
-        page = render_page(view_data(state.graph, state.screenplay, schema=schema), version=__version__)
-        (staging / VIEW_FILE).write_text(page, encoding="utf-8")
-        write_embedded(state.graph, staging / DEFAULT_DB_NAME, schema=schema)
-        save_graph(state.graph, staging / "graph.json")
-        names = list(BUILD_FILES)
-        if not default_schema:
-            (staging / SCHEMA_FILE).write_text(schema.model_dump_json(indent=1), encoding="utf-8")
-            names.insert(0, SCHEMA_FILE)
-        if state.llm is not None:
-            review = state.llm.run.review()
-            (staging / REVIEW_FILE).write_text("".join(e.model_dump_json() + "\n" for e in review),
-                                               encoding="utf-8")
-            names.insert(-1, REVIEW_FILE)
-        if state.options.merge:
-            (staging / MERGE_LOG_FILE).write_text("".join(e.model_dump_json() + "\n" for e in state.merge_log),
-                                                  encoding="utf-8")
-            names.insert(-1, MERGE_LOG_FILE)
-        written = []
-        for name in names:
-            os.replace(staging / name, target / name)
-            written.append(target / name)
-        if state.llm is None:
-            (target / REVIEW_FILE).unlink(missing_ok=True)
-        if not state.options.merge:
-            (target / MERGE_LOG_FILE).unlink(missing_ok=True)
-        if default_schema:
-            (target / SCHEMA_FILE).unlink(missing_ok=True)
-        return written
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+    files = _rendered(state, default_schema)
+    names = [name for name in (SCHEMA_FILE, *BUILD_FILES[:-1], REVIEW_FILE, MERGE_LOG_FILE, "graph.json")
+             if name in files or name in BUILD_FILES]
+    removed = [name for name, kept in ((REVIEW_FILE, state.llm is not None), (MERGE_LOG_FILE, state.options.merge),
+                                       (SCHEMA_FILE, not default_schema)) if not kept]
+    with build_folder(outdir) as target:
+        _check_room(target, files)
+        staging: Path | None = None
+        try:
+            staging = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=target))
+            for name, data in files.items():
+                write_new(staging / name, data)
+            export_graphml(state.graph, staging / "graph.graphml")
+            write_embedded(state.graph, staging / DEFAULT_DB_NAME, schema=schema)
+            if _free_bytes(target) == 0:  # the store's library may have cut its file short on the full disk
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            replace_files(target, staging, install=names, remove=removed)
+        except OSError as e:
+            raise write_error(target, e) from e
+        finally:
+            if staging is not None:
+                shutil.rmtree(staging, ignore_errors=True)
+    return [target / name for name in names]

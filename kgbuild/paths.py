@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from kgbuild.atomic import is_disk_full
 from kgbuild.errors import OutputError
 
 #: The environment variable naming the cache folder.
@@ -20,6 +21,22 @@ MERGE_LOG_FILE = "merge_log.jsonl"
 VIEW_FILE = "view.html"
 #: The index page `kgbuild view` writes into a corpus folder, linking each movie's view page.
 VIEW_INDEX_FILE = "index.html"
+#: The most bytes (UTF-8) of a name kgbuild makes from a script (a movie's folder): file systems
+#: allow 255 bytes, and a staging name or a `-2` suffix is added to it.
+MAX_NAME_BYTES = 120
+
+
+def fit_name(name: str, max_bytes: int = MAX_NAME_BYTES) -> str:
+    """`name` cut to at most `max_bytes` bytes of UTF-8, at a character boundary.
+
+    Example:
+        >>> fit_name("我不是药神", 7)
+        '我不'
+    """
+    data = name.encode("utf-8")
+    if len(data) <= max_bytes:
+        return name
+    return data[:max_bytes].decode("utf-8", errors="ignore")
 
 
 def cache_dir(given: str | os.PathLike[str] | None = None) -> Path:
@@ -72,3 +89,16 @@ def check_writable_file(path: str | os.PathLike[str], what: str = "output file")
         raise OutputError(f"cannot write the {what} {target}: the file is not writable")
     check_writable_dir(target.parent if str(target.parent) else Path("."), what=f"folder of the {what}")
     return target
+
+
+def write_error(folder: str | os.PathLike[str], error: OSError, what: str = "output folder") -> OutputError:
+    """The one-line error for `error`, met while writing into `folder`: a full disk says to free space.
+
+    Example:
+        >>> str(write_error("out", OSError(28, "No space left on device"))).split(";")[0]
+        'no space left on the device of out (No space left on device)'
+    """
+    if is_disk_full(error):
+        return OutputError(f"no space left on the device of {folder} ({error.strerror}); nothing there was "
+                           "changed: free some space, or write into another folder (-o)")
+    return OutputError(f"cannot write the {what} {folder}: {error}")

@@ -1,10 +1,16 @@
-"""The human-readable build report (Markdown): what was found, what was repaired, what to check."""
+"""The human-readable build report (Markdown): what was found, what was repaired, what to check.
+
+Everything the report takes from the script, the model or the user (title, names, quotes,
+warnings, reasons) is escaped (`kgbuild.mdescape.md_text`), so Markdown or HTML in it renders
+as text.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from kgbuild.mdescape import md_text
 from kgbuild.paths import VIEW_FILE
 from kgbuild.pipeline import BuildResult
 from kgbuild.scenes import recorded_selection
@@ -38,14 +44,14 @@ def llm_section(llm: LLMExtraction) -> list[str]:
     lines = [
         "## LLM extraction",
         "",
-        f"- Model: {llm.usage.model} via {llm.usage.backend}"
+        f"- Model: {md_text(llm.usage.model)} via {llm.usage.backend}"
         + ("" if llm.usage.priced else " (no price known: costs shown as 0)"),
         (f"- Chunks: {len(run.outcomes)}; accepted {run.count(ChunkStatus.ACCEPTED)}, below threshold "
         f"{run.count(ChunkStatus.BELOW_THRESHOLD)}, failed {run.count(ChunkStatus.FAILED)}"),
         (f"- Per 1,000 script words ({rates.words} words): {rates.requests:.2f} requests, "
         f"{rates.prompt_tokens:.0f} prompt + {rates.completion_tokens:.0f} completion tokens; before "
         f"reflection retries {rates.first_requests:.2f} requests, {rates.first_tokens:.0f} tokens"),
-        f"- Response cache: `{llm.cache_path}`",
+        f"- Response cache: {md_text(str(llm.cache_path))}",
         *([f"- Facts the text does not show (dropped): {llm.ungrounded.entities} entities, "
            f"{llm.ungrounded.relations} relations"] if llm.ungrounded is not None else []),
         "",
@@ -62,7 +68,7 @@ def llm_section(llm: LLMExtraction) -> list[str]:
         scenes = ", ".join(map(str, entry.scenes))
         score = "no score" if entry.best_score is None else f"best score {entry.best_score}"
         reason = entry.reasons[0] if entry.reasons else "no reason given"
-        lines.append(f"- {entry.chunk} (scenes {scenes}): {entry.status.value}, {score}: {reason}")
+        lines.append(f"- {md_text(entry.chunk)} (scenes {scenes}): {entry.status.value}, {score}: {md_text(reason)}")
     if not review:
         lines.append("None.")
     return lines + [""]
@@ -78,8 +84,8 @@ def merge_section(state: BuildResult, *, examples: int = 15) -> list[str]:
               f"{count['keep_apart']} candidate clusters kept apart, {count['link']} life-stage links, "
               f"{count['error']} failed adjudications; all of it in merge_log.jsonl")]
     for e in merges[:examples]:
-        others = ", ".join(n for n in e.names if n != e.canonical_name)
-        lines.append(f"  - {e.type} '{e.canonical_name}' <- {others} ({e.adjudicator})")
+        others = ", ".join(md_text(n) for n in e.names if n != e.canonical_name)
+        lines.append(f"  - {e.type} '{md_text(e.canonical_name or '')}' <- {others} ({md_text(e.adjudicator)})")
     if len(merges) > examples:
         lines.append(f"  - ... and {len(merges) - examples} more")
     return lines
@@ -102,8 +108,9 @@ def opposite_pairs_section(graph) -> list[str]:
                 continue
             found += 1
             a, b = rels[0], by_pair[(pair, bad)][0]
-            lines.append(f"- {names[a.source]} / {names[a.target]}: {good} \"{a.evidence[0].quote}\" "
-                         f"(scene {a.evidence[0].scene}); {bad} \"{b.evidence[0].quote}\" "
+            lines.append(f"- {md_text(names[a.source])} / {md_text(names[a.target])}: {good} "
+                         f"\"{md_text(a.evidence[0].quote)}\" (scene {a.evidence[0].scene}); {bad} "
+                         f"\"{md_text(b.evidence[0].quote)}\" "
                          f"(scene {b.evidence[0].scene})")
     if not found:
         lines.append("None.")
@@ -125,7 +132,7 @@ def schema_lines(state: BuildResult) -> list[str]:
     if is_default(schema):
         return []
     lacking = [role for role in ROLES if schema.type_for_role(role) is None]
-    return [f"- Schema: {schema.label()} (schema.json); roles without a type, not extracted: "
+    return [f"- Schema: {md_text(schema.label())} (schema.json); roles without a type, not extracted: "
             + (", ".join(lacking) or "none")]
 
 
@@ -133,9 +140,9 @@ def build_report(state: BuildResult) -> str:
     """Render the report of a finished build."""
     sp, graph = state.screenplay, state.graph
     lines = [
-        f"# kgbuild report: {sp.title}",
+        f"# kgbuild report: {md_text(sp.title)}",
         "",
-        (f"- Source: `{sp.source.path}` ({sp.source.format.value}, {sp.language}, "
+        (f"- Source: {md_text(str(sp.source.path))} ({sp.source.format.value}, {sp.language}, "
         f"sha256 {sp.source.sha256[:12]})"),
         f"- Backend: {graph.provenance.backend if graph.provenance else 'unknown'}",
         *schema_lines(state),
@@ -169,25 +176,25 @@ def build_report(state: BuildResult) -> str:
     for count in state.repairs:
         changed = ", ".join(f"{k} {v}" for k, v in sorted(count.changed.items())) or "nothing"
         lines.append(f"- **{count.rule}**: {changed}")
-        lines += [f"  - {example}" for example in count.examples]
+        lines += [f"  - {md_text(example)}" for example in count.examples]
     lines += ["", "## Derived facts", ""]
     for count in state.derivations:
         added = ", ".join(f"{k} {v}" for k, v in sorted(count.changed.items())) or "nothing"
         lines.append(f"- **{count.rule}**: {added}")
-        lines += [f"  - {example}" for example in count.examples]
+        lines += [f"  - {md_text(example)}" for example in count.examples]
     lines += ["", "## Merges", "", *merge_section(state)]
     if state.corrected:
         applied = sum(r.applied for r in state.corrected)
         lines += ["", f"## Corrections ({applied} of {len(state.corrected)} applied)", ""]
         for r in state.corrected:
             what = r.correction.fact or r.correction.relation or r.correction.entities
-            lines.append(f"- line {r.line}: {r.correction.action} {what}: {r.note}")
+            lines.append(f"- line {r.line}: {r.correction.action} {md_text(str(what))}: {md_text(r.note)}")
     missing = scenes_without_entities(state)
     lines += ["", "## Scenes without any entity", ""]
     lines.append(", ".join(map(str, missing)) if missing else "None.")
     lines += ["", f"## Warnings ({len(sp.warnings)})", ""]
     for w in sp.warnings[:50]:
-        lines.append(f"- line {w.line}: {w.message}" if w.line else f"- {w.message}")
+        lines.append(f"- line {w.line}: {md_text(w.message)}" if w.line else f"- {md_text(w.message)}")
     if len(sp.warnings) > 50:
         lines.append(f"- ... and {len(sp.warnings) - 50} more (all are in screenplay.json)")
     if not sp.warnings:

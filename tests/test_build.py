@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from kgbuild.embeddings import default_embedder
+from kgbuild.errors import OutputError
 from kgbuild.graph import load_graph
 from kgbuild.output import BUILD_FILES, write_build
 from kgbuild.pipeline import BuildOptions, run_build
@@ -63,9 +64,9 @@ def test_failed_write_leaves_no_complete_looking_output(tmp_path, monkeypatch):
 
     monkeypatch.setattr("kgbuild.output.export_graphml", broken)
     out = tmp_path / "out"
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(OutputError, match="cannot write the output folder .*: disk full"):
         write_build(state, out)
-    assert list(out.iterdir()) == []  # no graph.json, no staging folder left behind
+    assert not out.exists()  # no graph.json, no staging folder left behind, not even the folder it made
 
 
 def test_rebuild_replaces_previous_output(tmp_path):

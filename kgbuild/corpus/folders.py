@@ -20,6 +20,8 @@ import uuid
 from collections.abc import Mapping
 from pathlib import Path
 
+from kgbuild.atomic import remove_entry, write_new
+
 #: The staging area inside a corpus output folder (hidden, removed at the start of every run).
 STAGING = ".kgbuild-staging"
 #: The file in each movie folder holding the key of the input and options it was built for.
@@ -27,8 +29,8 @@ KEY_FILE = "build_key.json"
 
 
 def clean_staging(outdir: Path) -> None:
-    """Remove what an interrupted run left in the staging area."""
-    shutil.rmtree(outdir / STAGING, ignore_errors=True)
+    """Remove what an interrupted run left in the staging area (a symlink there is removed, not followed)."""
+    remove_entry(outdir / STAGING)
 
 
 def built_key(outdir: Path, movie: str) -> str | None:
@@ -54,22 +56,31 @@ def commit_movie(outdir: Path, movie: str, files: Mapping[str, bytes], key_recor
 
     Returns:
         The movie folder.
+
+    Raises:
+        OSError: the files cannot be written (a full disk); an older folder stays in place.
     """
     staging = outdir / STAGING
     staging.mkdir(parents=True, exist_ok=True)
-    fresh = Path(tempfile.mkdtemp(prefix=f"{movie}.", dir=staging))
+    fresh = Path(tempfile.mkdtemp(prefix="movie-", dir=staging))
     umask = os.umask(0)
     os.umask(umask)
     fresh.chmod(0o777 & ~umask)
     for name, data in files.items():
         target = fresh / name
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
-    (fresh / KEY_FILE).write_text(json.dumps(dict(key_record), indent=1, sort_keys=True), encoding="utf-8")
+        write_new(target, data)
+    write_new(fresh / KEY_FILE, json.dumps(dict(key_record), indent=1, sort_keys=True).encode("utf-8"))
     final = outdir / movie
     old = staging / f"old-{uuid.uuid4().hex}"
-    if final.exists():
+    moved = os.path.lexists(final)
+    if moved:  # an older folder, or anything else at its name (a symlink is moved, not followed)
         os.replace(final, old)
-    os.replace(fresh, final)
+    try:
+        os.replace(fresh, final)
+    except OSError:
+        if moved:
+            os.replace(old, final)
+        raise
     shutil.rmtree(old, ignore_errors=True)
     return final

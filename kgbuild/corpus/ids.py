@@ -2,13 +2,16 @@
 
 A movie's id is the manifest's id (as `--movie` for one script), else the STAGE folder name of a
 script.json, else the title page's title, else the file stem (`kgbuild.readers.movie_id`). In a
-corpus each id names a folder, so characters a folder name cannot hold become `_`, and an id met
-again (ignoring case, for case-insensitive file systems) gets `-2`, `-3`, ... in input order: the
-same inputs give the same ids on every run.
+corpus each id names a folder, so characters a folder name cannot hold become `_`, an id is cut
+to `kgbuild.paths.MAX_NAME_BYTES` bytes of UTF-8 (a file system counts bytes: 90 Chinese
+characters are 270), and an id met again (ignoring case, for case-insensitive file systems) gets
+`-2`, `-3`, ... in input order: the same inputs give the same ids on every run. The names of the
+corpus's own files (corpus.jsonl, report.md, index.html, corpus.lbdb) count as met already, so
+no movie folder takes their place.
 
 Example:
-    >>> unique_ids(["Fargo", "fargo", "Up/Down"])
-    ['Fargo', 'fargo-2', 'Up_Down']
+    >>> unique_ids(["Fargo", "fargo", "Up/Down", "report.md"])
+    ['Fargo', 'fargo-2', 'Up_Down', 'report.md-2']
 """
 
 from __future__ import annotations
@@ -16,26 +19,34 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from kgbuild.corpus.outputs import CORPUS_DB_NAME
+from kgbuild.corpus.report import REPORT_FILE
+from kgbuild.corpus.status import STATUS_FILE
+from kgbuild.paths import VIEW_INDEX_FILE, fit_name
+
 _UNSAFE = re.compile(r'[/\\:*?"<>|\x00-\x1f]')
-_MAX_LENGTH = 120
+#: The names of a corpus output's own files (the embedded store's with its side files).
+RESERVED = (STATUS_FILE, REPORT_FILE, VIEW_INDEX_FILE, CORPUS_DB_NAME, f"{CORPUS_DB_NAME}.wal",
+            f"{CORPUS_DB_NAME}.shadow")
 
 
 def safe_id(raw: str) -> str:
-    """`raw` as a folder name: no path separators or control characters, no leading dot, not empty.
+    """`raw` as a folder name: no path separators or control characters, no leading dot, not empty,
+    at most `kgbuild.paths.MAX_NAME_BYTES` bytes.
 
     Example:
         >>> safe_id("../Up: A Story")
         '_._Up_ A Story'
     """
-    text = _UNSAFE.sub("_", raw.strip())[:_MAX_LENGTH].strip()
+    text = fit_name(_UNSAFE.sub("_", raw.strip())).strip()
     if text.startswith("."):
         text = "_" + text[1:]
     return text or "untitled"
 
 
 def unique_ids(raw: Sequence[str]) -> list[str]:
-    """Safe, distinct ids for `raw` (in order): a repeated id gets the next free `-N` suffix."""
-    taken: set[str] = set()
+    """Safe, distinct ids for `raw` (in order): a repeated id, or one of `RESERVED`, gets the next free `-N` suffix."""
+    taken = {name.casefold() for name in RESERVED}
     ids = []
     for name in raw:
         base = safe_id(name)

@@ -7,13 +7,10 @@ from collections.abc import Sequence
 
 from kgbuild.corpus.status import MovieStatus
 from kgbuild.llm.costs import TaskUsage
+from kgbuild.mdescape import md_text
 
 #: The report file of a corpus output folder.
 REPORT_FILE = "report.md"
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
 
 
 def corpus_report(statuses: Sequence[MovieStatus], *, executor: str, wall_seconds: float) -> str:
@@ -46,8 +43,8 @@ def corpus_report(statuses: Sequence[MovieStatus], *, executor: str, wall_second
               "|---|---|---|---|---|---|---|"]
     for s in statuses:
         detail = s.error if s.error else s.script
-        lines.append(f"| {_cell(s.movie)} | {s.status} | {s.seconds:.1f} | {s.counts.get('scenes', '')} | "
-                     f"{s.counts.get('entities', '')} | {s.counts.get('relations', '')} | {_cell(detail or '')} |")
+        lines.append(f"| {md_text(s.movie)} | {s.status} | {s.seconds:.1f} | {s.counts.get('scenes', '')} | "
+                     f"{s.counts.get('entities', '')} | {s.counts.get('relations', '')} | {md_text(detail or '')} |")
     failed = [s for s in statuses if s.status == "failed"]
     if failed:
         lines += ["", f"{len(failed)} movies failed; fix their scripts (or the cause named) and rerun the same "

@@ -35,6 +35,8 @@ from kgbuild.corpus.report import REPORT_FILE, corpus_report
 from kgbuild.corpus.spec import CorpusSpec, file_sha256, input_key
 from kgbuild.corpus.status import STATUS_FILE, MovieStatus, Status, StatusLog, read_statuses, write_statuses
 from kgbuild.corpus.worker import Identity, MovieOutcome, MovieTask, build_movie, identify, stage_id
+from kgbuild.lock import folder_lock
+from kgbuild.paths import write_error
 
 logger = logging.getLogger(__name__)
 
@@ -123,10 +125,32 @@ def build_corpus(items: Sequence[CorpusItem], outdir: Path, spec: CorpusSpec, ex
         Every movie's status, in input order, and the batch files written (batch-export mode).
 
     Raises:
-        OutputError: OUTDIR cannot be written.
+        OutputError: OUTDIR cannot be written, or its disk is full (a movie whose folder alone
+            cannot be written is recorded failed, and the others go on).
+        FolderBusyError: another build holds OUTDIR (the message names its process).
     """
+    with folder_lock(outdir):
+        try:
+            return _build_locked(items, outdir, spec, executor, on_movie)
+        except OSError as e:
+            raise write_error(outdir, e, "corpus output folder") from e
+
+
+def _commit(outdir: Path, task: MovieTask, identity: Identity, outcome: MovieOutcome) -> str | None:
+    """Move a built movie's files into place; None, or why its folder could not be written."""
+    try:
+        commit_movie(outdir, task.movie, outcome.files, {
+            "key": task.key, "movie": task.movie, "script": str(task.path), "script_sha256": identity.sha256,
+            "kgbuild": __version__, "partial": outcome.failed_chunks > 0})
+    except OSError as e:
+        logger.info("cannot write the folder of %s", task.movie, exc_info=True)
+        return str(write_error(outdir / task.movie, e, "movie folder"))
+    return None
+
+
+def _build_locked(items: Sequence[CorpusItem], outdir: Path, spec: CorpusSpec, executor: Executor,
+                  on_movie: Callable[[MovieStatus], None] | None) -> CorpusResult:
     start = time.perf_counter()
-    outdir.mkdir(parents=True, exist_ok=True)
     clean_staging(outdir)
     status_path = outdir / STATUS_FILE
     cached = {(s.script, s.script_sha256): s.reader_id for s in read_statuses(status_path) if s.reader_id}
@@ -135,7 +159,7 @@ def build_corpus(items: Sequence[CorpusItem], outdir: Path, spec: CorpusSpec, ex
     movies = unique_ids(reader_ids)
     statuses: dict[str, MovieStatus] = {}
     tasks: dict[str, tuple[MovieTask, Identity, str]] = {}
-    log = StatusLog(status_path, truncate=True)
+    log = StatusLog(status_path)
 
     def record(status: MovieStatus) -> None:
         statuses[status.movie] = status
@@ -162,14 +186,10 @@ def build_corpus(items: Sequence[CorpusItem], outdir: Path, spec: CorpusSpec, ex
             if isinstance(outcome, WorkerLost):
                 record(_status(task, identity, reader_id, None, "failed", str(outcome)))
                 continue
-            if outcome.status == "done":
-                commit_movie(outdir, task.movie, outcome.files, {
-                    "key": task.key, "movie": task.movie, "script": str(task.path),
-                    "script_sha256": identity.sha256, "kgbuild": __version__,
-                    "partial": outcome.failed_chunks > 0})
+            failure = _commit(outdir, task, identity, outcome) if outcome.status == "done" else None
             for line in outcome.batch_lines:
                 batch_lines.setdefault(_custom_id(line), line)
-            record(_status(task, identity, reader_id, outcome, outcome.status))
+            record(_status(task, identity, reader_id, outcome, "failed" if failure else outcome.status, failure))
     finally:
         log.close()
     clean_staging(outdir)

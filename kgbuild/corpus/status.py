@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from kgbuild.atomic import write_text_atomic
+from kgbuild.atomic import write_bytes_atomic, write_text_atomic
 from kgbuild.llm.costs import TaskUsage
 
 logger = logging.getLogger(__name__)
@@ -70,25 +71,29 @@ def read_statuses(path: Path) -> list[MovieStatus]:
 
 
 class StatusLog:
-    """Appends status lines as movies finish (each line flushed at once).
+    """Appends status lines as movies finish (each line written at once) to a new corpus.jsonl.
+
+    The file is created anew (`kgbuild.atomic.write_bytes_atomic`): whatever was at its name
+    (the last run's file, or a symlink to a file elsewhere) is replaced, never written through.
 
     Args:
         path: The corpus.jsonl file.
-        truncate: Start the file afresh (a new run) instead of appending.
     """
 
-    def __init__(self, path: Path, *, truncate: bool = False):
+    def __init__(self, path: Path):
         self.path = path
-        self._handle = path.open("w" if truncate else "a", encoding="utf-8")
+        write_bytes_atomic(path, b"")
+        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
 
     def append(self, status: MovieStatus) -> None:
         """Add one line."""
-        self._handle.write(status.model_dump_json() + "\n")
-        self._handle.flush()
+        line = memoryview((status.model_dump_json() + "\n").encode("utf-8"))
+        while line:
+            line = line[os.write(self._fd, line):]
 
     def close(self) -> None:
         """Close the file."""
-        self._handle.close()
+        os.close(self._fd)
 
 
 def write_statuses(path: Path, statuses: Iterable[MovieStatus]) -> None:

@@ -24,6 +24,14 @@ def test_ids_are_safe_folder_names_and_unique_in_input_order():
     assert unique_ids(["a", "a", "a-2"]) == ["a", "a-2", "a-2-2"]
 
 
+def test_ids_fit_a_file_name_in_bytes_and_never_take_the_corpus_files_names():
+    long = safe_id("我不是药神" * 18)  # 270 bytes of UTF-8
+    assert len(long.encode("utf-8")) <= 120 and "我不是药神".startswith(long[:5])
+    assert len(safe_id("é" * 200).encode("utf-8")) == 120  # cut between characters, never inside one
+    assert unique_ids(["corpus.jsonl", "Report.md", "index.html", "corpus.lbdb", "corpus.lbdb.wal"]) == [
+        "corpus.jsonl-2", "Report.md-2", "index.html-2", "corpus.lbdb-2", "corpus.lbdb.wal-2"]
+
+
 @pytest.mark.shared_data
 def test_a_stage_tree_is_every_script_json_below_it(shared_data: Path):
     items = discover([shared_data / "stage"])
