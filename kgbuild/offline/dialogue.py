@@ -1,13 +1,16 @@
-"""Speeches of a scene, whom each is addressed to, and what its words say about the speaker's
-tie to the listener.
+"""Speeches of a scene, and what their words say about the speaker's tie to the listener.
 
-A speech is addressed to someone only when the text settles who: the speaker calls a present
-character by name ('Neil, sit down.'), the scene has exactly two speakers, the speech sits
-between two speeches of the same other character (an exchange), or it answers the question
-the speech right before it asked. Voice-over speeches address
-no one in the scene. Attitude cues are read only from a speech with a known listener: warm
-thanks and 'I love you' (favorable: one side's attitude), endearments (affinity), insults
-(unfavorable), threats to kill or hurt (hostility). Trading lines alone is `speaks_to`, nothing more.
+A speech is the words of one cue, with its parentheticals ('(to Ben)', '(reading)', '（对静秋）'),
+its turn among the scene's cues (a voice of no one in particular, ALL or '一人应和', takes a turn)
+and the action line right before it. Whom it is addressed to is `kgbuild.offline.address`.
+
+Attitude cues are read only from a speech with one listener, settled by the words or the talk
+(not only by whom the speaker faces), and whose words are the speaker's own, not read, sung or
+recited ('(reading)', '(sings)', 'Henry reads aloud:', '（念）'): warm thanks and 'I love you'
+(favorable: one side's attitude), endearments (affinity), insults (unfavorable), threats to
+kill or hurt (hostility), each in the second person ('You're a liar.', '你就是个骗子') and
+stated, not asked ('Are you a murderer?' is no insult). Trading lines alone is `speaks_to`,
+nothing more.
 """
 
 from __future__ import annotations
@@ -21,9 +24,21 @@ from kgbuild.offline.characters import Cast
 from kgbuild.readers.cues import voice_is_away, voice_is_offscreen
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
-# 'This is our youngest, Todd.': a name after an introduction presents someone, it calls no one.
-_INTRODUCES = re.compile(r"\b(?:this is|these are|meet|here is|here's|introduce|i'd like you to meet)\b",
-                         re.IGNORECASE)
+# Read, sung or recited: the words are not the speaker's own ('(reading)', '(sings)', '（念）').
+_PERFORMED = re.compile(r"\b(?:reading|reads?|reciting|recites?|singing|sings?|quoting|quotes?|"
+                        r"rehearsing|rehearses?|performing|in character|dictating|dictates?)\b"
+                        r"|^\W*(?:念|读|唱|朗读|朗诵|背诵|宣读|念道|读道|唱道)", re.IGNORECASE)
+_PERFORMED_ACTION = re.compile(r"\b(?:reads?|recites?|sings?|quotes?|performs?|rehearses?|dictates?)\b"
+                               r"(?:\s+(?:aloud|out|from))?|念道|读道|唱道|念起|读起|唱起|朗读|朗诵|背诵|宣读",
+                               re.IGNORECASE)
+@dataclass(frozen=True)
+class Direction:
+    """A parenthetical of a speech ('(to Ben)', '（对静秋）') and where it stands in it."""
+
+    text: str
+    line: int  # the index of the dialogue element it goes with
+    leading: bool  # it comes before any of the speech's words: it holds for the whole speech
+    at: int = 0  # where in that element's text it stands (a direction written inside the line)
 
 
 @dataclass(frozen=True)
@@ -36,35 +51,65 @@ class Speech:
     lines: tuple[Element, ...]  # dialogue elements
     away: bool  # voice-over, phone, recording: not said in the scene's place
     offscreen: bool = False  # heard from out of frame: speaks in the scene, but is not shown in it
+    directions: tuple[Direction, ...] = ()  # its parentheticals, '(to Ben)', '（对静秋）'
+    turn: int = 0  # the position of its cue among the scene's cues, voices of no one included
+    lead: str = ""  # the action line right before its cue ('Henry reads aloud:')
 
     @property
     def first_line(self) -> Element:
         """The element to quote: the first dialogue element, or the cue when it has none."""
         return self.lines[0] if self.lines else self.cue
 
+    @property
+    def performed(self) -> bool:
+        """Whether the words are read, sung or recited, not the speaker's own: a parenthetical
+        says so ('(reading)', '(sings)', '（念）'), or the action right before the cue does
+        ('Henry reads aloud from the script:')."""
+        if any(_PERFORMED.search(d.text) for d in self.directions):
+            return True
+        last = sentences(self.lead)[-1] if sentences(self.lead) else ""
+        return bool(_PERFORMED_ACTION.search(last))
+
+
+INLINE_DIRECTION = re.compile(r"[（(]([^（()）]{1,40})[）)]")
+
 
 def scene_speeches(scene: Scene, cast: Cast) -> list[Speech]:
     """The speeches of a scene in order (a cue standing for several speakers gives one each)."""
     out: list[Speech] = []
     current: list[tuple[str, Element, list[Element]]] = []
+    directions: list[Direction] = []
+    turn = 0
+    lead = ""
 
     def flush() -> None:
         for speaker, cue, lines in current:
             away = voice_is_away(cue.extensions)
             offscreen = voice_is_offscreen(cue.extensions)
+            inline = [Direction(m.group(1), k, k == 0 and not lines[0].text[:m.start()].strip(), m.start())
+                      for k, el in enumerate(lines) for m in INLINE_DIRECTION.finditer(el.text)]
             out.append(Speech(speaker, " ".join(el.text for el in lines).strip(), cue, tuple(lines), away,
-                              offscreen))
+                              offscreen, (*directions, *inline), turn, lead))
         current.clear()
+        directions.clear()
 
+    previous: Element | None = None
     for el in scene.elements:
         if el.kind is ElementKind.CHARACTER and el.speaker:
             flush()
+            turn += 1
+            lead = previous.text if previous is not None and previous.kind is ElementKind.ACTION else ""
             current.extend((name, el, []) for name in cast.speakers(el.speaker))
         elif el.kind is ElementKind.DIALOGUE and current:
             for _, _, lines in current:
                 lines.append(el)
-        elif el.kind is not ElementKind.PARENTHETICAL:
+        elif el.kind is ElementKind.PARENTHETICAL:
+            if current:
+                said = len(current[0][2])
+                directions.append(Direction(el.text.strip(), said, said == 0))
+        else:
             flush()
+        previous = el
     flush()
     return out
 
@@ -76,50 +121,13 @@ def has_other_voices(scene: Scene, cast: Cast) -> bool:
                and not voice_is_away(el.extensions) for el in scene.elements)
 
 
-def vocative_patterns(patterns: dict[str, re.Pattern[str]]) -> dict[str, re.Pattern[str]]:
-    """Per character, a regex for being called by name: 'Neil, ...', '..., Neil.', '尼尔，'."""
-    out = {}
-    for name, pattern in patterns.items():
-        body = pattern.pattern
-        if _CJK.search(name):
-            out[name] = re.compile(rf"^(?:{body})[，,！!：:]|[，,](?:{body})[。！？!?]?$")
-        else:
-            out[name] = re.compile(rf"^\W*(?:{body})\s*[,!?]|,\s*(?:{body})\s*[.!?]+[\"']?\s*$")
-    return out
-
-
-def listener(speeches: list[Speech], i: int, present: set[str],
-             vocatives: dict[str, re.Pattern[str]], *, other_voices: bool = False) -> tuple[str, str] | None:
-    """Whom speech `i` is addressed to, and how that is known ('vocative', 'two_speakers',
-    'exchange', 'answer': a reply right after another's question), or None when the text does
-    not settle it.
-
-    Args:
-        speeches: The scene's speeches in order.
-        i: The speech.
-        present: Characters present in the scene.
-        vocatives: Per character, the regex of being called by name (`vocative_patterns`).
-        other_voices: The scene also has speeches of no one character (ALL, CROWD, '一人应和'):
-            then two named speakers are not the whole conversation.
-    """
-    speech = speeches[i]
-    if speech.away:
-        return None
-    called = [n for n in present if n != speech.speaker and n in vocatives
-              and vocatives[n].search(speech.text) and not _INTRODUCES.search(speech.text)]
-    if len(called) == 1:
-        return called[0], "vocative"
-    in_scene = {s.speaker for s in speeches if not s.away}
-    if len(in_scene) == 2 and speech.speaker in in_scene and not other_voices:
-        return next(n for n in in_scene if n != speech.speaker), "two_speakers"
-    before = next((s for s in reversed(speeches[:i]) if not s.away), None)
-    after = next((s for s in speeches[i + 1:] if not s.away), None)
-    if before and after and before.speaker == after.speaker != speech.speaker:
-        return before.speaker, "exchange"
-    if i > 0 and speeches[i - 1] is before and before is not None and before.speaker != speech.speaker \
-            and before.text.rstrip().endswith("?") and not speech.text.rstrip().endswith("?"):
-        return before.speaker, "answer"
-    return None
+def aimed(speech: Speech, heard: list[tuple[str, str]]) -> bool:
+    """Whether a speech's words are aimed at its one listener, so that an attitude they show is
+    one toward the listener: it has one listener (`kgbuild.offline.address.listeners`: in the
+    room, not one the speaker turns away from), settled by the words or the talk, not only by
+    whom the speaker faces (one may recite to someone), and the words are the speaker's own,
+    not read, sung or recited."""
+    return len(heard) == 1 and heard[0][1] != "facing" and not speech.performed
 
 
 @dataclass(frozen=True)
@@ -153,19 +161,37 @@ ATTITUDE_CUES = (
     Cue("thanks_zh", "favorable_toward", re.compile(
         r"(?:太|真|非常|十分|万分|实在|真是太?)(?:谢谢|感谢)(?!我)|感激不尽|谢谢(?:你|您)(?:们)?为")),
     Cue("love_zh", "affinity_with", re.compile(r"我爱你|我喜欢你")),
-    Cue("insult_zh", "unfavorable_toward", re.compile(r"混蛋|王八蛋|畜生|骗子|废物|滚蛋")),
+    # In the second person, as in English: '你就是个骗子', '你这个混蛋', '滚蛋！' (an order to the
+    # listener); not '那个混蛋' nor '让他滚蛋', said of someone else.
+    Cue("insult_zh", "unfavorable_toward", re.compile(
+        r"你[^，。！？,.!?他她它我]{0,4}?(?:混蛋|王八蛋|畜生|骗子|废物)|(?:^|[，。！？,.!?]|你(?:给我)?)滚蛋")),
     Cue("threat_zh", "hostility_with", re.compile(r"我(?:要|会)?(?:杀了|弄死|宰了)你")),
 )
 
 
+# Cues that assert: asked, they are no insult or threat ('Are you a murderer?', 'You think I'm
+# going to hurt you?').
+_ASSERTED = frozenset({"insult", "threat", "insult_zh", "threat_zh"})
+
+
 def attitude_cues(text: str) -> list[tuple[Cue, str]]:
-    """The attitude cues a speech holds, each with the matched words."""
+    """The attitude cues a speech holds, each with the matched words; an insult or a threat
+    only where it is stated, not asked."""
     found = []
     for cue in ATTITUDE_CUES:
-        m = cue.pattern.search(text)
-        if m:
-            found.append((cue, m.group(0)))
+        for sentence in sentences(text) or [text]:
+            m = cue.pattern.search(sentence)
+            if m and not (cue.rule in _ASSERTED and _asked(sentence, m.start(), m.end())):
+                found.append((cue, m.group(0)))
+                break
     return found
+
+
+def _asked(sentence: str, start: int, end: int) -> bool:
+    """Whether the clause of sentence[start:end] is a question ('Are you a murderer?'), not a
+    statement with a question after it ('我发现你就是个骗子，干嘛？', "You're a liar, aren't you?")."""
+    rest = re.split(r"[,;，；]", sentence[end:], maxsplit=1)
+    return len(rest) == 1 and rest[0].rstrip(" \"'”’…").endswith(("?", "？"))
 
 
 def quoted_line(speech: Speech, words: str) -> tuple[Element, str]:

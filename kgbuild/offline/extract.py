@@ -14,9 +14,12 @@ Each rule names the evidence it reads and emits nothing without it (producer 'ru
   a year the heading or a title card gives). In Chinese scenes (`_presence`) who is first shown
   after a cut, a heading inside the scene or a line opening in another room is in the scene but
   not at its heading's place, and a speaker first heard after a phone call is not in it.
-- `speaks_to_vocative`, `speaks_to_two_speakers`, `speaks_to_exchange`: whom a speech addresses.
-- attitude cues in a speech to a known listener (`thanks`, `love`, `endearment`, `insult`,
-  `threat`) and in action clauses (`embrace`, `violence`, `glare`, `thanks_action`).
+- `speaks_to_direction`, `speaks_to_vocative`, `speaks_to_facing`, `speaks_to_two_speakers`,
+  `speaks_to_exchange`, `speaks_to_answer`: whom a speech addresses, someone in the room when it
+  is said (`kgbuild.offline.dialogue`, `kgbuild.offline.comings`).
+- attitude cues in a speech whose words are aimed at its listener (`thanks`, `love`,
+  `endearment`, `insult`, `threat`) and in action clauses (`embrace`, `violence`, `glare`,
+  `thanks_action`).
 - kinship: `kin_in_name`, `kin_apposition`, `kin_my`, `kin_vocative` (see `kgbuild.offline.kinship`).
 - action clauses (English): `action_event` (an Event named by who does what, with performs,
   undergoes and occurs_at), `handles` (interacts_with), `possessive` ("Neil's pen"),
@@ -62,16 +65,10 @@ from kgbuild.offline.actions import (
     action_noun,
     clauses,
 )
+from kgbuild.offline.address import calling_line, listeners, turned_to, vocative_patterns
 from kgbuild.offline.characters import Cast, common_words, find_cast, mention_patterns
-from kgbuild.offline.dialogue import (
-    Speech,
-    attitude_cues,
-    has_other_voices,
-    listener,
-    quoted_line,
-    scene_speeches,
-    vocative_patterns,
-)
+from kgbuild.offline.comings import rooms
+from kgbuild.offline.dialogue import Speech, aimed, attitude_cues, has_other_voices, quoted_line, scene_speeches
 from kgbuild.offline.facts import Facts, Ref
 from kgbuild.offline.genders import learn_genders
 from kgbuild.offline.headings import HeadingPlaces, heading_places, learn_heading_places
@@ -272,10 +269,13 @@ def _presence(scene: Scene, speeches: list[Speech], sents: list[ActionSentence]
 
 
 def _dialogue(facts: Facts, scene: Scene, script: _Script, speeches: list[Speech], present: set[str],
-              refs: dict[str, Ref]) -> None:
-    """speaks_to, attitudes and kinship from the speeches of one scene."""
+              refs: dict[str, Ref], sents: list[ActionSentence]) -> None:
+    """speaks_to, attitudes and kinship from the speeches of one scene; a listener is someone in
+    the room when the speech is said (`kgbuild.offline.comings`)."""
     index = scene.index
     crowd = has_other_voices(scene, script.cast)
+    in_room = rooms(present, speeches, sents, script.genders)
+    deniers = {s.speaker for s in speeches if not s.away and kinship.denies_kin(s.text)}
     for i, speech in enumerate(speeches):
         if speech.speaker not in refs:
             continue
@@ -286,19 +286,29 @@ def _dialogue(facts: Facts, scene: Scene, script: _Script, speeches: list[Speech
                 ref = script.character(facts, other, index, "kin_my", [_ev(scene, el, sentence, "kin_my")])
                 facts.relate(a, "kinship_with", ref, index, "kin_my", [_ev(scene, el, sentence, "kin_my")],
                              persistence=Persistence.STABLE)
-        heard = listener(speeches, i, present, script.vocatives, other_voices=crowd)
-        if heard is None or heard[0] not in refs:
+        if not speech.away:
+            for other, el in turned_to(speech, script.patterns):
+                if other in refs:
+                    facts.relate(a, "speaks_to", refs[other], index, "speaks_to_direction",
+                                 [_ev(scene, el, el.text, "speaks_to_direction")], name="speaks to")
+        heard = [(n, how) for n, how in listeners(speeches, i, present, script.vocatives, other_voices=crowd,
+                                                  here=in_room[i], patterns=script.patterns,
+                                                  genders=script.genders) if n in refs]
+        for name, how in heard:
+            rule = "speaks_to_" + how
+            said = calling_line(speech, script.vocatives[name]) if how == "vocative" else speech.first_line
+            facts.relate(a, "speaks_to", refs[name], index, rule, [_ev(scene, said, said.text, rule)],
+                         name="speaks to")
+        if len(heard) != 1:
             continue
-        name, how = heard
+        name = heard[0][0]
         b = refs[name]
-        rule = "speaks_to_" + how
-        facts.relate(a, "speaks_to", b, index, rule,
-                     [_ev(scene, speech.first_line, speech.first_line.text, rule)], name="speaks to")
-        for cue, words in attitude_cues(speech.text):
-            el, sentence = quoted_line(speech, words)
-            facts.relate(a, cue.relation, b, index, cue.rule, [_ev(scene, el, sentence, cue.rule)])
+        if aimed(speech, heard):
+            for cue, words in attitude_cues(speech.text):
+                el, sentence = quoted_line(speech, words)
+                facts.relate(a, cue.relation, b, index, cue.rule, [_ev(scene, el, sentence, cue.rule)])
         kin_word = kinship.calls_listener_kin(speech.text)
-        if kin_word and len(present) == 2:
+        if kin_word and len(present) == 2 and not deniers & {speech.speaker, name}:
             el, sentence = quoted_line(speech, kin_word.strip(" ,.!?"))
             facts.relate(a, "kinship_with", b, index, "kin_vocative", [_ev(scene, el, sentence, "kin_vocative")],
                          persistence=Persistence.STABLE)
@@ -469,7 +479,7 @@ def _add_scene(facts: Facts, scene: Scene, script: _Script, events: Counter[str]
             facts.relate(refs[owner], "kinship_with", refs[name], index, "kin_in_name", kin_evidence,
                          persistence=Persistence.STABLE)
     in_scene = set(present) | {s.speaker for s in speeches if s.offscreen}
-    _dialogue(facts, scene, script, speeches, in_scene, refs)
+    _dialogue(facts, scene, script, speeches, in_scene, refs, sents)
     if is_chinese(scene):
         chinese.add_chinese_sentences(facts, scene, sents, script.names)
     else:

@@ -4,7 +4,9 @@
 - 'NAME's wife, NAME' or 'NAME, NAME's wife' in an action sentence.
 - 'my wife, NAME' or 'NAME, my son' in a speech: the speaker's kin.
 - A kin word used to call the listener ('Dad, listen.', '爸，你别管了。'), when the listener is
-  known (`kgbuild.offline.dialogue.listener`).
+  known (`kgbuild.offline.dialogue.listener`), unless either of the two denies the tie in the
+  scene, in the first or second person ('Dad.' then 'I'm not your father.'; '我不是你爸'): a
+  word of address the exchange denies is no kinship.
 'His son', 'the boy's father' or a shared surname are never enough.
 """
 
@@ -35,6 +37,13 @@ _VOCATIVE_EN = re.compile(
 )
 _VOCATIVE_ZH = re.compile(r"^(?:爸爸?|妈妈?|爹|娘|儿子|闺女|老婆|老公|爷爷|奶奶|外公|外婆)[，,！!。]")
 _MY_KIN = re.compile(rf"\bmy\s+(?:{_KIN})\b", re.IGNORECASE)
+_KIN_ZH = "|".join(sorted(KIN_WORDS_ZH, key=len, reverse=True))
+# 'I'm not your father', 'You are not my son', '我不是你爸', '你不是我亲生的女儿'.
+_DENIES = re.compile(
+    rf"\b(?:I'?m|I am|you'?re|you are)\s+(?:not|no)\s+(?:really\s+)?(?:your|my)\s+"
+    rf"(?:real\s+|biological\s+|own\s+|actual\s+)?(?:{_KIN})\b"
+    rf"|(?:我|你)(?:可|也|并|根本|真|又)?不是(?:你|我|您)(?:的)?(?:亲生的?|亲)?(?:{_KIN_ZH})(?!朋友)",
+    re.IGNORECASE)
 
 
 def kin_in_name(name: str, others: set[str]) -> tuple[str, str] | None:
@@ -64,6 +73,18 @@ def calls_listener_kin(line: str) -> str | None:
     """The kin word a speech calls its listener by ('Mom, listen.'), or None."""
     text = line.strip()
     m = _VOCATIVE_ZH.match(text) if _CJK.search(text) else _VOCATIVE_EN.search(text)
+    return m.group(0) if m else None
+
+
+def denies_kin(line: str) -> str | None:
+    """The words of a speech denying a kin tie between speaker and listener ('I'm not your
+    father.', '我不是你爸'), or None.
+
+    Example:
+        >>> denies_kin("Look pal, I'm not your father.")
+        "I'm not your father"
+    """
+    m = _DENIES.search(line)
     return m.group(0) if m else None
 
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 from kgbuild.evidence import quote_evidence
 from kgbuild.model import Element, ElementKind, Scene, Screenplay, Source, SourceFormat
 from kgbuild.offline.actions import clauses
+from kgbuild.offline.address import listeners
 from kgbuild.offline.chinese import add_chinese_sentences, owned, places, things
-from kgbuild.offline.dialogue import Speech, attitude_cues, listener
+from kgbuild.offline.dialogue import Speech, attitude_cues
 from kgbuild.offline.facts import Facts, RelationFinding
 from kgbuild.offline.headings import heading_places
 from kgbuild.offline.kinship import apposed_kin, calls_listener_kin, kin_in_name, speaker_kin
@@ -187,24 +188,24 @@ def test_listeners_are_settled_by_the_text_only():
 
     vocatives = {"Ben": re.compile(r"^\W*(?:Ben)\s*[,!?]|,\s*(?:Ben)\s*[.!?]+[\"']?\s*$")}
     two = [_speech("Anna", "Sit down."), _speech("Ben", "No.")]
-    assert listener(two, 0, {"Anna", "Ben"}, {}) == ("Ben", "two_speakers")
+    assert listeners(two, 0, {"Anna", "Ben"}, {}) == [("Ben", "two_speakers")]
     # Two named speakers among a crowd's voices (ALL, '一人应和') are not the whole conversation.
-    assert listener(two, 0, {"Anna", "Ben"}, {}, other_voices=True) is None
+    assert listeners(two, 0, {"Anna", "Ben"}, {}, other_voices=True) == []
     three = [_speech("Anna", "Sit down."), _speech("Ben", "No."), _speech("Cleo", "Quiet.")]
-    assert listener(three, 0, {"Anna", "Ben", "Cleo"}, {}) is None
-    assert listener([_speech("Anna", "Sit down, Ben."), *three[1:]], 0, {"Anna", "Ben", "Cleo"},
-                    vocatives) == ("Ben", "vocative")
+    assert listeners(three, 0, {"Anna", "Ben", "Cleo"}, {}) == []
+    assert listeners([_speech("Anna", "Sit down, Ben."), *three[1:]], 0, {"Anna", "Ben", "Cleo"},
+                     vocatives) == [("Ben", "vocative")]
     # Presenting Ben to someone else calls no one.
-    assert listener([_speech("Anna", "This is our youngest, Ben."), *three[1:]], 0, {"Anna", "Ben", "Cleo"},
-                    vocatives) is None
+    assert listeners([_speech("Anna", "This is our youngest, Ben."), *three[1:]], 0, {"Anna", "Ben", "Cleo"},
+                     vocatives) == []
     exchange = [_speech("Ben", "Well?"), _speech("Anna", "Sit down."), _speech("Ben", "No."),
                 _speech("Cleo", "Quiet.")]
-    assert listener(exchange, 1, {"Anna", "Ben", "Cleo"}, {}) == ("Ben", "exchange")
+    assert listeners(exchange, 1, {"Anna", "Ben", "Cleo"}, {}) == [("Ben", "exchange")]
     asked = [_speech("Anna", "Who did it?"), _speech("Ben", "Cleo did."), _speech("Cleo", "Did not!")]
-    assert listener(asked, 1, {"Anna", "Ben", "Cleo"}, {}) == ("Anna", "answer")
-    assert listener(asked, 2, {"Anna", "Ben", "Cleo"}, {}) is None
+    assert listeners(asked, 1, {"Anna", "Ben", "Cleo"}, {}) == [("Anna", "answer")]
+    assert listeners(asked, 2, {"Anna", "Ben", "Cleo"}, {}) == []
     narrated = [_speech("Anna", "I remember him.", away=True), _speech("Ben", "Hi.")]
-    assert listener(narrated, 0, {"Ben"}, {}) is None
+    assert listeners(narrated, 0, {"Ben"}, {}) == []
 
 
 def test_attitude_cues():
