@@ -7,7 +7,8 @@ Each rule names the evidence it reads and emits nothing without it (producer 'ru
   time of day of a heading (DAY, NIGHT) stays scene metadata (`Scene.time_of_day`): it is a
   kind of time, not a time point of the story.
 - `speaks`, `named_in_action`: who is in the scene (speaking in it, not as a voice-over, on the
-  phone or off screen, or shown by the action);
+  phone or off screen, or shown by the action in person: not on a screen, in a picture or in
+  print, nor said to be gone, `kgbuild.offline.scenes.scene_sights`);
   with the heading: `present_in_heading_place` (located_at), `present_in_stated_year` (present_on
   a year the heading or a title card gives). In Chinese scenes (`_presence`) who is first shown
   after a cut, a heading inside the scene or a line opening in another room is in the scene but

@@ -114,10 +114,11 @@ _IS = re.compile(r"\s+(?:[a-z]+ing\s+(?:on|in|at|by|with|across|behind|beside|ne
 # Coming into view on a screen named earlier in the sentence ('... on her computer and ROSALYN, 60 today, appears').
 _APPEARS = re.compile(r"^\s*(?:,[^,]{1,40},\s*)?(?:appears?|pops? up|comes? (?:up|on)|flickers? (?:on|into view)|"
                       r"shimmers? into view|fades? in|fills the screen)\b", re.IGNORECASE)
-# Written text after a label's colon: 'Call display: MOM.', 'The marquee reads: ...'.
+# What a colon opens right after a medium or a verb of print (at most three words between): 'Call display:
+# MOM.', 'The marquee reads: ...', 'the image on the viewscreen transforms to: Shinzon's Viceroy'.
 _LABEL = re.compile(
-    rf"(?:\b{STILL_MEDIA}|\b{SCREEN_MEDIA}|\bID|\b(?:reads?|displays?|flashes|spells?(?: out)?|lists?))\s*:",
-    re.IGNORECASE)
+    rf"(?:\b(?P<screen>{SCREEN_MEDIA})|\b(?P<still>{STILL_MEDIA}|ID|reads?|displays?|flashes|spells?(?: out)?|"
+    r"lists?))(?:\s+[\w'’-]+){0,3}?\s*:", re.IGNORECASE)
 # Said to be absent: 'Picard is gone.'
 _GONE = re.compile(
     r"^\s*(?:is|was|['’]s|has|had)\s+(?:already\s+|long\s+|now\s+|still\s+)?(?:been\s+)?"
@@ -237,18 +238,18 @@ class ActionSentence:
             elif frame is not None:
                 sight = _medium_sight(frame)
             else:
-                sight = self._sight(s, e, label.end() if label else None, voice_over)
+                sight = self._sight(s, e, label, voice_over)
             if name not in out or _SIGHT_RANK[sight] < _SIGHT_RANK[out[name]]:
                 out[name] = sight
         return out
 
-    def _sight(self, s: int, e: int, label: int | None, voice_over: bool) -> Sight:
+    def _sight(self, s: int, e: int, label: re.Match[str] | None, voice_over: bool) -> Sight:
         """How the name at text[s:e] is shown, in a sentence that does not open on a medium."""
         before, after = self.text[:s], self.text[e:]
         if after[:2].lower() in ("'s", "’s") and not _IS.match(after[2:]):
             return Sight.NAMED
-        if label is not None and s >= label:
-            return Sight.PICTURE
+        if label is not None and s >= label.end():
+            return _medium_sight(label)
         of = _MEDIUM_OF.search(before)
         if of is not None and not _CLAUSE_BREAK.search(of.group("between")) and len(of.group("between").split()) <= 12:
             return _medium_sight(of)
@@ -312,10 +313,13 @@ def through_medium(notes: Iterable[str]) -> bool:
 def speech_notes(scene: Scene, speech: Speech) -> list[str]:
     """The cue extensions and the parentheticals of a speech (and a Chinese line's opening
     parenthesis, '（电话里）程老板...')."""
-    end = speech.lines[-1].line_end if speech.lines else speech.cue.line_end
     notes = [*speech.cue.extensions]
-    notes += [el.text for el in scene.elements
-              if el.kind is ElementKind.PARENTHETICAL and speech.cue.line_start < el.line_start <= end]
+    start = next((i for i, el in enumerate(scene.elements) if el is speech.cue), len(scene.elements))
+    for el in scene.elements[start + 1:]:
+        if el.kind is ElementKind.PARENTHETICAL:
+            notes.append(el.text)
+        elif el.kind is not ElementKind.DIALOGUE:
+            break
     opening = re.match(r"^\s*[(（]([^)）]{1,12})[)）]", speech.first_line.text) if speech.lines else None
     if opening:
         notes.append(opening.group(1))

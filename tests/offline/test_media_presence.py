@@ -119,3 +119,31 @@ def test_the_scene_layer_says_how_each_one_is_there(tmp_path):
     assert modes[(3, "Owen")] is PresenceMode.AWAY and modes[(3, "Clara")] is PresenceMode.AWAY
     assert modes[(4, "Mark")] is PresenceMode.MENTIONED  # 'Mark is gone.'
     assert modes[(6, "Nora")] is PresenceMode.AWAY
+
+
+ZH = """1 程勇家 夜 内
+
+程勇坐在沙发上。
+
+吕受益（电话里）：程老板，出事了。
+
+程勇：我马上来。
+
+吕受益：快点。
+
+2 医院 日 内
+
+吕受益躺在病床上。
+
+吕受益：你来了。
+"""
+
+
+def test_a_chinese_voice_on_the_phone_is_not_at_the_heading_place(tmp_path):
+    path = tmp_path / "script.txt"
+    path.write_text(ZH, encoding="utf-8")
+    graph = extract_offline(read_screenplay(path))
+    names = {e.id: e.name for e in graph.entities}
+    located = {(names[r.source], names[r.target]) for r in graph.relations if r.type == "located_at"}
+    assert ("程勇", "程勇家") in located and ("吕受益", "医院") in located
+    assert ("吕受益", "程勇家") not in located  # '（电话里）', and the call goes on under his plain cue
