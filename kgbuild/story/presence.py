@@ -72,8 +72,12 @@ _ADDRESSED = re.compile(r"^\(?\s*(?:to|at)\s+", re.IGNORECASE)
 # has always read it as naming the people, not showing them, and the judged `knows` sample of Big
 # Fish (tests/story/test_knows_judged.py) is drawn from that layer; kept until it is judged again.
 _ON_THE_LINE = re.compile(r"\b(?:over the (?:phone|radio|intercom|speaker)|on the (?:phone|radio))\b", re.IGNORECASE)
-# The screen goes dark: 'Blackout.', 'FADE OUT.', 'Cut to black.', '黑场。'.
-_BLACKOUT = re.compile(r"^\W*(?:black\s*out|fade (?:out|to black)|cut to black|黑场|黑屏|淡出)\W*$", re.IGNORECASE)
+# The screen goes dark ('Blackout.', 'FADE OUT.', 'Cut to black.', '黑场。') or the picture cuts away to
+# another time or place and back ('(FLASHBACK)', 'CUT BACK TO:', 'BACK TO PRESENT', 'INTERCUT', '闪回').
+_BLACKOUT = re.compile(
+    r"^\W*(?:black\s*out|fade (?:out|to black)|cut to black|黑场|黑屏|淡出|"
+    r"(?:begin |end (?:of )?)?flash ?(?:back|forward)s?|(?:cut|go|going) back to(?: (?:the )?(?:present|scene))?|"
+    r"back to (?:the )?(?:present|scene)|intercut(?: with)?|闪回|回到现实|切回)\W*$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -147,8 +151,9 @@ class SceneReading:
     sightings: list[Sighting] = field(default_factory=list)
     speeches: list[SceneSpeech] = field(default_factory=list)
     blackouts: list[tuple[int, int]] = field(default_factory=list)
-    """(line, offset) of each blackout or fade out within the scene: the screen goes dark, and
-    nobody shown before it is on screen after it until the text shows them again."""
+    """(line, offset) of each blackout, fade out or cut away within the scene: the screen goes dark
+    or shows another time or place, and nobody shown before it is on screen after it until the
+    text shows them again."""
 
 
 @dataclass(frozen=True)

@@ -40,20 +40,17 @@ EVENTS = [
 CAST = ["Nora", "Clara", "Owen", "Mark", "Victor"]
 
 
-def _line_of(quote: str) -> int:
-    return next(10 + 5 * i for i, text in enumerate(PARAGRAPHS) if quote in text)
-
-
-def _witnessed() -> set[tuple[str, str]]:
+def _witnessed(paragraphs: list[str] = PARAGRAPHS,
+               events: list[tuple[str, str, str, str, str | None]] = EVENTS) -> set[tuple[str, str]]:
     elements = [Element(kind=ElementKind.ACTION, text=text, line_start=10 + 5 * i, line_end=11 + 5 * i)
-                for i, text in enumerate(PARAGRAPHS)]
+                for i, text in enumerate(paragraphs)]
     scene = Scene(index=1, heading="INT. KITCHEN - NIGHT", elements=elements, line_span=(9, 50))
     screenplay = Screenplay(title="t", language="en", scenes=[scene],
                             source=Source(path="x", format=SourceFormat.FOUNTAIN, sha256="0", size_bytes=1))
     people = [Entity(id=f"character:{n.lower()}", name=n, type="Character", scenes=[1]) for n in CAST]
     entities, links = list(people), []
-    for i, (title, quote, performer, verb, thing) in enumerate(EVENTS):
-        line = _line_of(quote)
+    for i, (title, quote, performer, verb, thing) in enumerate(events):
+        line = next(10 + 5 * i for i, text in enumerate(paragraphs) if quote in text)
         ev = Evidence(scene=1, lines=(line, line + 1), quote=quote, producer="llm:test")
         event = Entity(id=f"event:{i}", name=title, type="Event", scenes=[1], evidence=[ev])
         entities.append(event)
@@ -88,3 +85,10 @@ def test_who_is_said_to_be_gone_witnesses_nothing_after():
     witnessed = _witnessed()
     assert ("Mark", "Owen opens the fridge") not in witnessed
     assert ("Clara", "Owen opens the fridge") in witnessed
+
+
+def test_who_was_shown_before_a_cut_away_witnesses_nothing_in_it():
+    paragraphs = ["Clara and Owen wait in the hall.", "(FLASHBACK)", "Nora drops a vase. Owen watches her."]
+    witnessed = _witnessed(paragraphs, [("Nora drops a vase", "Nora drops a vase.", "Nora", "drops", "vase")])
+    assert ("Clara", "Nora drops a vase") not in witnessed  # in the hall, not in the flashback
+    assert ("Owen", "Nora drops a vase") in witnessed  # shown watching it
