@@ -17,7 +17,7 @@ writes three things, each with its evidence:
   a located line has no witnesses, and neither has one placed in a speech heard from elsewhere,
   a voice-over or a voice on the phone). Two kinds of event have no bystanders at all: an inner
   state (its verb is one of cognition or feeling, a closed class: 'She knows Henry is waiting',
-  'Joker feels Burke behind him') is not something others see; and an event whose sentence
+  'Joker feels Burke behind him') is not something others see; and an event whose own clause
   points at people it does not name ('Geordi removes the connections from between their
   heads': 'their', 'each other' with one character named) leaves no one on screen told
   apart from those it is done to. Evidence:
@@ -74,6 +74,9 @@ INNER_VERBS = word_set("""
 """)
 # An event's sentence that points at people it does not name ('... from between their heads').
 _PLURAL_PEOPLE = re.compile(r"\b(?:their|themselves|each other|one another)\b", re.IGNORECASE)
+# Where a sentence goes on with another clause: 'and' before a new subject, a semicolon, a dash.
+_NEXT_CLAUSE = re.compile(r"\s+(?:and|but|while|as|then|until|when)\s+(?!(?:the|a|an|his|her|their|its|my|your|our)\b)"
+                          r"|[;:]|--|—", re.IGNORECASE)
 # Taking a thing back or away from someone the sentence does not name ('Carl grabs his phone back').
 _TAKES_BACK = re.compile(r"\b(?:takes?|took|grabs?|snatch(?:es)?|pulls?|yanks?|wrests?|gets?|rips?|seizes?|"
                          r"plucks?)\b.*?\b(?:back|away|from (?:him|her|them))\b", re.IGNORECASE)
@@ -245,19 +248,30 @@ def _by_character(reading: SceneReading) -> dict[str, list[Sighting]]:
     return out
 
 
-def _unnamed_people(quote: str, layer: PresenceLayer) -> bool:
-    """Whether an event's sentence points at people by a plural pronoun while naming at most one
+def _clause(event: Entity, quote: str) -> str:
+    """The event's own clause of its sentence: from where its description starts (or the
+    sentence's start) to the next clause ('Meeks lays his coat down' of '... down and everyone
+    dumps their food on it')."""
+    description = event.description.strip().rstrip(".")
+    at = quote.find(description) if description else -1
+    rest = quote[max(at, 0):]
+    cut = _NEXT_CLAUSE.search(rest, len(description) if at >= 0 else 0)
+    return rest[:cut.start()] if cut else rest
+
+
+def _unnamed_people(clause: str, layer: PresenceLayer) -> bool:
+    """Whether an event's clause points at people by a plural pronoun while naming at most one
     character ('Geordi removes the connections from between their heads')."""
-    if not _PLURAL_PEOPLE.search(quote):
+    if not _PLURAL_PEOPLE.search(clause):
         return False
-    return sum(1 for pattern in layer.names.values() if pattern.search(quote)) <= 1
+    return sum(1 for pattern in layer.names.values() if pattern.search(clause)) <= 1
 
 
-def _taken_from(ev: _Event, reading: SceneReading, at: tuple[int, int] | None, quote: str,
+def _taken_from(ev: _Event, reading: SceneReading, at: tuple[int, int] | None, clause: str,
                 layer: PresenceLayer) -> set[str]:
     """Who a thing is taken back from ('Carl grabs his phone back'): the characters of the last
     earlier sentence of the scene that names the thing, other than the event's participants."""
-    if at is None or not _TAKES_BACK.search(quote):
+    if at is None or not _TAKES_BACK.search(clause):
         return set()
     heads = {a.name.split()[-1].lower() for a in ev.arguments if a.id in ev.participants and a.id not in layer.names}
     if not heads:
@@ -285,10 +299,10 @@ def _witnesses(events: list[_Event], layer: PresenceLayer) -> dict[tuple[str, st
             said = _speech_at(reading, at)
             if said is not None and reading.speeches[said].speech.away:
                 continue  # a voice-over or a voice on the phone: nobody in the scene's place is there for it
-            quote = event_ev.quote if event_ev is not None else ""
-            if _unnamed_people(quote, layer):
+            clause = _clause(ev.entity, event_ev.quote) if event_ev is not None else ""
+            if _unnamed_people(clause, layer):
                 continue  # 'their heads': those it is done to are on screen, unnamed
-            partners = _partners(reading, said) | _taken_from(ev, reading, at, quote, layer)
+            partners = _partners(reading, said) | _taken_from(ev, reading, at, clause, layer)
             for character, sightings in _by_character(reading).items():
                 named = layer.names.get(character)
                 if character in ev.participants or character in partners or (

@@ -79,6 +79,10 @@ def test_no_bystander_for_people_unnamed_nor_for_the_one_a_thing_is_taken_from()
     assert not {w for w in witnessed if w[1] == "Nora pulls the wires"}  # 'their heads': whose?
     assert ("Clara", "Nora grabs the phone") not in witnessed  # she had tried to grab it: taken back from her
     assert ("Owen", "Nora grabs the phone") in witnessed
+    # 'their' of the next clause points at those who act there, not at whom the event is done to.
+    picnic = ["Nora, Clara and Owen sit on the grass.", "Nora lays her coat down and everyone dumps their food on it."]
+    witnessed = _witnessed(picnic, [("Nora lays the coat", "Nora lays her coat down", "Nora", "lays", "coat")])
+    assert ("Clara", "Nora lays the coat") in witnessed
 
 
 def test_who_is_said_to_be_gone_witnesses_nothing_after():
