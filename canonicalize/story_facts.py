@@ -269,15 +269,16 @@ def _unnamed_people(clause: str, layer: PresenceLayer) -> bool:
 
 def _taken_from(ev: _Event, reading: SceneReading, at: tuple[int, int] | None, clause: str,
                 layer: PresenceLayer) -> set[str]:
-    """Who a thing is taken back from ('Carl grabs his phone back'): the characters of the last
-    earlier sentence of the scene that names the thing, other than the event's participants."""
+    """Who a thing is taken back from ('Carl grabs his phone back'): the characters the last
+    earlier sentence of the scene that names the thing shows in person, other than the event's
+    participants."""
     if at is None or not _TAKES_BACK.search(clause):
         return set()
     heads = {a.name.split()[-1].lower() for a in ev.arguments if a.id in ev.participants and a.id not in layer.names}
     if not heads:
         return set()
     words = re.compile(r"\b(?:" + "|".join(re.escape(h) for h in sorted(heads)) + r")\b", re.IGNORECASE)
-    earlier = [s for s in reading.sightings if s.position < at and s.kind not in ("speaks", "offscreen", "away")
+    earlier = [s for s in reading.sightings if s.position < at and s.kind in ("shown", "enters", "exits")
                and words.search(s.evidence.quote)]
     if not earlier:
         return set()

@@ -26,8 +26,9 @@ PARAGRAPHS = [
     "Nora knows Mark is lying.",  # 25
     "Nora pulls the wires from between their heads.",  # 30
     "Clara tries to grab Nora's phone.",  # 35
-    "Nora grabs her phone back.",  # 40
-    "Mark is gone. Owen opens the fridge.",  # 45
+    "A photo of Mark glows on the phone's screen.",  # 40
+    "Nora grabs her phone back.",  # 45
+    "Mark is gone. Owen opens the fridge.",  # 50
 ]
 #: (event, the quote that places it, its performer, its verb, the thing it is done to)
 EVENTS = [
@@ -78,7 +79,7 @@ def test_no_bystander_for_people_unnamed_nor_for_the_one_a_thing_is_taken_from()
     witnessed = _witnessed()
     assert not {w for w in witnessed if w[1] == "Nora pulls the wires"}  # 'their heads': whose?
     assert ("Clara", "Nora grabs the phone") not in witnessed  # she had tried to grab it: taken back from her
-    assert ("Owen", "Nora grabs the phone") in witnessed
+    assert ("Owen", "Nora grabs the phone") in witnessed and ("Mark", "Nora grabs the phone") in witnessed
     # 'their' of the next clause points at those who act there, not at whom the event is done to.
     picnic = ["Nora, Clara and Owen sit on the grass.", "Nora lays her coat down and everyone dumps their food on it."]
     witnessed = _witnessed(picnic, [("Nora lays the coat", "Nora lays her coat down", "Nora", "lays", "coat")])
