@@ -106,8 +106,10 @@ _AFTER_PREPOSITION = re.compile(
     r"\b(?:behind|before|beside|besides|near|by|at|with|from|to|of|in|on|into|onto|under|over|above|below|past|"
     r"toward|towards|around|against|between|among|across|through|beyond|inside|outside|front|next)\s+$", re.IGNORECASE)
 _CAMERA_OPENING = re.compile(rf"^\W*{_CAMERA}$", re.IGNORECASE)
-# After a name, "'s" is 'is' or 'has' when a verb, a preposition or a determiner follows, not a noun
-# ('Sophie's sitting on her couch', 'Tom's in the kitchen'; not 'Neil's desk').
+# After a name that opens a sentence, "'s" is 'is' or 'has' when a verb, a preposition or a determiner
+# follows, not a noun ('Sophie's sitting on her couch', 'Tom's in the kitchen'; not 'Neil's desk', nor
+# '... the same file Joker's holding', a clause about the file).
+_OPENS = re.compile(r"^\W*(?:(?:and|then|now|but|meanwhile|still)\W+)?$", re.IGNORECASE)
 _IS = re.compile(r"\s+(?:[a-z]+ing\s+(?:on|in|at|by|with|across|behind|beside|near|next|there|here|alone|up|down|"
                  r"the|a|an|his|her|their)\b|(?:in|at|on|not|been|got|gone|still|already|just|now|a|an|the|here|"
                  r"there|out|up|down|about|behind|outside|inside|with|by|alone|asleep|awake)\b)")
@@ -246,7 +248,7 @@ class ActionSentence:
     def _sight(self, s: int, e: int, label: re.Match[str] | None, voice_over: bool) -> Sight:
         """How the name at text[s:e] is shown, in a sentence that does not open on a medium."""
         before, after = self.text[:s], self.text[e:]
-        if after[:2].lower() in ("'s", "’s") and not _IS.match(after[2:]):
+        if after[:2].lower() in ("'s", "’s") and not (_IS.match(after[2:]) and _OPENS.match(before)):
             return Sight.NAMED
         if label is not None and s >= label.end():
             return _medium_sight(label)
