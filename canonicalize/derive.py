@@ -5,7 +5,8 @@ references, and people querying a graph, ask it of the characters (`located_at`,
 `present_on`). Whoever performs or experiences an event is where and when it happens, so each
 such pair gives a derived relation. Whoever only undergoes it is not always there (the one a
 phone call reaches, the one a letter is about): an undergoer counts only when the screenplay
-shows them in the event's scene, speaking on screen there (not V.O., O.S. or on the phone).
+shows them in the event's scene, speaking on screen there (not V.O., O.S., on the phone or on
+TV, by the cue or by a parenthetical of the speech).
 
 A time said only in dialogue gives nobody a `present_on`: 'we have a month', 'see you on
 Monday' name a deadline or another day, not the time the scene is set in. The event's
@@ -27,6 +28,7 @@ from dataclasses import dataclass
 from kgbuild.canonicalize.repairs import RepairCount
 from kgbuild.graph import merge_relation_records, relation_id
 from kgbuild.model import ElementKind, Entity, Evidence, KnowledgeGraph, Persistence, Relation, Screenplay
+from kgbuild.offline.scenes import through_medium
 from kgbuild.readers.cues import normalize_name, voice_is_away, voice_is_offscreen
 from kgbuild.schema import Schema
 
@@ -45,7 +47,9 @@ class _Link:
 
 
 def on_screen_speakers(screenplay: Screenplay) -> dict[int, set[str]]:
-    """Scene index -> cue keys of the characters who speak on screen in it.
+    """Scene index -> cue keys of the characters who speak on screen in it: not off screen, and
+    not from elsewhere by the cue or the speech's parentheticals ('(V.O.)', '(OVER PHONE)',
+    '(ON TV)': `kgbuild.offline.scenes.through_medium`).
 
     Example:
         >>> on_screen_speakers(screenplay)[3]  # doctest: +SKIP
@@ -53,9 +57,17 @@ def on_screen_speakers(screenplay: Screenplay) -> dict[int, set[str]]:
     """
     shown: dict[int, set[str]] = defaultdict(set)
     for scene in screenplay.scenes:
-        for el in scene.elements:
-            if (el.kind is ElementKind.CHARACTER and el.speaker and not voice_is_away(el.extensions)
-                    and not voice_is_offscreen(el.extensions)):
+        elements = scene.elements
+        for i, el in enumerate(elements):
+            if el.kind is not ElementKind.CHARACTER or not el.speaker:
+                continue
+            notes = [*el.extensions]
+            for nxt in elements[i + 1:]:
+                if nxt.kind is ElementKind.PARENTHETICAL:
+                    notes.append(nxt.text)
+                elif nxt.kind is not ElementKind.DIALOGUE:
+                    break
+            if not voice_is_away(el.extensions) and not voice_is_offscreen(el.extensions) and not through_medium(notes):
                 shown[scene.index].add(normalize_name(el.speaker))
     return shown
 

@@ -5,14 +5,22 @@ character is told.
 writes three things, each with its evidence:
 
 - the scene layer (`KnowledgeGraph.scenes`): per scene its heading, time markers and who is in it;
-- `witnesses` (character -> event): the character is on screen in the event's scene, is not
+- `witnesses` (character -> event): the character is on screen in the event's scene (in person:
+  not on a screen, in a picture or as a voice from elsewhere, `kgbuild.story.presence`), is not
   its performer, undergoer or experiencer nor named in its title or description nor (for an
-  event placed in a speech) the speaker of the turn just before or after it, and is there
+  event placed in a speech) the speaker of the turn just before or after it, nor the one a thing
+  is taken back from ('Carl grabs his phone back': the last other person named with the phone
+  before), and is there
   when it happens: seen at or before the event's place in the text (its line, and within a long
   paragraph its sentence) with no exit and no blackout between, or shown watching it in a later
   sentence of the same paragraph (first seen after it otherwise is not there; an event without
   a located line has no witnesses, and neither has one placed in a speech heard from elsewhere,
-  a voice-over or a voice on the phone). Evidence:
+  a voice-over or a voice on the phone). Two kinds of event have no bystanders at all: an inner
+  state (its verb is one of cognition or feeling, a closed class: 'She knows Henry is waiting',
+  'Joker feels Burke behind him') is not something others see; and an event whose own clause
+  points at people it does not name ('Geordi removes the connections from between their
+  heads': 'their', 'each other' with one character named) leaves no one on screen told
+  apart from those it is done to. Evidence:
   the line that shows the character there (producer `derived:presence`) and the event's own
   (`derived:<event id>`).
 - `told_about` (character -> event): in a later scene (screen order), someone else says, on
@@ -52,6 +60,26 @@ WITNESSES = "witnesses"
 _PERCEIVES = re.compile(r"\b(?:watch(?:es|ed|ing)?|sees?|saw|seeing|looks? (?:on|at|up at)|stares? at|observes?|"
                         r"notices?|listens?|hears?|witness(?:es)?|eyes)\b|看着|看见|看到|注视|盯着|目睹|听见|听到",
                         re.IGNORECASE)
+#: Verbs of cognition and feeling: what they tell is inside the character, not seen by others.
+INNER_VERBS = word_set("""
+    know knows knew known think thinks thought feel feels felt sense senses sensed realize realizes realized
+    realise realises realised remember remembers remembered recall recalls recalled recognize recognizes
+    recognized recognise recognises recognised understand understands understood believe believes believed
+    want wants wanted wish wishes wished hope hopes hoped fear fears feared love loves loved hate hates hated
+    like likes liked wonder wonders wondered imagine imagines imagined suspect suspects suspected notice
+    notices noticed forget forgets forgot forgotten dream dreams dreamed dreamt doubt doubts doubted expect
+    expects expected regret regrets regretted envy envies envied admire admires admired trust trusts trusted
+    decide decides decided ponder ponders pondered worry worries worried long longs longed yearn yearns yearned
+    crave craves craved dread dreads dreaded
+""")
+# An event's sentence that points at people it does not name ('... from between their heads').
+_PLURAL_PEOPLE = re.compile(r"\b(?:their|themselves|each other|one another)\b", re.IGNORECASE)
+# Where a sentence goes on with another clause: 'and' before a new subject, a semicolon, a dash.
+_NEXT_CLAUSE = re.compile(r"\s+(?:and|but|while|as|then|until|when)\s+(?!(?:the|a|an|his|her|their|its|my|your|our)\b)"
+                          r"|[;:]|--|—", re.IGNORECASE)
+# Taking a thing back or away from someone the sentence does not name ('Carl grabs his phone back').
+_TAKES_BACK = re.compile(r"\b(?:takes?|took|grabs?|snatch(?:es)?|pulls?|yanks?|wrests?|gets?|rips?|seizes?|"
+                         r"plucks?)\b.*?\b(?:back|away|from (?:him|her|them))\b", re.IGNORECASE)
 TOLD_ABOUT = "told_about"
 #: Event links whose subject takes part in the event.
 PARTICIPANT_ROLES = ("performs", "undergoes", "experiences")
@@ -78,6 +106,7 @@ class _Event:
     participants: set[str]
     arguments: list[Entity]  # participants, objects and places the speech may name
     stems: set[str]
+    verbs: set[str]  # the event's verbs as written, lower case
 
 
 def _stem(verb: str) -> str | None:
@@ -92,7 +121,9 @@ def _stem(verb: str) -> str | None:
 
 
 def _event_verbs(event: Entity, links: list[Relation], entities: dict[str, Entity]) -> set[str]:
-    verbs = {r.name.split()[0] for r in links if r.type == "performs" and r.name.strip()}
+    """The event's verbs as written: its `performs` links' names, or else the word after a
+    performer's name in the event's name ('Joker feels Burke' -> 'feels')."""
+    verbs = {r.name.split()[0].lower() for r in links if r.type == "performs" and r.name.strip()}
     if not verbs:
         for r in links:
             if r.type != "performs" or r.source not in entities:
@@ -101,8 +132,8 @@ def _event_verbs(event: Entity, links: list[Relation], entities: dict[str, Entit
                 if form and event.name.startswith(form + " "):
                     nxt = event.name[len(form) + 1:].split()
                     if nxt:
-                        verbs.add(nxt[0])
-    return {s for s in (_stem(v) for v in verbs) if s}
+                        verbs.add(nxt[0].lower())
+    return verbs
 
 
 def _events(graph: KnowledgeGraph, event_type: str | None) -> list[_Event]:
@@ -117,8 +148,9 @@ def _events(graph: KnowledgeGraph, event_type: str | None) -> list[_Event]:
             continue
         participants = {r.source for r in links[e.id] if r.type in PARTICIPANT_ROLES}
         argument_ids = participants | {r.target for r in links[e.id] if r.type == "occurs_at"}
+        verbs = _event_verbs(e, links[e.id], entities)
         out.append(_Event(e, participants, [entities[i] for i in sorted(argument_ids) if i in entities],
-                          _event_verbs(e, links[e.id], entities)))
+                          {s for s in (_stem(v) for v in verbs) if s}, verbs))
     return out
 
 
@@ -147,11 +179,11 @@ def there_at(sightings: list[Sighting], at: tuple[int, int] | None,
         blackouts: Where the screen goes dark in the scene (`SceneReading.blackouts`).
 
     Returns:
-        The last on-screen sighting at or before the place unless it shows them leaving or a
-        blackout comes between; else None. A character first shown after the place (later in
-        the same paragraph, too) is not counted there: the text does not say they saw or heard
-        what came before (a door opening on them, an arrival the action does not call one,
-        are read as coming in).
+        The last on-screen sighting at or before the place unless it shows them leaving, or a
+        blackout or a line saying they are gone comes between; else None. A character first
+        shown after the place (later in the same paragraph, too) is not counted there: the text
+        does not say they saw or heard what came before (a door opening on them, an arrival the
+        action does not call one, are read as coming in).
     """
     if at is None:
         return None
@@ -161,6 +193,8 @@ def there_at(sightings: list[Sighting], at: tuple[int, int] | None,
     last = before[-1]
     if last.kind == "exits" and last.position < at:
         return None
+    if any(s.kind == "gone" and last.position < s.position <= at for s in sightings):
+        return None  # 'Picard is gone.'
     return None if any(last.position < dark <= at for dark in blackouts) else last
 
 
@@ -214,9 +248,49 @@ def _by_character(reading: SceneReading) -> dict[str, list[Sighting]]:
     return out
 
 
+def _clause(event: Entity, quote: str) -> str:
+    """The event's own clause of its sentence: from where its description starts (or the
+    sentence's start) to the next clause ('Meeks lays his coat down' of '... down and everyone
+    dumps their food on it')."""
+    description = event.description.strip().rstrip(".")
+    at = quote.find(description) if description else -1
+    rest = quote[max(at, 0):]
+    cut = _NEXT_CLAUSE.search(rest, len(description) if at >= 0 else 0)
+    return rest[:cut.start()] if cut else rest
+
+
+def _unnamed_people(clause: str, layer: PresenceLayer) -> bool:
+    """Whether an event's clause points at people by a plural pronoun while naming at most one
+    character ('Geordi removes the connections from between their heads')."""
+    if not _PLURAL_PEOPLE.search(clause):
+        return False
+    return sum(1 for pattern in layer.names.values() if pattern.search(clause)) <= 1
+
+
+def _taken_from(ev: _Event, reading: SceneReading, at: tuple[int, int] | None, clause: str,
+                layer: PresenceLayer) -> set[str]:
+    """Who a thing is taken back from ('Carl grabs his phone back'): the characters the last
+    earlier sentence of the scene that names the thing shows in person, other than the event's
+    participants."""
+    if at is None or not _TAKES_BACK.search(clause):
+        return set()
+    heads = {a.name.split()[-1].lower() for a in ev.arguments if a.id in ev.participants and a.id not in layer.names}
+    if not heads:
+        return set()
+    words = re.compile(r"\b(?:" + "|".join(re.escape(h) for h in sorted(heads)) + r")\b", re.IGNORECASE)
+    earlier = [s for s in reading.sightings if s.position < at and s.kind in ("shown", "enters", "exits")
+               and words.search(s.evidence.quote)]
+    if not earlier:
+        return set()
+    last = max(s.position for s in earlier)
+    return {s.character for s in earlier if s.position == last} - ev.participants
+
+
 def _witnesses(events: list[_Event], layer: PresenceLayer) -> dict[tuple[str, str], Relation]:
     out: dict[tuple[str, str], Relation] = {}
     for ev in events:
+        if ev.verbs & INNER_VERBS:
+            continue  # an inner state ('She knows Henry is waiting'): nothing others see
         told = f"{ev.entity.name} {ev.entity.description}"
         for scene in ev.entity.scenes:
             reading = layer.readings.get(scene)
@@ -226,7 +300,10 @@ def _witnesses(events: list[_Event], layer: PresenceLayer) -> dict[tuple[str, st
             said = _speech_at(reading, at)
             if said is not None and reading.speeches[said].speech.away:
                 continue  # a voice-over or a voice on the phone: nobody in the scene's place is there for it
-            partners = _partners(reading, said)
+            clause = _clause(ev.entity, event_ev.quote) if event_ev is not None else ""
+            if _unnamed_people(clause, layer):
+                continue  # 'their heads': those it is done to are on screen, unnamed
+            partners = _partners(reading, said) | _taken_from(ev, reading, at, clause, layer)
             for character, sightings in _by_character(reading).items():
                 named = layer.names.get(character)
                 if character in ev.participants or character in partners or (

@@ -9,7 +9,8 @@ Each rule names the evidence it reads and emits nothing without it (producer 'ru
   time of day of a heading (DAY, NIGHT) stays scene metadata (`Scene.time_of_day`): it is a
   kind of time, not a time point of the story.
 - `speaks`, `named_in_action`: who is in the scene (speaking in it, not as a voice-over, on the
-  phone or off screen, or shown by the action);
+  phone or off screen, or shown by the action in person: not on a screen, in a picture or in
+  print, nor said to be gone, `kgbuild.offline.scenes.scene_sights`);
   with the heading: `present_in_heading_place` (located_at), `present_in_stated_year` (present_on
   a year the heading or a title card gives). In Chinese scenes (`_presence`) who is first shown
   after a cut, a heading inside the scene or a line opening in another room is in the scene but
@@ -73,7 +74,15 @@ from kgbuild.offline.facts import Facts, Ref
 from kgbuild.offline.genders import learn_genders
 from kgbuild.offline.headings import HeadingPlaces, heading_places, learn_heading_places
 from kgbuild.offline.phrases import ING_NOUNS, VERB_FORMS
-from kgbuild.offline.scenes import ZH_ELSEWHERE, ActionSentence, is_chinese, name_spans, read_sentences
+from kgbuild.offline.scenes import (
+    ZH_ELSEWHERE,
+    ActionSentence,
+    Sight,
+    is_chinese,
+    name_spans,
+    read_sentences,
+    scene_sights,
+)
 from kgbuild.offline.selection import assemble
 from kgbuild.offline.stoplists import (
     AMBIENCE,
@@ -223,9 +232,11 @@ def _elsewhere_from(scene: Scene) -> tuple[int, int] | None:
 
 
 def _presence(scene: Scene, speeches: list[Speech], sents: list[ActionSentence]
-              ) -> tuple[dict[str, Evidence], dict[str, Evidence]]:
-    """Characters shown in the scene, each with the first evidence of it; and those shown at the
-    heading's place, with the first evidence of that (not where the scene has moved away).
+              ) -> tuple[dict[str, Evidence], dict[str, Evidence], dict[str, Evidence]]:
+    """Characters shown in the scene in person, each with the first evidence of it; those shown
+    at the heading's place, with the first evidence of that (not where the scene has moved away);
+    and those only heard or seen through a medium (a call, a screen, a photograph, print:
+    `kgbuild.offline.scenes.scene_sights`), who are in the story of the scene but not at its place.
 
     In Chinese scenes what follows a cut to elsewhere ('切换至许东家', a heading inside the scene,
     a line opening in another room) is not at the heading's place, and a speaker first heard
@@ -236,6 +247,7 @@ def _presence(scene: Scene, speeches: list[Speech], sents: list[ActionSentence]
     cut = _elsewhere_from(scene) if chinese else None
     calls = [el.line_start for el in scene.elements
              if chinese and el.kind == ElementKind.ACTION and _ZH_CALL.search(el.text)]
+    sights = scene_sights(scene, sents, speeches)
 
     def after_cut(element: Element, text: str = "") -> bool:
         if cut is None:
@@ -244,12 +256,16 @@ def _presence(scene: Scene, speeches: list[Speech], sents: list[ActionSentence]
             return element.text.find(text) >= cut[1]
         return element.line_start > cut[0]
 
-    shown = [(sent, name) for sent in sents for name in sent.shown()]
+    shown = [(sent, name) for sent, seen in zip(sents, sights.sentences, strict=True)
+             for name, sight in seen.items() if sight is Sight.IN_PERSON]
     present: dict[str, Evidence] = {}
     here: dict[str, Evidence] = {}
-    for speech in speeches:
+    through: dict[str, Evidence] = {}
+    for speech, away in zip(speeches, sights.away, strict=True):
         line = speech.first_line.line_start
-        if speech.away or speech.offscreen:
+        if away and not speech.away:
+            through.setdefault(speech.speaker, _ev(scene, speech.first_line, speech.first_line.text, "speaks"))
+        if away or speech.offscreen:
             continue
         call = max((c for c in calls if c < line), default=None)
         if call is not None and speech.speaker not in present and not any(
@@ -265,7 +281,11 @@ def _presence(scene: Scene, speeches: list[Speech], sents: list[ActionSentence]
         present.setdefault(name, evidence)
         if not after_cut(sent.element, sent.text):
             here.setdefault(name, evidence)
-    return present, here
+    for sent, seen in zip(sents, sights.sentences, strict=True):
+        for name, sight in seen.items():
+            if sight in (Sight.SCREEN, Sight.PICTURE):
+                through.setdefault(name, _ev(scene, sent.element, sent.text, "named_in_action"))
+    return present, here, {n: ev for n, ev in through.items() if n not in present}
 
 
 def _dialogue(facts: Facts, scene: Scene, script: _Script, speeches: list[Speech], present: set[str],
@@ -449,8 +469,10 @@ def _add_scene(facts: Facts, scene: Scene, script: _Script, events: Counter[str]
     places, times, heading_ev = _heading(facts, scene, script.headings)
     sents = script.sentences.get(index, [])
     speeches = scene_speeches(scene, script.cast)
-    present, at_heading = _presence(scene, speeches, sents)
+    present, at_heading, through = _presence(scene, speeches, sents)
     refs: dict[str, Ref] = {}
+    for name, evidence in through.items():  # heard or seen through a medium: in the story, not at the place
+        refs[name] = script.character(facts, name, index, evidence.producer.removeprefix("rule:"), [evidence])
     for name, evidence in present.items():
         rule = evidence.producer.removeprefix("rule:")
         refs[name] = script.character(facts, name, index, rule, [evidence])
@@ -478,7 +500,7 @@ def _add_scene(facts: Facts, scene: Scene, script: _Script, events: Counter[str]
                             for e in (present.get(name), present.get(owner)) if e is not None]
             facts.relate(refs[owner], "kinship_with", refs[name], index, "kin_in_name", kin_evidence,
                          persistence=Persistence.STABLE)
-    in_scene = set(present) | {s.speaker for s in speeches if s.offscreen}
+    in_scene = set(present) | set(through) | {s.speaker for s in speeches if s.offscreen}
     _dialogue(facts, scene, script, speeches, in_scene, refs, sents)
     if is_chinese(scene):
         chinese.add_chinese_sentences(facts, scene, sents, script.names)

@@ -1,16 +1,47 @@
 """What a scene offers the rules: its action sentences, with the characters they name and their
-noun phrases, and the characters the action shows."""
+noun phrases, and how the text shows each character: in person, or only through a medium.
+
+A character can be heard or seen in a scene without being there. The ways are a closed class,
+and the signal is grammatical, so the same reading serves every format and both languages:
+
+- a voice from elsewhere: a cue extension or a parenthetical of the speech that puts the voice
+  over, through or on a medium ('(V.O.)', '(OVER PHONE)', '(ON TV)', '(FILTERED)', '(on speaker)',
+  '（电话里）'); 'into the phone' is the speaker in the scene using one (`through_medium`);
+- an image: the sentence opens on a medium ('CLOSE ON TV, ...', 'ON THE SHOW MONITOR, ...',
+  'In the photo, ...', 'On the viewscreen: ...'); the name is the complement of a medium ('a
+  photograph of Thomas Wayne', 'the poster, ... including JULIE'); the name is on or in one
+  ('Shinzon appears on the viewscreen', 'BRUCE IN PHOTO', 'Murray (on TV)'); or appears in a
+  sentence that names a screen before it ('She hits a button on her computer and ROSALYN
+  appears'). In Chinese, a name after a screen word ('监控画面中，沙僧...');
+- print: a name in a text the sentence quotes ('"Henry don't ..., Eddie Vibes"', across the
+  sentences of a paragraph) or after a label's colon ('Call display: MOM.', 'The marquee
+  reads: ...');
+- absence: 'Picard is gone.' says the character is not there.
+
+A character the scene first gives through a live medium (a screen, a call, a broadcast; a
+voice-over once the action has told of a phone or a screen) stays behind it for the scene:
+later action naming them shows the broadcast or the call, unless it brings them in ('enters',
+'arrives'), and their speeches under plain cues go on from there until the action shows them in
+person ('Her cell phone rings', 'MOM (V.O.)', then 'MOM' on the video call). A narrator's
+voice-over in a scene with no phone or screen is no such call (the narrator may speak in the
+scene next), and a still picture is no such frame: after 'a photo of Anna', 'Anna sits down'
+shows her (`scene_sights`).
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from enum import Enum
 
 from kgbuild.evidence import sentences
 from kgbuild.model import Element, ElementKind, Scene, Screenplay
 from kgbuild.offline.characters import Cast
+from kgbuild.offline.dialogue import Speech
 from kgbuild.offline.phrases import Phrase, learn_verbs, noun_phrases
 from kgbuild.offline.zh_words import inside_word
+from kgbuild.readers.cues import voice_is_away
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 # Action that shows a picture, not the scene's place: 'INSERT CUT: ANGIER SCREAMING'.
@@ -25,6 +56,148 @@ _ZH_SCREEN = re.compile(r"监控|屏幕|画面|电视|视频|录像|照片")
 # A Chinese name followed by these is calling in or owning, not shown ('眼镜打给他', '孙悟空的面具').
 _ZH_NOT_SHOWN_AFTER = re.compile(r"^(?:的|打来|打给|打电话|来电)")
 
+# The media a character is heard or seen through (closed classes of nouns).
+#: Voices: a call, a radio, a speaker, a machine that plays a message.
+VOICE_MEDIA = (r"(?:(?:tele|cell|mobile |smart|speaker ?|car |pay ?)?phones?|cells?|radios?|walkie(?:[- ]?talkies?)?|"
+               r"intercoms?|(?:loud)?speakers?|comms?|comlinks?|communicators?|headsets?|earpieces?|"
+               r"(?:answering )?machines?|voice ?-?mails?)")
+#: Live or recorded pictures: a screen and what plays on it.
+SCREEN_MEDIA = (r"(?:tvs?|t\.v\.|televisions?|(?:view|video|tv|big |split |computer )?screens?|monitors?|videos?|"
+                r"video ?tapes?|footage|holo[\w-]*(?: (?:images?|representations?|projections?|figures?))?|"
+                r"projections?|webcams?|feeds?|broadcasts?|newsreels?|computers?|laptops?|tablets?|"
+                r"transmissions?|recordings?|tapes?)")
+#: Still pictures and print.
+STILL_MEDIA = (r"(?:photos?|photographs?|pictures?|snapshots?|polaroids?|portraits?|posters?|paintings?|drawings?|"
+               r"sketch(?:es)?|images?|billboards?|murals?|signs?|marquees?|letters?|cards?|notes?|signatures?|"
+               r"headlines?|newspapers?|papers?|magazines?|articles?|yearbooks?|albums?|pages?|labels?|plaques?|"
+               r"banners?|flyers?|captions?|chyrons?|displays?|messages?|texts?|e-?mails?|postcards?|wallpapers?|"
+               r"clippings?)")
+#: Not the scene's world at all: what is dreamt or remembered.
+_INNER = r"(?:dreams?|visions?|memory|memories|flashbacks?|imagination|nightmares?|fantas(?:y|ies))"
+_DET = r"(?:the|a|an|his|her|their|its|this|that|our|[\w-]+['’]s)"
+# A camera direction that opens a sentence ('CLOSE ON', 'ANGLE ON', 'EXTREME CLOSE ON').
+_CAMERA = (r"(?:(?:extreme |tight |medium |wide )?(?:close(?:[- ]?up)?|angle|shot|pov|push(?:ing)? in|pan|tilt|zoom|"
+           r"(?:cut )?back)\s+(?:on|to|in on)\s+|insert\W+)")
+# A word before a medium's noun that is no determiner and no verb ('the LITTLE TV', 'the SHOW MONITOR').
+_MODIFIER = r"(?!(?:the|a|an|and|or|of)\b)(?![\w-]+ing\b)[\w-]+"
+# A sentence that opens on a medium: what it names is in the picture ('CLOSE ON TV, Murray ...').
+_FRAME = re.compile(
+    rf"^\W*(?:{_CAMERA}(?:(?:on|in|onto|across)\s+)?|(?:on|in|onto|across)\s+)(?:{_DET}\s+)?(?:{_MODIFIER}\s+){{0,2}}?"
+    rf"(?:(?P<screen>{SCREEN_MEDIA})|(?P<still>{STILL_MEDIA})|(?P<inner>{_INNER}))\s*(?:[,:;.!]|--|—|–|$)",
+    re.IGNORECASE)
+# The name is the complement of a medium: 'a photograph of Thomas Wayne', 'a poster ..., featuring ... JULIE'.
+_MEDIUM_OF = re.compile(
+    rf"\b(?:(?P<screen>{SCREEN_MEDIA}|{VOICE_MEDIA})|(?P<still>{STILL_MEDIA}))"
+    r"(?:\s+of|(?:\s+[^\s;:—–]+){0,6}?\s+(?:showing|featuring|depicting|including))\s+(?P<between>[^;:—–]*)$",
+    re.IGNORECASE)
+# Words that start another clause between a medium and a name ('a photo of his wife, then Tom enters').
+_CLAUSE_BREAK = re.compile(r"--|\b(?:then|while|when|but|until|meanwhile|and then)\b", re.IGNORECASE)
+# The name is on or in a medium ('Shinzon appears on the viewscreen', 'BRUCE WAYNE IN PHOTO', 'Murray (on TV)').
+_ON_MEDIUM = re.compile(
+    rf"^\s*(?:\((?P<paren>[^)]*)\)|,?\s*(?:(?:is|['’]s|was|are|appears?|appearing|comes? (?:up|on)|pops? up|flickers?|"
+    rf"shimmers?|fades? in)\s+)?(?:on|in|onto|across)\s+(?:{_DET}\s+)?(?:{_MODIFIER}\s+){{0,2}}?"
+    rf"(?:(?P<screen>{SCREEN_MEDIA})|(?P<still>{STILL_MEDIA}))(?=\s*$|\s*[^\w\s]|\s+(?:and|as|while|with|where|when|who|"
+    r"that|which|to|for|at|in|on|again|now|then|is|was|are|[\w-]+ing|[\w-]+s)\b))", re.IGNORECASE)
+_CALL_OR_SCREEN = re.compile(rf"\b(?:{VOICE_MEDIA}|{SCREEN_MEDIA})\b|电话|手机|视频|屏幕|电视", re.IGNORECASE)
+_SCREEN_WORD = re.compile(rf"\b{SCREEN_MEDIA}\b", re.IGNORECASE)
+_STILL_WORD = re.compile(rf"\b{STILL_MEDIA}\b", re.IGNORECASE)
+# A name right after these is a complement, not the one a medium shows ('Behind Joker on screen').
+_AFTER_PREPOSITION = re.compile(
+    r"\b(?:behind|before|beside|besides|near|by|at|with|from|to|of|in|on|into|onto|under|over|above|below|past|"
+    r"toward|towards|around|against|between|among|across|through|beyond|inside|outside|front|next)\s+$", re.IGNORECASE)
+_CAMERA_OPENING = re.compile(rf"^\W*{_CAMERA}$", re.IGNORECASE)
+# After a name that opens a sentence, "'s" is 'is' or 'has' when a verb, a preposition or a determiner
+# follows, not a noun ('Sophie's sitting on her couch', 'Tom's in the kitchen'; not 'Neil's desk', nor
+# '... the same file Joker's holding', a clause about the file).
+_OPENS = re.compile(r"^\W*(?:(?:and|then|now|but|meanwhile|still)\W+)?$", re.IGNORECASE)
+_IS = re.compile(r"\s+(?:[a-z]+ing\s+(?:on|in|at|by|with|across|behind|beside|near|next|there|here|alone|up|down|"
+                 r"the|a|an|his|her|their)\b|(?:in|at|on|not|been|got|gone|still|already|just|now|a|an|the|here|"
+                 r"there|out|up|down|about|behind|outside|inside|with|by|alone|asleep|awake)\b)")
+# Coming into view on a screen named earlier in the sentence ('... on her computer and ROSALYN, 60 today, appears').
+_APPEARS = re.compile(r"^\s*(?:,[^,]{1,40},\s*)?(?:appears?|pops? up|comes? (?:up|on)|flickers? (?:on|into view)|"
+                      r"shimmers? into view|fades? in|fills the screen)\b", re.IGNORECASE)
+# What a colon opens right after a medium or a verb of print (at most three words between): 'Call display:
+# MOM.', 'The marquee reads: ...', 'the image on the viewscreen transforms to: Shinzon's Viceroy'.
+_LABEL = re.compile(
+    rf"(?:\b(?P<screen>{SCREEN_MEDIA})|\b(?P<still>{STILL_MEDIA}|ID|reads?|displays?|flashes|spells?(?: out)?|"
+    r"lists?))(?:\s+[\w'’-]+){0,3}?\s*:", re.IGNORECASE)
+# Said to be absent: 'Picard is gone.'
+_GONE = re.compile(
+    r"^\s*(?:is|was|['’]s|has|had)\s+(?:already\s+|long\s+|now\s+|still\s+)?(?:been\s+)?"
+    r"(?:(?:gone|missing|absent)(?=\s*(?:[.,;:!?)]|--|—|$)|\s+(?:from|now|already|again|too|for good)\b)|"
+    r"nowhere to be (?:seen|found)|not (?:here|there)\b)", re.IGNORECASE)
+# A voice heard, not a person seen: 'Jim talks over the action in voiceover'.
+_VOICE_OVER = re.compile(r"\bvoice-?over\b|\bV\.O\.", re.IGNORECASE)
+# Coming into the scene: the subject of these verbs is brought in ('LANG and Reggie enter').
+ENTERS = re.compile(
+    r"\b(?:enters?|entering|comes? (?:in|back|into|through)|walks? (?:in|into|up)|steps? (?:in|into)|"
+    r"arrives?|arriving|appears?|appearing|rushes in|runs in|hurries in|bursts in|strides in|storms in|"
+    r"returns?|emerges?|joins?|is back)\b|走进|走了进来|进来|进门|进屋|跑进|冲进|闯进|回来|赶来|来到", re.IGNORECASE)
+# Going out of the scene (not out of a car).
+EXITS = re.compile(
+    r"\b(?:leaves?|leaving|exits?|exiting|walks? (?:out|off|away)|goes (?:out|off)|storms (?:out|off)|"
+    r"departs?|runs (?:out|off)|drives (?:off|away)|hurries (?:out|off)|rushes out|heads out|"
+    r"disappears?|slips out)\b(?!\s+(?:of\s+)?(?:the|his|her|their|a)?\s*(?:car|van|truck|cab|taxi|vehicle|bus|"
+    r"elevator|lift|shower|limo|limousine|jeep|cruiser|motorcycle)\b)|离开|走了|走出|走开|出去|跑回|跑出|跑开|"
+    r"回去|溜走|退出|离去", re.IGNORECASE)
+# Between a subject and its verb: a few words, no clause break ('LANG and Reggie enter').
+_SUBJECT_GAP = re.compile(r"^[^,.;:!?，。；：！？]{0,40}$")
+#: Characters that may come between a Chinese name and its verb of coming or going ('转身', '匆匆').
+_CJK_GAP = 3
+# A cue extension or parenthetical that puts the voice over, through or on a medium.
+_THROUGH = re.compile(
+    rf"^(?:heard\s+|seen\s+)?(?:(?:over|through|thru|via|from)\s+(?:{_DET}\s+)?(?:[\w-]+\s+)?"
+    rf"(?:{VOICE_MEDIA}|{SCREEN_MEDIA})|(?:on|in)\s+(?:{_DET}\s+)?(?:[\w-]+\s+)?(?:{SCREEN_MEDIA}|(?:loud)?speakers?|"
+    rf"speaker ?phones?|(?:answering )?machines?|voice ?-?mails?)|{SCREEN_MEDIA}|filtered)$",
+    re.IGNORECASE)
+# The Chinese forms: '（电话里）', '（画外音）', '（视频中）'.
+_ZH_THROUGH = re.compile(r"电话(?:里|中|那头|那边)|画外音?|(?:视频|电视|广播|录音|屏幕|对讲机)(?:里|中|上)?$|"
+                         r"^(?:视频|电视|广播|录音)")
+# Cue extensions of a narrator's voice (not a medium in the story's world).
+_NARRATION = re.compile(r"^(?:V\.?\s?O\.?|VO|VOICE[- ]?OVER|PRE-?LAP)$", re.IGNORECASE)
+
+
+class Sight(Enum):
+    """How a sentence shows a character it names."""
+
+    IN_PERSON = "in_person"  # where the scene is
+    SCREEN = "screen"  # on a screen, in a recording, as a voice from elsewhere
+    PICTURE = "picture"  # in a still picture or in print
+    ABSENT = "absent"  # said to be gone
+    NAMED = "named"  # named only: an owner, after 'of', in a title, an insert or a dream
+
+
+#: When a sentence names a character twice, the strongest sight counts.
+_SIGHT_RANK = {Sight.IN_PERSON: 0, Sight.SCREEN: 1, Sight.PICTURE: 2, Sight.ABSENT: 3, Sight.NAMED: 4}
+
+
+def _medium_sight(match: re.Match[str]) -> Sight:
+    if match.groupdict().get("screen"):
+        return Sight.SCREEN
+    if match.groupdict().get("still"):
+        return Sight.PICTURE
+    return Sight.NAMED
+
+
+def _quoted(text: str, start: int) -> bool:
+    """True when offset `start` of a text lies inside double quotes (a title, a sign, a message)."""
+    return text.count('"', 0, start) % 2 == 1 or text.count("“", 0, start) > text.count("”", 0, start)
+
+
+def moves(verb: re.Pattern[str], text: str, name_end: int) -> bool:
+    """True when the character named just before offset `name_end` is the subject of the verb.
+
+    Chinese writes no spaces, so a verb further on may belong to someone named later
+    ('程勇看着吕受益离开'): there, at most `_CJK_GAP` characters may come between name and verb
+    ('程勇转身离开').
+    """
+    m = verb.search(text, name_end)
+    if m is None:
+        return False
+    gap = text[name_end:m.start()]
+    return bool(_SUBJECT_GAP.match(gap)) and not (_CJK.search(gap) and len(gap) > _CJK_GAP)
+
+
 Span = tuple[int, int, str]  # (start, end, canonical character name) in a sentence
 
 
@@ -38,32 +211,189 @@ class ActionSentence:
     phrases: list[Phrase]
 
     def shown(self) -> list[str]:
-        """Characters the sentence shows: named, but not only as an owner ('Neil's desk') nor
-        after 'of', 'about', 'for' ('a photo of Sarah'), and not in an insert or flash cut."""
-        out: dict[str, None] = {}
-        if _NOT_HERE.match(self.element.text) or _NOT_HERE.match(self.text):
-            return []
-        if _CJK.search(self.text):
-            return self._shown_chinese()
-        for s, e, name in self.spans:
-            if self.text[e:e + 2].lower() in ("'s", "’s") or _NOT_SHOWN_BEFORE.search(self.text[:s]):
-                continue
-            out[name] = None
-        return list(out)
+        """Characters the sentence shows in person (`Sight.IN_PERSON`, see `sights`)."""
+        return [name for name, sight in self.sights().items() if sight is Sight.IN_PERSON]
 
-    def _shown_chinese(self) -> list[str]:
-        """Chinese: not in an insert or flashback, nor on a screen ('监控画面中，沙僧...'), nor
-        only as an owner or a caller ('孙悟空的面具', '眼镜打给他'), nor inside a longer word
-        ('律师函')."""
-        if ZH_ELSEWHERE.search(self.text[:6]):
-            return []
-        out: dict[str, None] = {}
+    def sights(self) -> dict[str, Sight]:
+        """How the sentence shows each character it names, in the order named.
+
+        In person unless: named only as an owner ('Neil's desk') or after 'of', 'about', 'for'
+        ('a story about Sarah'); inside quotes (across the sentences of the paragraph) or in an
+        insert, a flash cut or a dream (`Sight.NAMED`); in what a medium shows (the sentence
+        opens on it, the name is its complement or is on or in it, or appears after a screen is
+        named: `Sight.SCREEN` for a screen or a recording, `Sight.PICTURE` for a still picture
+        or print, and print after a label's colon); said to be gone (`Sight.ABSENT`). Chinese
+        sentences: `_sights_chinese`.
+        """
+        if _NOT_HERE.match(self.element.text) or _NOT_HERE.match(self.text):
+            return {name: Sight.NAMED for _, _, name in self.spans}
+        if _CJK.search(self.text):
+            return self._sights_chinese()
+        at = max(self.element.text.find(self.text), 0)
+        frame = _FRAME.match(self.text)
+        label = _LABEL.search(self.text)
+        voice_over = bool(_VOICE_OVER.search(self.text))
+        out: dict[str, Sight] = {}
         for s, e, name in self.spans:
-            if (_ZH_NOT_SHOWN_AFTER.match(self.text[e:]) or _ZH_SCREEN.search(self.text[:s])
-                    or inside_word(self.text, s, e)):
-                continue
-            out[name] = None
-        return list(out)
+            if _quoted(self.element.text, at + s):
+                sight = Sight.NAMED
+            elif frame is not None:
+                sight = _medium_sight(frame)
+            else:
+                sight = self._sight(s, e, label, voice_over)
+            if name not in out or _SIGHT_RANK[sight] < _SIGHT_RANK[out[name]]:
+                out[name] = sight
+        return out
+
+    def _sight(self, s: int, e: int, label: re.Match[str] | None, voice_over: bool) -> Sight:
+        """How the name at text[s:e] is shown, in a sentence that does not open on a medium."""
+        before, after = self.text[:s], self.text[e:]
+        if after[:2].lower() in ("'s", "’s") and not (_IS.match(after[2:]) and _OPENS.match(before)):
+            return Sight.NAMED
+        if label is not None and s >= label.end():
+            return _medium_sight(label)
+        of = _MEDIUM_OF.search(before)
+        if of is not None and not _CLAUSE_BREAK.search(of.group("between")) and len(of.group("between").split()) <= 12:
+            return _medium_sight(of)
+        if _NOT_SHOWN_BEFORE.search(before):
+            return Sight.NAMED
+        on = _ON_MEDIUM.match(after)
+        if on is not None and (not _AFTER_PREPOSITION.search(before) or _CAMERA_OPENING.match(before)):
+            paren = on.group("paren")
+            if paren is None:
+                return _medium_sight(on)
+            if _SCREEN_WORD.search(paren):
+                return Sight.SCREEN
+            if _STILL_WORD.search(paren):
+                return Sight.PICTURE
+        if _APPEARS.match(after) and _SCREEN_WORD.search(before):
+            return Sight.SCREEN
+        if _GONE.match(after):
+            return Sight.ABSENT
+        if voice_over:
+            return Sight.SCREEN
+        return Sight.IN_PERSON
+
+    def _sights_chinese(self) -> dict[str, Sight]:
+        """Chinese: not in an insert or flashback, nor only as an owner or a caller ('孙悟空的面具',
+        '眼镜打给他'), nor inside a longer word ('律师函') (`Sight.NAMED`); after a screen or
+        picture word, on a screen ('监控画面中，沙僧...') or in a photograph ('照片上')."""
+        if ZH_ELSEWHERE.search(self.text[:6]):
+            return {name: Sight.NAMED for _, _, name in self.spans}
+        out: dict[str, Sight] = {}
+        for s, e, name in self.spans:
+            screen = next(reversed(list(_ZH_SCREEN.finditer(self.text[:s]))), None)
+            if _ZH_NOT_SHOWN_AFTER.match(self.text[e:]) or inside_word(self.text, s, e):
+                sight = Sight.NAMED
+            elif screen is not None:
+                sight = Sight.PICTURE if screen.group(0) == "照片" else Sight.SCREEN
+            else:
+                sight = Sight.IN_PERSON
+            if name not in out or _SIGHT_RANK[sight] < _SIGHT_RANK[out[name]]:
+                out[name] = sight
+        return out
+
+
+def through_medium(notes: Iterable[str]) -> bool:
+    """Whether a speech's cue extensions or parentheticals put the voice over, through or on a
+    medium: '(V.O.)', '(OVER PHONE)', '(ON TV)', '(ON MONITORS)', '(ON MACHINE)', '(FILTERED)',
+    '(on speaker)', '（电话里）'. A speaker talking into a phone or a radio ('(into phone)') is
+    in the scene, and so is one '(on the phone)': that says how they talk, not where from.
+
+    Example:
+        >>> through_medium(["OVER PHONE"]), through_medium(["into phone; low"])
+        (True, False)
+    """
+    for note in notes:
+        for part in re.split(r"[;,/]", note.strip().strip("()（）")):
+            part = part.strip()
+            if part and (_THROUGH.match(part) or _ZH_THROUGH.search(part)):
+                return True
+    return False
+
+
+def speech_notes(scene: Scene, speech: Speech) -> list[str]:
+    """The cue extensions and the parentheticals of a speech (and a Chinese line's opening
+    parenthesis, '（电话里）程老板...')."""
+    notes = [*speech.cue.extensions]
+    start = next((i for i, el in enumerate(scene.elements) if el is speech.cue), len(scene.elements))
+    for el in scene.elements[start + 1:]:
+        if el.kind is ElementKind.PARENTHETICAL:
+            notes.append(el.text)
+        elif el.kind is not ElementKind.DIALOGUE:
+            break
+    opening = re.match(r"^\s*[(（]([^)）]{1,12})[)）]", speech.first_line.text) if speech.lines else None
+    if opening:
+        notes.append(opening.group(1))
+    return notes
+
+
+@dataclass(frozen=True)
+class SceneSights:
+    """How one scene shows its characters, sentence by sentence and speech by speech."""
+
+    sentences: list[dict[str, Sight]]
+    """Per action sentence (in the order given), how it shows each character it names."""
+    away: list[bool]
+    """Per speech (in the order given): heard from elsewhere, not said where the scene is."""
+
+
+def scene_sights(scene: Scene, sents: Sequence[ActionSentence], speeches: Sequence[Speech]) -> SceneSights:
+    """How a scene shows its characters: each sentence's `ActionSentence.sights`, and whether
+    each speech is heard from elsewhere (`Speech.away`, or `through_medium`), with what the
+    scene showed before carried on (see the module docstring).
+
+    Args:
+        scene: The scene.
+        sents: Its action sentences, in text order.
+        speeches: Its speeches, in order.
+
+    Returns:
+        The sights and the speeches heard from elsewhere.
+
+    Example:
+        >>> sights = scene_sights(scene, sentences, speeches)  # doctest: +SKIP
+        >>> sights.sentences[0]  # doctest: +SKIP
+        {'Murray Franklin': <Sight.SCREEN: 'screen'>}
+    """
+    items: list[tuple[int, int, int, int]] = []  # (line, offset, 0 sentence / 1 speech, index)
+    for i, sent in enumerate(sents):
+        items.append((sent.element.line_start, max(sent.element.text.find(sent.text), 0), 0, i))
+    for i, speech in enumerate(speeches):
+        items.append((speech.cue.line_start, 0, 1, i))
+    first: dict[str, str] = {}  # character -> how first seen or heard: 'person', 'medium', 'narration'
+    in_person: set[str] = set()
+    out_sents: list[dict[str, Sight]] = [{} for _ in sents]
+    away = [False] * len(speeches)
+    told = False  # the action has told of a call or a screen so far
+    for _, _, what, i in sorted(items):
+        if what == 1:
+            speech = speeches[i]
+            notes = speech_notes(scene, speech)
+            medium = through_medium(notes) or any(
+                voice_is_away([x]) and not _NARRATION.match(x.strip()) for x in speech.cue.extensions)
+            direct = speech.away or medium or any(_NARRATION.match(n.strip().strip("()")) for n in notes)
+            first.setdefault(speech.speaker, "medium" if medium or direct and told else
+                             "narration" if direct else "person")
+            away[i] = direct or (first[speech.speaker] == "medium" and speech.speaker not in in_person)
+            if not away[i]:
+                in_person.add(speech.speaker)
+            continue
+        sent = sents[i]
+        told = told or bool(_CALL_OR_SCREEN.search(sent.text))
+        seen = sent.sights()
+        for name, sight in seen.items():
+            if sight is Sight.IN_PERSON:
+                end = next(e for _, e, n in sent.spans if n == name)
+                if first.get(name) == "medium" and name not in in_person and not moves(ENTERS, sent.text, end):
+                    seen[name] = Sight.SCREEN  # the broadcast or the call goes on
+                else:
+                    first.setdefault(name, "person")
+                    in_person.add(name)
+            elif sight is Sight.SCREEN:
+                first.setdefault(name, "medium")
+        out_sents[i] = seen
+    return SceneSights(out_sents, away)
 
 
 def is_chinese(scene: Scene) -> bool:
