@@ -562,6 +562,10 @@ def _register() -> None:
 
     cli.add_command(knows_command)
     cli.add_command(dossier_command)
+    from kgbuild.ask_cli import ask_command, qa_eval_command
+
+    cli.add_command(ask_command)
+    cli.add_command(qa_eval_command)
 
 
 _register()

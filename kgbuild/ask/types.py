@@ -1,0 +1,85 @@
+"""What `ask` returns: the question's linked entities, ranked scenes with their matching lines,
+ranked facts with their evidence, and (with an LLM) an answer that cites scenes."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kgbuild.model import Evidence
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class LinkedEntity(_Model):
+    """An entity of the graph the question names."""
+
+    id: str
+    name: str
+    type: str
+    mention: str = Field(description="The words of the question that name it.")
+    how: str = Field(description="'name', 'alias' or 'fuzzy' (a near spelling, e.g. a possessive).")
+    weight: float = Field(description="How much holding it tells about a scene: log(scenes / its scenes).")
+
+
+class MatchedLine(_Model):
+    """A line of a ranked scene that bears on the question."""
+
+    lines: tuple[int, int] = Field(description="Source lines.")
+    speaker: str | None = None
+    text: str
+
+
+class RankedScene(_Model):
+    """A scene, how it ranks for the question, and why."""
+
+    scene: int = Field(description="1-based scene index.")
+    heading: str
+    score: float
+    text_score: float = Field(description="BM25 of the question's words over the scene.")
+    meaning_score: float | None = Field(description="Best cosine of a line's MiniLM vector to the question's "
+                                        "(English scripts only).")
+    graph_score: float = Field(description="The linked entities grounded in the scene, each by its weight, "
+                               "and the relations between them the scene's evidence shows.")
+    entities: list[str] = Field(default_factory=list, description="Names of the linked entities in the scene.")
+    lines: list[MatchedLine] = Field(default_factory=list)
+
+
+class RankedFact(_Model):
+    """A relation of the graph between the question's entities (or touching one), with its evidence."""
+
+    id: str
+    statement: str
+    type: str
+    score: float
+    evidence: list[Evidence]
+
+
+class Citation(_Model):
+    """A scene an answer cites, and a line it quotes."""
+
+    scene: int
+    quote: str = ""
+
+
+class Answer(_Model):
+    """An LLM's answer written from the retrieved evidence only."""
+
+    text: str
+    citations: list[Citation] = Field(default_factory=list)
+    supported: bool = Field(description="False when the model said the evidence does not hold the answer.")
+    model: str
+    cited_unretrieved: list[int] = Field(default_factory=list,
+                                         description="Cited scenes that were not among the retrieved ones.")
+
+
+class AskResult(_Model):
+    """The answer to one question: the evidence ranked, and an answer when an LLM was asked."""
+
+    question: str
+    as_of_scene: int | None = Field(default=None, description="Nothing after this scene was looked at.")
+    entities: list[LinkedEntity]
+    scenes: list[RankedScene]
+    facts: list[RankedFact]
+    answer: Answer | None = None
