@@ -76,3 +76,18 @@ def test_the_first_look_audits_give_the_ledger_shares(path):
     assert report.entities.share == pytest.approx(entry.entities.weighted)
     assert (report.relations.supported, report.entities.supported) == (entry.relations.supported,
                                                                          entry.entities.supported)
+
+
+def test_round_one_added_more_supported_facts_than_it_removed():
+    """Issue 30's 'no fewer true facts': the judged samples of what round 1 removed and added, scaled to
+    how many facts each side holds, on the ten scripts it was checked on."""
+    data = json.loads((JUDGED / "round1-sides.json").read_text())
+    estimate = {"removed": 0.0, "added": 0.0}
+    for sides in data["scripts"].values():
+        for key, part in sides.items():
+            if part["verdicts"]:
+                supported = sum(v["verdict"] == "supported" for v in part["verdicts"])
+                estimate[key.split("_")[0]] += part["in_diff"] * supported / len(part["verdicts"])
+    assert len(data["scripts"]) == 10
+    assert (round(estimate["removed"], 1), round(estimate["added"], 1)) == (170.3, 280.9)
+    assert estimate["added"] > estimate["removed"]
