@@ -210,8 +210,8 @@ def _full_names(screenplay: Screenplay, cues: Counter[str], intros: dict[str, tu
     A form counts when the script writes 'Neil Perry' (title case; capitals are also used for
     sounds and actions) twice, or once as the speaker's own introduction ('I'm Neil Perry.'), and
     no other surname comes close (half as often). The surname is every title-case word after
-    the given name ('Tom Van Allen'); none of its words may be a cue of its own, a word of a
-    heading or a verb.
+    the given name ('Tom Van Allen'); written in the action or another's speech, none of its
+    words may be a cue of its own, a word of a heading or a verb.
     """
     single = {c for c in cues if len(c.split()) == 1 and not _CJK.search(c)}
     heading_words = {w for scene in screenplay.scenes for part in scene.location for w in part.upper().split()}
@@ -234,8 +234,8 @@ def _full_names(screenplay: Screenplay, cues: Counter[str], intros: dict[str, tu
                     counts[first][last] += 1
             if el.kind is ElementKind.DIALOGUE and el.speaker and el.speaker.upper() in single:
                 intro = _SELF_INTRO.match(el.text.strip())
-                if intro and intro.group(1).upper() == el.speaker.upper() and (last := surname(intro.group(2))):
-                    counts[el.speaker.upper()][last] += 2
+                if intro and intro.group(1).upper() == el.speaker.upper():  # the speaker's own word
+                    counts[el.speaker.upper()][" ".join(intro.group(2).upper().split())] += 2
     out = {}
     for first, surnames in counts.items():
         (best, n), *rest = surnames.most_common()
