@@ -8,6 +8,11 @@
   one's name, and `GOOD` / `BAD` are versions, not life stages: such pairs are not linked.
 - Contradicting titles (`Mr. Smith` / `Mrs. Smith`) are never merged.
 
+A Chinese common noun is no one's name either: a name that jieba's dictionary holds as one
+common noun (`男子`, `女人`, `老人`, `小女孩`: flag `n`) describes people, so `中年男子` is not
+`男子` at another life stage. Names are not dictionary nouns (jieba flags `静秋`, `老三`,
+`黄四郎` as names).
+
 The screenplay also says which words are common words rather than names: those it writes in
 lower case and never as a speaker ('tiny' makes `TINY SCOTT` a descriptor form of `SCOTT`).
 
@@ -18,9 +23,13 @@ Example:
 
 from __future__ import annotations
 
+import logging
 import re
 from collections import defaultdict
+from functools import lru_cache
 
+import jieba
+import jieba.posseg
 from pydantic import BaseModel, ConfigDict, Field
 
 from kgbuild.canonicalize.normalize import (
@@ -31,6 +40,8 @@ from kgbuild.canonicalize.normalize import (
     normalize_name,
 )
 from kgbuild.model import ElementKind, Scope, Screenplay
+
+jieba.setLogLevel(logging.WARNING)
 
 #: A lower-case word of action or dialogue ("tiny", "regular-sized").
 _LOWER_WORD = re.compile(r"(?<![\w'’-])[a-z]+(?:-[a-z]+)*(?![\w'’-])")
@@ -112,10 +123,20 @@ def _stages(name: NormalizedName) -> tuple[set[str], set[str]]:
     return stages, set(name.versions) - stages
 
 
+@lru_cache(maxsize=4096)
+def _common_noun_zh(word: str) -> bool:
+    """Whether jieba reads a Chinese word as one common noun of its dictionary ('男子')."""
+    cut = [(p.word, p.flag) for p in jieba.posseg.cut(word)]
+    return len(cut) == 1 and cut[0][1] == "n"
+
+
 def proper_name(name: NormalizedName, common_words: frozenset[str] = frozenset()) -> bool:
     """Whether a name is a person's own name, not a common noun: 'Ellie', 'Edward Bloom', not
-    'Woman', 'the driver' or words the screenplay writes in lower case ('hunter')."""
+    'Woman', 'the driver', words the screenplay writes in lower case ('hunter') or a Chinese
+    common noun ('男子')."""
     if not name.comparable or name.generic or not name.tokens:
+        return False
+    if name.cjk and _common_noun_zh(name.key):
         return False
     return not all(t in ROLE_WORDS or t in common_words for t in name.tokens)
 

@@ -15,8 +15,26 @@ other (`converse`: each speaks right after the other somewhere). So
   `MACY` an alias of the full name whose given name is the other cue: `MACY` is Kate Macy;
 - where the cue's token is in several introduced names, the one introduced in the scene where
   the cue first speaks is its name; otherwise the cue keeps its own name;
-- a cue of two names without a joining word (`CARL ROONEY`, both speaking at once) stands for
-  both when each word is the cue of a different speaker and the two talk to each other.
+- a cue of several names without a joining word (`CARL ROONEY`; `JOHNNA MATTIE FAE`, a
+  dual-dialogue cue run into one line) stands for them all when it cuts wholly into cues the
+  script uses on their own, longest first (`LITTLE CHARLES IVY` is LITTLE CHARLES and IVY), and
+  those are different people: they talk to each other, or they speak in one scene under their
+  own cues and each speaks alone more often than the joint cue does;
+- a cue that is part of an introduced name, one word or several (`MATTIE FAE` of `MATTIE FAE
+  AIKEN`), is that character.
+
+Full names are never cut short: a title-case surname runs on through the capitalised words after
+it (`Tom Van Allen`, not `Tom Van`), and a name opens after a joining word (`Liz AND BO, the
+owner` introduces BO). A surname is written with a capital ('Kirk here.' names no Kirk Here).
+An introduction of a group introduces no character: an age range (`LONGTIME FRIENDS, 40s to
+70s, mingle`) or a plural head noun (`LATINO MEN, 20's`; a word in -S followed by a plural verb).
+
+Chinese cues that came through OCR: a cue of one character that jieba does not read as a name
+and that the script uses fewer than five times (`一`, `老`, `于`: the rest of a broken cue) speaks
+for no one known; a cue used once or twice, no dictionary word, one character away from a cue
+used often in the same scenes (`老痪` for 老汤, `涛三` for 老三, `人张牧之` for 张牧之) is that
+speaker, when that cue is the only likely one (`_misread`): a character of a series apart
+(`老六`, `胡千`) or a joining word before the name (`和老汤`) make another person.
 
 A surname written in title case keeps its apostrophe (`Senator Tal'Aura` is not `Senator Tal`).
 """
@@ -25,13 +43,15 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
+from collections.abc import Container
 from dataclasses import dataclass, field
 
 from kgbuild.model import ElementKind, Screenplay
 from kgbuild.names import display_name
 from kgbuild.offline.phrases import VERB_FORMS
 from kgbuild.offline.stoplists import GENERIC_PEOPLE, NOT_IN_NAMES
-from kgbuild.readers.cues import is_non_person_cue
+from kgbuild.offline.zh_words import cut, in_dictionary
+from kgbuild.readers.cues import FUNCTION_WORDS, is_non_person_cue
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 # An introduction: 1-4 capitalised words, then a comma and an age or description ('MARGO
@@ -94,6 +114,37 @@ class Cast:
         return [name] if name else []
 
 
+# What follows an introduced name: its description (after a comma, or in parentheses), then
+# the first word of what it does ('LONGTIME FRIENDS, 40s to 70s, mingle').
+_DESCRIPTION = re.compile(r"\s*(?:\(([^()]*)\)|,([^,.;]*)[,.;]?|(?:--|—|–)([^,.;]*)[,.;]?)\s*([a-z]+)?")
+# An age range: the ages of a group ('40s to 70s', "20's-30's", 'ages 8 to 12').
+_AGE_RANGE = re.compile(r"\d+\s*'?s?\s*(?:to|-|–|—|and|or|through)\s*(?:early\s+|mid\s+|late\s+)?\d+", re.IGNORECASE)
+# People nouns in the plural ('LATINO MEN'), and what a plural subject does ('are', 'were').
+_PLURAL_PEOPLE = frozenset(w.upper() for w in GENERIC_PEOPLE if w.endswith(("s", "men", "ple", "ren")))
+_PLURAL_VERBS = frozenset({"are", "were", "have", "do"})
+
+
+def _a_group(name: str, after: str, before: str = "") -> bool:
+    """Whether an introduction describes a group, not one character: its description gives an
+    age range ('LONGTIME FRIENDS, 40s to 70s, mingle'), or its head noun is plural (a people
+    noun in the plural, 'LATINO MEN'; or a word in -S that a plural verb follows, 'GUARDS, 30s,
+    are', unless the name ends a list that the verb agrees with: 'EDITH and DAVE WALTERS, a
+    middle-aged couple, carry')."""
+    m = _DESCRIPTION.match(after)
+    if m is None:
+        return False
+    description = next((g for g in m.groups()[:3] if g is not None), "")
+    if _AGE_RANGE.search(description):
+        return True
+    head = name.split()[-1]
+    if head in _PLURAL_PEOPLE:
+        return True
+    verb = m.group(4) or ""
+    listed = re.search(r"(?:,|\band|&)\s*$", before) is not None
+    return not listed and head.endswith("S") and not head.endswith(("SS", "'S")) and (
+        verb in _PLURAL_VERBS or verb in VERB_FORMS and not verb.endswith("s"))
+
+
 def _introductions(screenplay: Screenplay) -> dict[str, tuple[int, str]]:
     found: dict[str, tuple[int, str]] = {}
     for scene in screenplay.scenes:
@@ -101,9 +152,13 @@ def _introductions(screenplay: Screenplay) -> dict[str, tuple[int, str]]:
             if el.kind is not ElementKind.ACTION:
                 continue
             for m in [*_INTRO.finditer(el.text), *_DASH_INTRO.finditer(el.text), *_NAMED.finditer(el.text)]:
-                name = " ".join(m.group(1).replace("’", "'").split()).strip(".-'")
+                tokens = m.group(1).replace("’", "'").split()
+                while tokens and tokens[0] in FUNCTION_WORDS:  # 'Liz AND BO, the owner' is BO
+                    tokens = tokens[1:]
+                name = " ".join(tokens).strip(".-'")
                 tokens = name.split()
-                if not plausible_name(name) or any(t in _NOT_NAMES for t in tokens):
+                if not plausible_name(name) or any(t in _NOT_NAMES for t in tokens) \
+                        or _a_group(name, el.text[m.end():], el.text[:m.start()]):
                     continue
                 sentence_end = el.text.find(".", m.end())
                 context = el.text[m.start(): sentence_end + 1 if sentence_end > 0 else None]
@@ -139,10 +194,14 @@ def cue_names(cue: str) -> list[str]:
 
 # 'Neil Perry': a given name and a surname in title case; a surname keeps its apostrophe or
 # hyphen ('Tal'Aura', 'Smith-Jones'); a possessive ('Perry's') or a word cut at a hyphen ('Norm
-# Son-of-a-gun') is not a name.
-_FULL_NAME = re.compile(r"\b([A-Z][a-z]+)\s+([A-Z][a-z]+(?:['’][A-Za-z]+|-[A-Z][a-z]+)*)(?![\w'’]|-\w)")
-_SELF_INTRO = re.compile(r"^(?:(?:hi|hello|oh)[,.]?\s+)?(?:I'm|I am|my name is|(?:this is))?\s*"
-                         r"([A-Z][a-z]+)\s+([A-Z][a-z]{2,})[.!]?$", re.IGNORECASE)
+# Son-of-a-gun') is not a name. Title-case words right after it continue the surname ('Tom Van
+# Allen', 'Khan Noonian Singh'): the name is the whole run, never its first two words.
+_SURNAME = r"[A-Z][a-z]+(?:['’][A-Za-z]+|-[A-Z][a-z]+)*(?![\w'’]|-\w)"
+_FULL_NAME = re.compile(rf"\b([A-Z][a-z]+)((?:\s+{_SURNAME}){{1,3}})")
+# 'I'm Neil Perry.', 'Hi, this is Neil Perry': the speaker's own introduction (the name in title
+# case: 'Kirk here.' is no surname).
+_SELF_INTRO = re.compile(r"^(?i:(?:(?:hi|hello|oh)[,.]?\s+)?(?:I'm|I am|my name is|this is)?)\s*"
+                         r"([A-Z][a-z]+)((?:\s+[A-Z][a-z]{2,}){1,3})[.!]?$")
 
 
 def _full_names(screenplay: Screenplay, cues: Counter[str], intros: dict[str, tuple[int, str]]) -> dict[str, str]:
@@ -150,26 +209,33 @@ def _full_names(screenplay: Screenplay, cues: Counter[str], intros: dict[str, tu
 
     A form counts when the script writes 'Neil Perry' (title case; capitals are also used for
     sounds and actions) twice, or once as the speaker's own introduction ('I'm Neil Perry.'), and
-    no other surname comes close (half as often). The surname may not be a cue of its own, a
-    word of a heading or a verb.
+    no other surname comes close (half as often). The surname is every title-case word after
+    the given name ('Tom Van Allen'); written in the action or another's speech, none of its
+    words may be a cue of its own, a word of a heading or a verb.
     """
     single = {c for c in cues if len(c.split()) == 1 and not _CJK.search(c)}
     heading_words = {w for scene in screenplay.scenes for part in scene.location for w in part.upper().split()}
+
+    def surname(words: str) -> str | None:
+        last = " ".join(words.upper().replace("’", "'").split())
+        if len(last) < 3 or any(w in cues or w in NOT_IN_NAMES or w in heading_words or w.lower() in VERB_FORMS
+                                or w in _NOT_NAMES for w in last.split()):
+            return None
+        return last
+
     counts: dict[str, Counter[str]] = defaultdict(Counter)
     for scene in screenplay.scenes:
         for el in scene.elements:
             if el.kind not in (ElementKind.ACTION, ElementKind.DIALOGUE):
                 continue
             for m in _FULL_NAME.finditer(el.text):
-                first, last = m.group(1).upper(), m.group(2).upper().replace("’", "'")
-                if first in single and len(last) >= 3 and last not in cues and last not in NOT_IN_NAMES \
-                        and last not in heading_words and last.lower() not in VERB_FORMS \
-                        and last not in _NOT_NAMES:
+                first = m.group(1).upper()
+                if first in single and (last := surname(m.group(2))):
                     counts[first][last] += 1
             if el.kind is ElementKind.DIALOGUE and el.speaker and el.speaker.upper() in single:
                 intro = _SELF_INTRO.match(el.text.strip())
-                if intro and intro.group(1).upper() == el.speaker.upper():
-                    counts[el.speaker.upper()][intro.group(2).upper()] += 2
+                if intro and intro.group(1).upper() == el.speaker.upper():  # the speaker's own word
+                    counts[el.speaker.upper()][" ".join(intro.group(2).upper().split())] += 2
     out = {}
     for first, surnames in counts.items():
         (best, n), *rest = surnames.most_common()
@@ -214,18 +280,96 @@ def _owner(cue: str, owners: set[str], intros: dict[str, tuple[int, str]], first
     return here[0] if len(here) == 1 else None
 
 
-def _joint(cue: str, cues: Counter[str], intros: dict[str, tuple[int, str]],
-           talk: set[frozenset[str]]) -> list[str] | None:
-    """The speakers of a cue of several names without a joining word ('CARL ROONEY', both at
-    once): each word a cue of its own, every two of them talking to each other; else None."""
-    words = cue.split()
-    if len(words) < 2 or cue in intros or _CJK.search(cue) or len(set(words)) < len(words):
-        return None
-    if not all(w in cues for w in words):
-        return None
-    if all(frozenset({a, b}) in talk for i, a in enumerate(words) for b in words[i + 1:]):
-        return words
+def _parts(words: list[str], cues: Container[str], whole: str) -> list[str] | None:
+    """`words` cut wholly into cues the script uses on their own, the longest first at each
+    step ('CHARLIE LITTLE CHARLES' -> CHARLIE, LITTLE CHARLES); None when no cut fits."""
+    if not words:
+        return []
+    for size in range(len(words), 0, -1):
+        head = " ".join(words[:size])
+        if head != whole and head in cues and (rest := _parts(words[size:], cues, whole)) is not None:
+            return [head, *rest]
     return None
+
+
+def _joint(cue: str, cues: Counter[str], intros: dict[str, tuple[int, str]],
+           talk: set[frozenset[str]], scenes: dict[str, set[int]]) -> list[str] | None:
+    """The speakers of a cue of several names without a joining word, speaking at once
+    ('CARL ROONEY'; 'JOHNNA MATTIE FAE' is JOHNNA and MATTIE FAE, a dual-dialogue cue run into
+    one line): the cue cut wholly into cues the script uses on their own, longest first, each
+    two of them two people. They are when they talk to each other, or when both speak in one
+    scene under their own cues and each speaks more often alone than the joint cue does (a
+    joint cue is a moment; a character of that name would speak as often as its parts). Else
+    None: an introduced name ('MATTIE FAE') is one person."""
+    words = cue.split()
+    if len(words) < 2 or cue in intros or _CJK.search(cue):
+        return None
+    parts = _parts(words, cues, cue)
+    if not parts or len(set(parts)) < len(parts):
+        return None
+    pairs = [frozenset({a, b}) for i, a in enumerate(parts) for b in parts[i + 1:]]
+    if all(pair in talk for pair in pairs):
+        return parts
+    apart = all(cues[p] > cues[cue] for p in parts)
+    if apart and all(scenes[a] & scenes[b] for a, b in (tuple(pair) for pair in pairs)):
+        return parts
+    return None
+
+
+#: Characters that make a series of names (老二, 老三; 胡千, 胡万; 百姓甲, 百姓乙; 大毛, 小毛): a
+#: cue that differs from a name in one of them is another member of the series, not a misread.
+_SERIES = frozenset("零一二三四五六七八九十廿百千万两甲乙丙丁戊己庚辛大小老阿第")
+#: What before a name joins another speaker to it ('和老汤': someone and 老汤).
+_JOINING = frozenset("和与跟及同、")
+#: What after a name makes another person of it ('张三妻', '李四儿', '百姓们').
+_KIN_AFTER = frozenset("的家们爸妈父母妻夫儿女哥姐弟妹爷奶叔婶舅姨侄孙嫂媳")
+#: How often a name must be used, and how much more than any other near it, to be what a
+#: rarely used cue one character away was misread from.
+_OFTEN, _DOMINANT, _LOCAL = 5, 5, 4
+
+
+def _one_apart(rare: str, name: str) -> bool:
+    """Whether a Chinese cue is `name` with one character misread or one stray character at
+    either end ('黄四即' for 黄四郎, '四张牧之' for 张牧之): not a series member of its own
+    ('老六' is not 老四, but '涛三' may be 老三), no joining word before ('和老汤') and no kin
+    word after ('张牧之妻' is his wife)."""
+    if len(rare) == len(name):
+        apart = [a for a, b in zip(rare, name, strict=True) if a != b]
+        return len(apart) == 1 and apart[0] not in _SERIES
+    if len(rare) == len(name) + 1:
+        return (rare[1:] == name and rare[0] not in _SERIES | _JOINING
+                or rare[:-1] == name and rare[-1] not in _SERIES | _KIN_AFTER)
+    return False
+
+
+def _misread(cues: Counter[str], scenes: dict[str, set[int]], talk: set[frozenset[str]],
+            local: dict[int, Counter[str]]) -> dict[str, str]:
+    """Chinese cues read wrong (text through OCR): a cue used once or twice, no word of jieba's
+    dictionary ('老者' is a word), is a misreading of the cue one character away from it
+    (`_one_apart`) that is used often: in the whole script `_DOMINANT` times as often as any
+    other such cue, and in the scenes of the rare cue `_LOCAL` times as often as all the others
+    together (else it is not known which: '老至' in a scene of 老汤, 老四 and 老七), and that
+    it never talks with (two cues that talk to each other are two people)."""
+    out = {}
+    for rare, count in cues.items():
+        if count > 2 or len(rare) < 2 or not _CJK.search(rare) or in_dictionary(rare):
+            continue
+        near = sorted((name for name, n in cues.items() if n >= _OFTEN and _one_apart(rare, name)),
+                      key=lambda name: -cues[name])
+        if not near or len(near) > 1 and cues[near[0]] < _DOMINANT * cues[near[1]]:
+            continue
+        here = Counter({name: sum(local[i][name] for i in scenes[rare]) for name in near})
+        if here[near[0]] and here[near[0]] >= _LOCAL * sum(here[name] for name in near[1:]) \
+                and frozenset({rare, near[0]}) not in talk:
+            out[rare] = near[0]
+    return out
+
+
+def _fragment(cue: str, count: int) -> bool:
+    """A Chinese cue of one character used fewer than `_OFTEN` times that jieba does not read as
+    a name ('一', '老', '于': the rest of a cue or a line broken by OCR) speaks for no one known."""
+    return len(cue) == 1 and bool(_CJK.search(cue)) and count < _OFTEN and not all(
+        flag.startswith("nr") for _, flag in cut(cue))
 
 
 def find_cast(screenplay: Screenplay) -> Cast:
@@ -246,6 +390,7 @@ def find_cast(screenplay: Screenplay) -> Cast:
     talk = converse(screenplay)
     cues: Counter[str] = Counter()
     cue_scenes: dict[str, set[int]] = defaultdict(set)
+    local: dict[int, Counter[str]] = defaultdict(Counter)  # scene -> cue -> speeches there
     joined: dict[str, list[str]] = {}
     for scene in screenplay.scenes:
         for el in scene.elements:
@@ -254,8 +399,10 @@ def find_cast(screenplay: Screenplay) -> Cast:
                 for name in joined[el.speaker]:
                     cues[name] += 1
                     cue_scenes[name].add(scene.index)
+                    local[scene.index][name] += 1
+    alone, alone_scenes = Counter(cues), {name: set(found) for name, found in cue_scenes.items()}
     for cue, names in list(joined.items()):
-        if len(names) == 1 and (both := _joint(names[0], cues, intros, talk)):
+        if len(names) == 1 and (both := _joint(names[0], alone, intros, talk, alone_scenes)):
             joined[cue] = both
             count, scenes = cues.pop(names[0], 0), cue_scenes.pop(names[0], set())
             for word in both:
@@ -263,12 +410,14 @@ def find_cast(screenplay: Screenplay) -> Cast:
                 cue_scenes[word] |= scenes
     full_by_token: dict[str, set[str]] = defaultdict(set)
     for name in intros:
-        if len(name.split()) > 1:
-            for token in name.split():
-                full_by_token[token].add(name)
+        words = name.split()
+        for size in range(1, len(words)):  # 'MATTIE FAE' of 'MATTIE FAE AIKEN' too
+            for at in range(len(words) - size + 1):
+                full_by_token[" ".join(words[at: at + size])].add(name)
     full_names = _full_names(screenplay, cues, intros)
+    misread = _misread(cues, cue_scenes, talk, local)
     for cue, count in cues.items():
-        if is_non_person_cue(cue) or not plausible_name(cue):
+        if is_non_person_cue(cue) or not plausible_name(cue) or cue in misread or _fragment(cue, count):
             continue
         owners = {f for f in full_by_token.get(cue, set()) if not _claimed(cue, f, cues, talk)} \
             if cue not in intros else set()
@@ -282,6 +431,12 @@ def find_cast(screenplay: Screenplay) -> Cast:
             cast.aliases[canonical].add(display_name(cue))
         if full in intros:
             cast.introductions[canonical] = intros[full][1]
+    for cue, name in misread.items():
+        if (target := cast.canonical.get(name)) is not None:
+            cast.canonical[cue] = target
+            cast.speeches[target] += cues[cue]
+            cast.scenes[target] |= cue_scenes[cue]
+            cast.aliases[target].add(cue)
     for cue, names in joined.items():
         known = [cast.canonical[n] for n in names if n in cast.canonical]
         if known:

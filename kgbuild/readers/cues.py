@@ -9,6 +9,12 @@ speaker, or more than the speaker, and are read here for every reader at once:
 - an actor playing a role ('ARNOLD AS LOPHAKIN', in a play within the film) is the actor
   speaking: the name is the actor's and the role becomes an extension ('AS LOPHAKIN'), so the
   role never becomes an alias of whoever plays it first.
+
+Two more shapes are no one's name at all (`not_a_name`): an editing direction about a title on
+screen ('LOSE SUPER', 'END TITLE', 'BACK TO SCENE'), and a lone preposition or conjunction, the
+tail of an action sentence broken onto a line of its own ('... continuing to work --' /
+'WITHOUT'). Both are closed classes of grammar; a pronoun ('HE', 'SHE') stays a cue, since
+two-handers name their speakers so.
 """
 
 from __future__ import annotations
@@ -98,6 +104,34 @@ def camera_direction(name: str) -> bool:
     return bool(_CAMERA.match(name.upper())) and not _CJK.search(name)
 
 
+#: Editing directions about what is written on screen, and the return to the scene.
+_EDITING = re.compile(
+    r"^(?:(?:LOSE|END|OUT|REMOVE|CLEAR)\s+(?:THE\s+)?(?:SUPER|SUPERS|SUPERIMPOSE|TITLES?|CAPTIONS?|SUBTITLES?|"
+    r"GRAPHICS?|CREDITS?|MONTAGE|FLASHBACK|INTERCUT|SPLIT\s+SCREEN)|SUPERIMPOSE[DS]?|TITLE\s+CARD|MAIN\s+TITLES?"
+    r"|BACK\s+TO\s+(?:SCENE|PRESENT|THE\s+PRESENT)|SERIES\s+OF\s+SHOTS|SPLIT\s+SCREEN|FREEZE\s+FRAME)$"
+)
+#: English prepositions and conjunctions: a closed class, no one's name.
+_FUNCTION_TEXT = """
+    ABOARD ABOUT ABOVE ACROSS AFTER AGAINST ALONG ALTHOUGH AMID AMONG AMONGST AND AROUND BECAUSE BEFORE
+    BEHIND BELOW BENEATH BESIDE BESIDES BETWEEN BEYOND BUT DESPITE DURING EXCEPT FOR FROM IF INTO
+    NOR OF ONTO OR SINCE THAN THAT THOUGH THROUGH THROUGHOUT TOWARD TOWARDS UNDER UNLESS UNTIL UNTO
+    UPON WHEREAS WHETHER WHILE WITH WITHIN WITHOUT
+"""
+FUNCTION_WORDS = frozenset(_FUNCTION_TEXT.split())
+
+
+def not_a_name(name: str) -> bool:
+    """Whether a cue-shaped line names no one: an editing direction ('LOSE SUPER') or a lone
+    preposition or conjunction ('WITHOUT').
+
+    Example:
+        >>> not_a_name("LOSE SUPER"), not_a_name("WITHOUT"), not_a_name("SHE")
+        (True, True, False)
+    """
+    upper = " ".join(name.upper().split())
+    return bool(_EDITING.match(upper)) or upper in FUNCTION_WORDS
+
+
 @dataclass(frozen=True)
 class Cue:
     """A parsed character cue."""
@@ -149,7 +183,7 @@ def parse_cue(raw: str) -> Cue:
         extensions.append(normalize_extension(m.group(1)))
         name = name[: m.start()]
     name = normalize_name(name)
-    if camera_direction(name):
+    if camera_direction(name) or not_a_name(name):
         return Cue(name="", extensions=extensions, dual=dual)
     plays = _PLAYS.match(name) if not _CJK.search(name) else None
     if plays:

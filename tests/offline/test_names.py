@@ -10,6 +10,16 @@ found, in Fountain, STAGE script.json and Chinese:
   OTTO (Otto as a boy).
 - manner_zh.json: cues that say how a line is said ('很生气', '尴尬的对李明', '很激动') and a
   modifier before a name ('旁边的王芳').
+
+Round 2 (the after-1 and after-2 audits):
+
+- cues_round2.json: a dual-dialogue cue run into one line ('NORA LITTLE SAM', two speakers who
+  never answer each other), a group introduced with an age range ('OLD NEIGHBOURS, 50s to 80s'),
+  an action line's last word and an editing direction on lines of their own ('WITHOUT', 'LOSE
+  SUPER'), and a surname of two words ('Ray Van Dorn', not 'Ray Van').
+- ocr_cues_zh.json: a Chinese script as OCR leaves it: a cue misread once ('王弦' among the
+  many of 王强), a cue cut to one character ('一'), and '中年男子' beside '男子' (descriptions,
+  no life stage).
 """
 
 from __future__ import annotations
@@ -35,6 +45,8 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "names"
 INTRODUCTIONS = FIXTURES / "introductions.fountain"
 CUES = FIXTURES / "cues_stage.json"
 MANNER = FIXTURES / "manner_zh.json"
+ROUND2 = FIXTURES / "cues_round2.json"
+OCR_ZH = FIXTURES / "ocr_cues_zh.json"
 
 
 @pytest.fixture(scope="module")
@@ -127,3 +139,41 @@ def test_a_chinese_manner_note_is_not_a_speaker():
     assert ("很激动", "李明") in said
     assert ("旁边的王芳", "王芳") in said
     assert set(find_cast(screenplay).speeches) == {"李明", "王芳", "卖菜的"}
+
+
+@pytest.fixture(scope="module")
+def round2():
+    return run_build(ROUND2)
+
+
+def test_a_dual_cue_run_into_one_line_is_its_speakers():
+    cast = find_cast(read_screenplay(ROUND2))
+    # NORA and LITTLE SAM never answer each other, but both speak in the scene on their own.
+    assert cast.speakers("NORA LITTLE SAM") == ["Nora Webb", "Little Sam"]
+    assert cast.resolve("RAY") == "Ray Van Dorn"  # 'My name is Ray Van Dorn.', not 'Ray Van'
+
+
+def test_groups_directions_and_broken_lines_are_no_characters(round2):
+    names = _characters(round2.graph)
+    assert names == {"Nora Webb", "Pete", "Little Sam", "Ray Van Dorn"}
+    assert parse_cue("WITHOUT").name == "" and parse_cue("LOSE SUPER").name == ""
+    assert parse_cue("SHE").name == "SHE"  # a pronoun names the speakers of a two-hander
+
+
+def test_chinese_ocr_cues_misread_or_cut_short():
+    cast = find_cast(read_screenplay(OCR_ZH))
+    assert cast.resolve("王弦") == "王强" and "王弦" in cast.aliases["王强"]
+    assert cast.resolve("一") is None
+    assert set(cast.speeches) == {"王强", "李梅", "中年男子", "男子"}
+
+
+def test_a_chinese_description_has_no_life_stage():
+    graph = run_build(OCR_ZH).graph
+    assert not _relations(graph, "life_stage_of")  # '中年男子' is not '男子' in middle age
+    assert {"王强", "李梅"} <= _characters(graph) and not {"王弦", "一"} & _characters(graph)
+
+    def cand(name: str) -> Candidate:
+        return Candidate(id=name, name=name, type="Character", norm=normalize_name(name, person=True))
+
+    assert not life_stage_link(cand("中年男子"), cand("男子"))
+    assert life_stage_link(cand("少年叶问"), cand("叶问"))
