@@ -250,11 +250,17 @@ def bench(data: Path, only: tuple[str, ...], repeat: int, llm_latency: float, as
 
 
 class _Bars:
-    """Progress bars on stderr, one per pipeline stage."""
+    """Progress bars on stderr, one per pipeline stage; an LLM request that waits or is retried is
+    a line above them (`note`), unless the bars are off (-q)."""
 
-    def __init__(self, progress) -> None:
+    def __init__(self, progress, *, quiet: bool = False) -> None:
         self._progress = progress
         self._task = None
+        self._quiet = quiet
+
+    def note(self, text: str) -> None:
+        if not self._quiet:
+            self._progress.console.print(text, markup=False, highlight=False, soft_wrap=True)
 
     def hide_unstarted(self) -> None:
         """Hide the bars of stages that did no work (an error follows, not an empty bar)."""
@@ -309,6 +315,9 @@ EXIT_PARTIAL = 4
               help="Reflection score (0-10) a chunk needs [default: 7].")
 @click.option("--reflection-retries", "max_retries", type=click.IntRange(min=0),
               help="Re-extractions of a chunk below the threshold [default: 2].")
+@click.option("--admit-below-threshold", "admit", is_flag=True, default=None,
+              help="Let into the graph the facts of LLM chunks still below the reflection threshold after "
+              "the retries (the report names them); by default they are kept out and listed in review.jsonl.")
 @click.option("--neo4j", "neo4j_uri", metavar="URI",
               help="Also load the graph into Neo4j at bolt://HOST:7687 at the end, replacing this "
               "movie there (NEO4J_USERNAME / NEO4J_PASSWORD).")
@@ -335,8 +344,8 @@ EXIT_PARTIAL = 4
 def build(scripts: tuple[Path, ...], outdir: Path | None, workers: int | None, worker_threads: int | None,
           ray_address: str | None, from_stage: str | None, budget: int | None, lenient: bool,
           cache_dir: Path | None, max_bytes: int, quiet: bool, threshold: int | None, max_retries: int | None,
-          neo4j_uri: str | None, neo4j_database: str | None, no_merge: bool, movie: str | None, force: bool,
-          allow_partial: bool, corrections: Path | None, scenes: SceneSelection | None, dry_run: bool,
+          admit: bool | None, neo4j_uri: str | None, neo4j_database: str | None, no_merge: bool, movie: str | None,
+          force: bool, allow_partial: bool, corrections: Path | None, scenes: SceneSelection | None, dry_run: bool,
           schema_file: Path | None, llm: LLMFlags) -> None:
     """Build the story graph of SCRIPT into OUTDIR: offline by default, with an LLM if given one.
 
@@ -356,7 +365,8 @@ def build(scripts: tuple[Path, ...], outdir: Path | None, workers: int | None, w
     Exit status: 0 built (or --dry-run); 2 bad input, an unwritable place, the LLM server refusing
     the requests or the budget (nothing written); 3 batch-export mode wrote the next round of
     requests (extraction, review or merging); 4 some LLM chunks failed (an existing build is
-    kept unless --allow-partial).
+    kept unless --allow-partial), or the LLM work ran out of time: the server never answered
+    its first request within --llm-timeout, or --llm-deadline passed (nothing written).
     """
     from kgbuild.corpus.inputs import is_corpus
 
@@ -366,7 +376,8 @@ def build(scripts: tuple[Path, ...], outdir: Path | None, workers: int | None, w
                       refused={"movie": movie, "corrections": corrections, "scenes": scenes, "dry_run": dry_run,
                                "neo4j_uri": neo4j_uri},
                       budget=budget, lenient=lenient, cache_dir=cache_dir, max_bytes=max_bytes, no_merge=no_merge,
-                      schema_file=schema_file, settings=llm.settings(threshold=threshold, max_retries=max_retries))
+                      schema_file=schema_file, settings=llm.settings(threshold=threshold, max_retries=max_retries,
+                                                                     admit_below_threshold=admit or None))
         return
     if len(scripts) > 1:
         raise click.UsageError("--from-stage reruns one build folder")
@@ -383,7 +394,7 @@ def build(scripts: tuple[Path, ...], outdir: Path | None, workers: int | None, w
         from kgbuild.dry_run import dry_run_lines
         from kgbuild.pipeline import BuildOptions
 
-        settings = llm.settings(threshold=threshold, max_retries=max_retries)
+        settings = llm.settings(threshold=threshold, max_retries=max_retries, admit_below_threshold=admit or None)
         options = BuildOptions(token_budget=budget, max_bytes=max_bytes, llm=settings, movie=movie,
                                corrections=corrections, scenes=scenes)
         for line in dry_run_lines(script, options):
@@ -401,7 +412,7 @@ def build(scripts: tuple[Path, ...], outdir: Path | None, workers: int | None, w
     )
 
     from kgbuild.embeddings import default_embedder
-    from kgbuild.llm.types import BatchPendingError
+    from kgbuild.llm.types import BatchPendingError, LLMStallError
     from kgbuild.output import build_folder, check_build_target, write_build
     from kgbuild.pipeline import BuildOptions, resume_build, run_build
     from kgbuild.schema import load_schema
@@ -413,7 +424,7 @@ def build(scripts: tuple[Path, ...], outdir: Path | None, workers: int | None, w
         check_build_target(outdir, script, force=force)
     else:
         check_writable_dir(outdir)
-    settings = llm.settings(threshold=threshold, max_retries=max_retries)
+    settings = llm.settings(threshold=threshold, max_retries=max_retries, admit_below_threshold=admit or None)
     if settings is not None:
         check_writable_dir(resolve_cache_dir(settings.cache_dir), "LLM cache folder")
     schema = load_schema(schema_file) if schema_file is not None else None
@@ -430,7 +441,7 @@ def build(scripts: tuple[Path, ...], outdir: Path | None, workers: int | None, w
         if from_stage is None:
             check_build_target(outdir, script, force=force)  # again, now that no other build can write there
         with Progress(*columns, console=Console(stderr=True), disable=quiet, transient=False) as bars:
-            shown = _Bars(bars)
+            shown = _Bars(bars, quiet=quiet)
             try:
                 state = (run_build(script, options, progress=shown) if from_stage is None
                          else resume_build(script, from_stage, options, progress=shown))
@@ -439,6 +450,12 @@ def build(scripts: tuple[Path, ...], outdir: Path | None, workers: int | None, w
                 bars.stop()
                 click.echo(f"kgbuild: {e}", err=True)
                 sys.exit(EXIT_BATCH_PENDING)
+            except LLMStallError as e:
+                shown.hide_unstarted()
+                bars.stop()
+                kept = f" (the build in {outdir} is kept)" if (outdir / "graph.json").exists() else ""
+                click.echo(f"kgbuild: {e}; nothing was written{kept}", err=True)
+                sys.exit(EXIT_PARTIAL)
             except BaseException:
                 shown.hide_unstarted()
                 raise

@@ -108,14 +108,15 @@ def locate_quote(scenes: Iterable[Scene], quote: str, producer: str, *,
                 continue
             score = quote_score(wanted, el.text)
             if score >= min_ratio and (best is None or score > best[0]):
-                best = (score, scene, el, _best_sentence(el.text, quote))
+                best = (score, scene, el, best_sentence(el.text, quote))
     if best is None:
         return None
     _, scene, el, sentence = best
     return quote_evidence(scene, el, sentence, producer)
 
 
-def _best_sentence(text: str, quote: str) -> str:
+def best_sentence(text: str, quote: str) -> str:
+    """The sentence of `text` that holds `quote` best (the one `locate_quote` quotes)."""
     parts = sentences(text) or [text]
     if len(parts) == 1:
         return parts[0]

@@ -40,7 +40,11 @@ if TYPE_CHECKING:
 
 
 class Progress(Protocol):
-    """Receives progress; the CLI draws bars, library callers may pass nothing."""
+    """Receives progress; the CLI draws bars, library callers may pass nothing.
+
+    A progress object may also have `note(text: str) -> None`: it then gets a line whenever an
+    LLM request waits or is retried, with the reason (`kgbuild.llm.factory.notes_to`).
+    """
 
     def stage(self, name: str, total: int | None) -> None:
         """A stage starts; `total` units of work if known."""
@@ -297,9 +301,11 @@ def _extract_llm(state: Chunked, settings: LLMSettings, progress: Progress) -> E
     result = run_llm_extraction(state.screenplay, state.chunks, settings, backend=state.options.llm_backend,
                                 on_chunk=progress.advance, scenes=state.options.scenes, schema=schema)
     assembly = assemble(state.screenplay, result.run.outcomes, version=__version__,
-                        model=settings.model, token_usage=token_usage(result.usage), schema=schema)
-    return _advance(state, Extracted, graph=assembly.graph,
-                    llm=result.model_copy(update={"ungrounded": assembly.ungrounded}))
+                        model=settings.model, token_usage=token_usage(result.usage), schema=schema,
+                        admit_below_threshold=settings.admit_below_threshold)
+    run = result.run.model_copy(update={"admit_below_threshold": settings.admit_below_threshold})
+    return _advance(state, Extracted, graph=assembly.graph, llm=result.model_copy(update={
+        "run": run, "ungrounded": assembly.ungrounded, "below_threshold": assembly.below_threshold}))
 
 
 def _extract(state: Chunked, progress: Progress) -> Extracted:
@@ -322,9 +328,15 @@ def _repair(state: Extracted, progress: Progress) -> Repaired:
     return _advance(state, Repaired, graph=graph, repairs=counts)
 
 
+#: The smallest deadline a later stage is given when extraction used up all of it (the settings
+#: need a positive number): its first request that is not cached stops it.
+_SPENT_DEADLINE = 1e-6
+
+
 def remaining_budget(settings: LLMSettings, spent: LLMExtraction | None) -> LLMSettings:
     """The LLM settings with --max-cost / --max-requests lowered by what extraction already
-    spent, so that the whole build, merging included, stays within the budget.
+    spent, and --llm-deadline by the seconds it took, so that the whole build, merging
+    included, stays within the budget and the deadline.
 
     Args:
         settings: The build's LLM settings.
@@ -341,6 +353,8 @@ def remaining_budget(settings: LLMSettings, spent: LLMExtraction | None) -> LLMS
         update["max_cost"] = max(0.0, settings.max_cost - total.cost_usd)
     if settings.max_requests is not None:
         update["max_requests"] = max(0, settings.max_requests - total.requests)
+    if settings.deadline is not None:
+        update["deadline"] = max(_SPENT_DEADLINE, settings.deadline - spent.seconds)
     return settings.model_copy(update=update)
 
 
@@ -405,13 +419,16 @@ RESUMABLE = ("merge",)
 
 
 def _run(state: BuildInput, stages: Sequence[Stage[Any, Any]], progress: Progress) -> BuildResult:
+    from kgbuild.llm.factory import notes_to
+
     check_stage_order(stages, type(state))
     timings: dict[str, float] = {}
     current: BuildInput = state
-    for stage in stages:
-        start = time.perf_counter()
-        current = stage.run(current, progress)
-        timings[stage.name] = round(time.perf_counter() - start, 3)
+    with notes_to(getattr(progress, "note", None)):
+        for stage in stages:
+            start = time.perf_counter()
+            current = stage.run(current, progress)
+            timings[stage.name] = round(time.perf_counter() - start, 3)
     if not isinstance(current, BuildResult):
         raise PipelineDefinitionError(f"the stages end with {type(current).__name__}, not a BuildResult")
     graph = current.graph
@@ -443,6 +460,8 @@ def run_build(
         InputError: the script cannot be read (see `kgbuild.readers.read_screenplay`).
         BatchPendingError: LLM batch-export mode stopped the build (requests were exported).
         BudgetExceededError: the LLM budget stopped the build (completed responses are cached).
+        LLMStallError: time stopped the build: the LLM server took the first request and never
+            answered it within --llm-timeout, or --llm-deadline ran out (completed responses are cached).
         LLMRequestError: the LLM server refused the requests.
 
     Example:

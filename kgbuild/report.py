@@ -52,8 +52,8 @@ def llm_section(llm: LLMExtraction) -> list[str]:
         f"{rates.prompt_tokens:.0f} prompt + {rates.completion_tokens:.0f} completion tokens; before "
         f"reflection retries {rates.first_requests:.2f} requests, {rates.first_tokens:.0f} tokens"),
         f"- Response cache: {md_text(str(llm.cache_path))}",
-        *([f"- Facts the text does not show (dropped): {llm.ungrounded.entities} entities, "
-           f"{llm.ungrounded.relations} relations"] if llm.ungrounded is not None else []),
+        *below_threshold_lines(llm),
+        *dropped_lines(llm),
         "",
         ("| task | calls | cached | requests | retries | repairs | failed | prompt tokens "
         "| completion tokens | cost (USD) |"),
@@ -72,6 +72,44 @@ def llm_section(llm: LLMExtraction) -> list[str]:
     if not review:
         lines.append("None.")
     return lines + [""]
+
+
+def below_threshold_lines(llm: LLMExtraction) -> list[str]:
+    """What became of the facts of the chunks below the review threshold: kept out of the graph
+    (the default), or let in by --admit-below-threshold, chunk by chunk."""
+    below = llm.below_threshold
+    if not below:
+        return []
+    admitted = [b for b in below if b.in_graph]
+    if admitted:
+        head = (f"- Facts of chunks below the review threshold: let into the graph by --admit-below-threshold "
+                f"({_chunks(len(admitted))})")
+    else:
+        head = (f"- Facts of chunks below the review threshold: kept out of the graph ({_chunks(len(below))}, "
+                "listed in review.jsonl; --admit-below-threshold lets them in)")
+    lines = [head]
+    for b in below:
+        score = "no score" if b.best_score is None else f"best score {b.best_score}"
+        fate = "let in" if b.in_graph else "kept out"
+        lines.append(f"  - {md_text(b.chunk)} (scenes {', '.join(map(str, b.scenes))}): {b.status.value}, {score}; "
+                     f"{b.entities} entities and {b.relations} relations {fate}")
+    return lines
+
+
+def _chunks(n: int) -> str:
+    return f"{n} chunk" if n == 1 else f"{n} chunks"
+
+
+def dropped_lines(llm: LLMExtraction) -> list[str]:
+    """The facts of the answers left out of the graph: counts, the count per reason, examples."""
+    dropped = llm.ungrounded
+    if dropped is None:
+        return []
+    lines = [f"- Facts the text does not show (dropped): {dropped.entities} entities, {dropped.relations} "
+             "relations" + (" (" + "; ".join(f"{why}: {n}" for why, n in dropped.reasons.items()) + ")"
+                            if dropped.reasons else "")]
+    lines += [f"  - {md_text(example)}" for example in dropped.examples]
+    return lines
 
 
 def merge_section(state: BuildResult, *, examples: int = 15) -> list[str]:

@@ -43,6 +43,7 @@ class Fault(StrEnum):
     RATE_LIMIT = "rate_limit"  # 429 with a Retry-After header
     SERVER_ERROR = "server_error"  # 500
     TIMEOUT = "timeout"  # sleep past the client's timeout, then answer normally
+    SILENT = "silent"  # take the request and never answer (until the server stops)
     DROP = "drop"  # close the connection without a response
     TRUNCATED = "truncated"  # the responder's JSON cut in half, finish_reason "length"
     MALFORMED = "malformed"  # prose around broken JSON that no repair can fix
@@ -121,6 +122,58 @@ def wrong_types(content: str) -> str:
     return json.dumps(broken)
 
 
+#: The invented fact of `invented_fact_responder`: an event of another story, in a scene no chunk has.
+INVENTED_EVENT = "Vader destroys Alderaan"
+#: The line the invented fact cites: it is in Lizard People's third scene, and shows nothing of the kind.
+INVENTED_QUOTE = "Uh, never mind."
+
+
+def invented_fact_responder(*, scene: int | None = 4242, score: int = 9) -> Responder:
+    """A server that answers like a model inventing a fact (the faults of issue 31).
+
+    Extraction requests get a valid answer (the stand-in model's, `kgbuild.benchmarks.llm
+    .plausible_extraction`) plus an invented event, 'Vader destroys Alderaan', performed by an
+    invented character at an invented place, with a relation citing a real line of the passage
+    that shows nothing of it (`INVENTED_QUOTE`); reviews score every answer `score`.
+
+    Args:
+        scene: The invented event's scene: 4242 (no chunk's), a scene of the chunk asked about
+            (an answer the checks cannot fault: 3 holds the quote in Lizard People), or None for
+            the chunk's first scene.
+        score: The reviewer's score of every answer.
+    """
+    from kgbuild.benchmarks.llm import _scenes, plausible_extraction
+
+    def answer(body: dict[str, Any]) -> str:
+        messages = body.get("messages", [])
+        system = str(messages[0].get("content", "")) if messages else ""
+        prompt = next((str(m.get("content", "")) for m in messages if m.get("role") == "user"), "")
+        if "prompt reflect" in system:
+            return json.dumps({"accuracy": score, "consistency": score, "redundancy": score, "score": score,
+                               "feedback": []})
+        if "prompt adjudicate" in system:
+            return json.dumps({"merges": [], "unmerged": []})
+        extraction = plausible_extraction(prompt)
+        scenes = _scenes(prompt)
+        where = scenes[0][0] if scene is None and scenes else (scene if scene is not None else 1)
+        speakers = [c["name"] for c in extraction["entities"] if c["type"] == "Character"]
+        extraction["events"].append({
+            "name": INVENTED_EVENT, "description": "Vader says never mind and destroys the planet Alderaan.",
+            "scene": where, "links": [{"relation": "performs", "entity": "Darth Vader"},
+                                      {"relation": "occurs_at", "entity": "Alderaan"}]})
+        extraction["entities"] += [
+            {"name": "Darth Vader", "type": "Character", "description": "a dark lord", "aliases": ["Vader"],
+             "scenes": [where]},
+            {"name": "Alderaan", "type": "Location", "description": "a planet", "aliases": [], "scenes": [where]}]
+        if speakers:
+            extraction["relations"].append({"source": "Darth Vader", "type": "hostility_with", "target": speakers[0],
+                                            "verb": "threatens", "persistence": "momentary",
+                                            "evidence": INVENTED_QUOTE})
+        return json.dumps(extraction)
+
+    return answer
+
+
 class FakeOpenAIServer:
     """An OpenAI-compatible `/v1/chat/completions` endpoint on 127.0.0.1 in a background thread.
 
@@ -158,7 +211,7 @@ class FakeOpenAIServer:
         return self
 
     def stop(self) -> None:
-        """Stop serving and wake every request still sleeping in a TIMEOUT fault."""
+        """Stop serving and wake every request still sleeping in a TIMEOUT or SILENT fault."""
         self._stop.set()
         self._httpd.shutdown()
         self._httpd.server_close()
@@ -305,7 +358,7 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             fault = server._next_fault()
             server._sleep(server.faults.latency)
             status: int | None = 200
-            if fault is Fault.DROP:
+            if fault in (Fault.DROP, Fault.SILENT):
                 status = None
             elif fault is Fault.RATE_LIMIT:
                 status = 429
@@ -330,6 +383,10 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 return
             if fault is Fault.TIMEOUT:
                 server._sleep(server.faults.timeout_sleep)
+            if fault is Fault.SILENT:
+                server._stop.wait()
+                self._finish(self._drop)
+                return
             try:
                 content = server.responder(body)
             except Exception as e:

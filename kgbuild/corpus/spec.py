@@ -61,7 +61,8 @@ class CorpusSpec(BaseModel):
         return {
             "token_budget": self.token_budget, "strict_repairs": self.strict_repairs, "merge": self.merge,
             "llm": None if llm is None else {"model": llm.model, "threshold": llm.threshold,
-                                             "max_retries": llm.max_retries},
+                                             "max_retries": llm.max_retries,
+                                             **({"admit_below_threshold": True} if llm.admit_below_threshold else {})},
             "schema": None if self.graph_schema is None else self.graph_schema.model_dump(mode="json"),
         }
 

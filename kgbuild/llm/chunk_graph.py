@@ -5,7 +5,11 @@ taken from the model. Relation endpoints are resolved by normalized name among t
 entities of the same answer (names first, then aliases; when a name fits several items, the
 one that makes the relation admissible wins); an event's links are oriented by the schema.
 Scenes are always the chunk's: the model's scene ids are kept only when they belong to the
-chunk; a relation's scenes follow from its ends. The model's entities are story-level names (the
+chunk; a relation's scenes follow from its ends. An event whose scene is not one of the chunk's
+is left out with its links (an answer placing 'Vader destroys Alderaan' in scene 4242 of a
+chunk of scenes 1-5 is not moved into scenes 1-5), and recorded in `ChunkGraph.dropped`; an
+entity whose scenes are all outside the chunk is placed in the chunk's scenes, where grounding
+must then find its name. The model's entities are story-level names (the
 prompt asks for the fullest name), so they are global: entity merging compares them across
 chunks ('John' and 'John Buckingham'); only the offline rules make scene-bound local mentions.
 
@@ -97,6 +101,9 @@ class ChunkGraph(BaseModel):
     quotes: dict[str, list[str]] = Field(
         default_factory=dict, description="Relation id -> the quotes the model gave for it, as given "
         "(not yet located in the screenplay).")
+    dropped: list[tuple[str, str]] = Field(
+        default_factory=list, description="Events of the answer left out here (a scene outside the chunk): "
+        "what, and why, for the report.")
 
 
 @dataclass
@@ -135,17 +142,24 @@ def _scenes(wanted: list[int], context: ChunkContext) -> list[int]:
     return kept or list(context.scene_ids)
 
 
+def outside_chunk(scene: int, context: ChunkContext) -> str | None:
+    """Why an event placed in `scene` cannot be one of this chunk's, or None when it can."""
+    if scene in context.scene_ids:
+        return None
+    return f"scene {scene} is not one of its chunk's scenes ({', '.join(map(str, context.scene_ids))})"
+
+
 def build_inventory(answer: ExtractionResponse, context: ChunkContext, schema: Schema) -> Inventory:
     """Events and entities of an answer as schema entities with stable ids.
 
     Entities of a type the schema does not know, typed as the event type, or without a name are
-    left out.
+    left out, and so are events whose scene is outside the chunk (`outside_chunk`).
     """
     inventory = Inventory()
     events, person = event_type(schema), schema.type_for_role("person")
     for event in answer.events:
         name = normalize_name(event.name)
-        if name:
+        if name and outside_chunk(event.scene, context) is None:
             inventory.add(Entity(id=entity_id(events, name), name=name, type=events,
                                  description=event.description.strip(),
                                  scenes=_scenes([event.scene], context)))
@@ -254,11 +268,18 @@ def build_chunk_graph(answer: ExtractionResponse, context: ChunkContext, schema:
     inventory = build_inventory(answer, context, schema)
     events = event_type(schema)
     relations = _Relations(inventory, context, events)
+    dropped: list[tuple[str, str]] = []
     for event in answer.events:
         name = normalize_name(event.name)
         if not name:
             continue
         event_id = entity_id(events, name)
+        if event_id not in inventory.items:
+            why = outside_chunk(event.scene, context)
+            if why is not None:
+                dropped.append((f"{events} '{name}' (chunk {context.chunk_id})",
+                                f"{why}; left out with its {len(event.links)} links"))
+            continue
         for link in event.links:
             ends = resolve_link(event_id, link, inventory, schema)
             if ends is not None:
@@ -270,4 +291,4 @@ def build_chunk_graph(answer: ExtractionResponse, context: ChunkContext, schema:
         relations.add(source, schema.canonical_relation(item.type.strip()), target, name=item.verb.strip(),
                       persistence=item.persistence, quote=item.evidence.strip())
     return ChunkGraph(entities=list(inventory.items.values()), relations=list(relations.by_id.values()),
-                      quotes=relations.quotes)
+                      quotes=relations.quotes, dropped=dropped)

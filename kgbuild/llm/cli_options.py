@@ -1,7 +1,8 @@
 """The LLM options of the commands that use an LLM (`build`, `merge`, `audit`), defined once.
 
 `llm_options` adds --llm-model, --llm-base-url, --llm-cache-dir, --concurrency, --max-cost,
---max-requests, --rpm, --tpm, --prices and, where a command can stop for a Batch API round trip, --llm-batch-export,
+--max-requests, --rpm, --tpm, --prices, --llm-timeout, --llm-deadline and, where a command can stop for a Batch
+API round trip, --llm-batch-export,
 with the same names, help and environment variables everywhere. The command receives them as
 one `LLMFlags` argument named `llm`; `LLMFlags.settings` turns them into `LLMSettings`.
 
@@ -35,7 +36,8 @@ MODEL_HELP = (f"Use this LLM (any OpenAI-compatible endpoint; key from $OPENAI_A
 #: Click parameter name of each flag, by `LLMSettings` field.
 _PARAMS = {"model": "llm_model", "base_url": "llm_base_url", "cache_dir": "llm_cache_dir",
            "concurrency": "llm_concurrency", "max_cost": "llm_max_cost", "max_requests": "llm_max_requests",
-           "batch_export": "llm_batch_export", "prices": "llm_prices", "rpm": "llm_rpm", "tpm": "llm_tpm"}
+           "batch_export": "llm_batch_export", "prices": "llm_prices", "rpm": "llm_rpm", "tpm": "llm_tpm",
+           "timeout": "llm_timeout", "deadline": "llm_deadline"}
 
 
 class LLMFlags(BaseModel):
@@ -53,6 +55,8 @@ class LLMFlags(BaseModel):
     prices: Path | None = Field(default=None, description="--prices.")
     rpm: float | None = Field(default=None, description="--rpm.")
     tpm: float | None = Field(default=None, description="--tpm.")
+    timeout: float | None = Field(default=None, description="--llm-timeout.")
+    deadline: float | None = Field(default=None, description="--llm-deadline.")
 
     def settings(self, **extra: object) -> LLMSettings | None:
         """The `LLMSettings` of these flags and a command's own LLM flags, or None without a model.
@@ -99,6 +103,7 @@ def llm_options(*, batch_export: bool = True, model_env: str = MODEL_ENV, model_
         model_help: Help of --llm-model.
     """
     concurrency = LLMSettings.model_fields["concurrency"].default
+    timeout = LLMSettings.model_fields["timeout"].default
     options = [
         click.option("--llm-model", "llm_model", envvar=model_env, default=model_default,
                      show_default=model_default is not None, help=model_help),
@@ -121,6 +126,14 @@ def llm_options(*, batch_export: bool = True, model_env: str = MODEL_ENV, model_
         click.option("--prices", "llm_prices", type=click.Path(dir_okay=False, path_type=Path),
                      help="Token prices over the built-in list prices (JSON or TOML: model -> input_per_mtok, "
                      "output_per_mtok in USD per 1M tokens, optionally batch_discount)."),
+        click.option("--llm-timeout", "llm_timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+                     help=f"Seconds one LLM request may wait for its answer, then it is retried; a server that "
+                     f"never answered stops the run at the first one [default: {timeout:g}]."),
+        click.option("--llm-deadline", "llm_deadline", type=click.FloatRange(min=0, min_open=True),
+                     metavar="SECONDS",
+                     help="Seconds all the LLM work may take (extraction and merging together); then the run stops "
+                     "(a build with exit status 4, keeping an existing build); answers so far stay cached "
+                     "[default: none]."),
     ]
     if batch_export:
         options.append(click.option(

@@ -6,6 +6,12 @@ requests in flight, retries with exponential backoff and full jitter (honoring R
 a per-request timeout, JSON extraction and repair, a repair-and-retry conversation when a reply
 does not validate, per-task usage and cost, a hard budget, and batch-export mode.
 
+Time is bounded too: a server that takes the connection but sends no answer to the first
+request within the timeout stops the run at once (`LLMStallError`, one line) instead of being
+retried seven times, and a deadline (`deadline`, --llm-deadline) bounds all the client's work:
+no request, retry wait or pacing wait runs past it. What waits is said as it happens (`on_note`):
+each retry with its reason and delay, and a request that has waited long for its answer.
+
 Example:
     >>> backend = OpenAIBackend(base_url="http://localhost:8000/v1")
     >>> with ResponseCache.open_default() as cache:
@@ -17,10 +23,12 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import logging
 import random
 import re
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Self
 
@@ -39,6 +47,7 @@ from kgbuild.llm.types import (
     ChatResult,
     LLMOutputError,
     LLMRequestError,
+    LLMStallError,
     LLMTransientError,
     LLMUnavailableError,
     ResponseT,
@@ -49,6 +58,8 @@ from kgbuild.tokens import estimate_tokens
 logger = logging.getLogger(__name__)
 
 Sleep = Callable[[float], Awaitable[Any]]
+#: Receives a line of what the client waits for (a retry and why, a slow answer).
+Note = Callable[[str], None]
 
 #: Completion tokens assumed for the budget check before any reply has been seen.
 DEFAULT_COMPLETION_ESTIMATE = 1000
@@ -79,6 +90,22 @@ class Budget(BaseModel):
 
 #: Refused connections before any answer after which a run stops instead of retrying every chunk.
 REFUSALS_BEFORE_STOP = 5
+#: Seconds between the notes about requests still waiting for an answer (at most half the timeout).
+WAIT_NOTE_EVERY = 15.0
+#: The shortest wait for the rate limit that is noted (shorter ones are the ordinary pacing).
+PACING_NOTE_FROM = 1.0
+
+
+def _retrieve(future: asyncio.Future[Any]) -> None:
+    """Mark the outcome of a request as seen, also when no one awaits it any more (a request given
+    up on, a run cancelled by another request's error): asyncio warns of one never retrieved."""
+    if not future.cancelled():
+        future.exception()
+
+
+def _seconds(value: float) -> str:
+    """Seconds as a note shows them: '45', '2.5'."""
+    return f"{value:.0f}" if value >= 10 else f"{value:.1f}"
 
 
 def repair_message(error: str, *, truncated: bool) -> str:
@@ -123,6 +150,11 @@ class LLMClient:
         rng: Random source of the jitter.
         limits: Rate limit and budget shared with other clients, other processes or machines
             (`kgbuild.llm.limits`): asked before every request sent, retries included.
+        deadline: Seconds from now by which every request must be done (--llm-deadline);
+            after it, `LLMStallError`. None: no deadline.
+        on_note: Receives a line when a request is retried (the reason and the wait) or has
+            waited `WAIT_NOTE_EVERY` seconds (at most half the timeout) for its answer.
+        clock: Monotonic seconds (tests may inject one).
     """
 
     def __init__(self, backend: ChatBackend, model: str, *, cache: ResponseCache | None = None,
@@ -130,7 +162,9 @@ class LLMClient:
                  temperature: float = 0.0, max_tokens: int | None = None, seed: int | None = None,
                  budget: Budget | None = None, batch_export: bool = False, prices: PriceTable | None = None,
                  backoff_base: float = 1.0, backoff_cap: float = 30.0, retry_after_cap: float = 60.0,
-                 sleep: Sleep = asyncio.sleep, rng: random.Random | None = None, limits: Limits | None = None):
+                 sleep: Sleep = asyncio.sleep, rng: random.Random | None = None, limits: Limits | None = None,
+                 deadline: float | None = None, on_note: Note | None = None,
+                 clock: Callable[[], float] = time.monotonic):
         if concurrency < 1:
             raise LLMRequestError(f"concurrency must be at least 1, got {concurrency}")
         if max_retries < 0 or max_repairs < 0:
@@ -165,7 +199,17 @@ class LLMClient:
         self._completions = 0
         self._completion_tokens = 0
         self._answered = 0
+        self._heard = False
         self._refusals = 0
+        self._clock = clock
+        self.deadline = deadline
+        self._deadline_at = None if deadline is None else clock() + deadline
+        self._on_note = on_note
+        #: Why the client stopped sending (`LLMStallError`), once it has; every later request raises it.
+        self.stopped: LLMStallError | None = None
+        self._waiting: dict[int, float] = {}
+        self._ids = itertools.count()
+        self._last_wait_note = 0.0
         self._price = self.prices.price(model)
         if self._price is None and self.budget.max_cost is not None:
             logger.warning("no price known for model %r: --max-cost cannot be enforced; give its price with "
@@ -292,10 +336,15 @@ class LLMClient:
     async def _send(self, task: str, request: ChatRequest) -> ChatResult:
         last: LLMTransientError | None = None
         for attempt in range(self.max_retries + 1):
+            self._check_time()
             if last is not None:
                 self._bump(task, retries=1)
-                await self._sleep(self._delay(attempt, last))
+                delay = self._delay(attempt, last)
+                self._note(f"retrying a request ({task}) in {delay:.1f} s, try {attempt + 1} of "
+                           f"{self.max_retries + 1}: {last}")
+                await self._wait(delay)
             async with self._slots():
+                self._check_time()
                 estimate = self._reserve(request)
                 try:
                     await self._pace(request, estimate)
@@ -304,12 +353,13 @@ class LLMClient:
                     raise
                 self._bump(task, requests=1)
                 try:
-                    result = await self._call(request)
+                    result = await self._call(task, request)
                 except LLMTransientError as e:
                     self._reserved -= estimate
                     self._settle(-estimate)
                     last = e
                     self._check_refusals(e)
+                    self._check_silence(e)
                     logger.info("task %s: transient failure (attempt %d of %d): %s", task, attempt + 1,
                                 self.max_retries + 1, e)
                     continue
@@ -318,6 +368,7 @@ class LLMClient:
                     self._settle(-estimate)
                     raise
             self._answered += 1
+            self._heard = True
             cost = self._account(task, request, result, estimate)
             self._settle(cost - estimate)
             return result
@@ -325,6 +376,71 @@ class LLMClient:
             f"task {task}: the LLM server failed {self.max_retries + 1} times in a row; last error: {last}. "
             "Check that the server is up and the rate limits; completed requests are cached, so "
             "rerunning continues where this run stopped.") from last
+
+    # -- time: the deadline, a server that never answers, and what waits ----------------------
+    def _where(self) -> str:
+        url = getattr(self.backend, "base_url", None)
+        return f"the LLM server at {url}" if url else f"the LLM backend '{self.backend.name}'"
+
+    def _stop(self, message: str) -> LLMStallError:
+        """Stop sending: this request and every later one raise the same `LLMStallError`."""
+        if self.stopped is None:
+            self.stopped = LLMStallError(message)
+        return self.stopped
+
+    def _remaining(self) -> float | None:
+        """Seconds left before the deadline (None without one)."""
+        return None if self._deadline_at is None else self._deadline_at - self._clock()
+
+    def _deadline_error(self) -> LLMStallError:
+        return self._stop(f"the LLM deadline (--llm-deadline) ran out with {self._answered} requests answered; "
+                          "answered requests are cached, so a rerun continues where this one stopped")
+
+    def _check_time(self) -> None:
+        """Raise when the client has stopped or the deadline has passed.
+
+        Raises:
+            LLMStallError: no further request may be sent.
+        """
+        if self.stopped is not None:
+            raise self.stopped
+        remaining = self._remaining()
+        if remaining is not None and remaining <= 0:
+            raise self._deadline_error()
+
+    async def _wait(self, seconds: float) -> None:
+        """Sleep `seconds`, or stop at once when the deadline comes first.
+
+        Raises:
+            LLMStallError: the deadline would pass during the wait.
+        """
+        remaining = self._remaining()
+        if remaining is not None and seconds >= remaining:
+            raise self._deadline_error()
+        if seconds > 0:
+            await self._sleep(seconds)
+
+    def _note(self, text: str) -> None:
+        logger.info("%s", text)
+        if self._on_note is not None:
+            self._on_note(f"LLM: {text}")
+
+    def _check_silence(self, error: LLMTransientError) -> None:
+        """Stop when the server took the first request but never answered it: retrying it six
+        more times would only wait six more timeouts.
+
+        Raises:
+            LLMStallError: no answer of any kind came from the server yet.
+        """
+        if not error.silent:
+            if not error.refused:
+                self._heard = True
+            return
+        if self._heard:
+            return
+        raise self._stop(f"{self._where()} accepts connections but sent no answer within {self.timeout:g} s "
+                         "(--llm-timeout); check that it is the right server and that it is not stuck, or "
+                         "give it a longer --llm-timeout if it is slow to start")
 
     def _check_refusals(self, error: LLMTransientError) -> None:
         """Stop when the first requests all find nothing listening: a wrong address, not a blip.
@@ -354,18 +470,61 @@ class LLMClient:
             self._started -= 1
             raise BudgetExceededError(f"{refusal}. Completed responses are cached; rerun with a larger budget "
                                       "to continue.")
+        if delay >= PACING_NOTE_FROM:
+            self._note(f"waiting {delay:.1f} s for the rate limit (--rpm / --tpm)")
         if delay > 0:
-            await self._sleep(delay)
+            await self._wait(delay)
 
     def _settle(self, cost: float) -> None:
         if self.limits is not None and cost:
             self.limits.settle(cost)
 
-    async def _call(self, request: ChatRequest) -> ChatResult:
+    async def _call(self, task: str, request: ChatRequest) -> ChatResult:
+        """Send one request, within the timeout and the deadline; say when it waits long.
+
+        Raises:
+            LLMTransientError: no reply within the timeout (`silent`), or the backend's own error.
+            LLMStallError: the deadline came first.
+        """
+        remaining = self._remaining()
+        limit = self.timeout if remaining is None else max(0.0, min(self.timeout, remaining))
+        by_deadline = remaining is not None and remaining < self.timeout
+        key = next(self._ids)
+        started = self._clock()
+        self._waiting[key] = started
+        sending = asyncio.ensure_future(self.backend.complete(request))
+        sending.add_done_callback(_retrieve)  # an outcome no one awaits any more (a cancelled run) is seen
         try:
-            return await asyncio.wait_for(self.backend.complete(request), self.timeout)
-        except TimeoutError as e:
-            raise LLMTransientError(f"no reply within {self.timeout:g} s") from e
+            every = min(WAIT_NOTE_EVERY, self.timeout / 2)
+            while True:
+                left = limit - (self._clock() - started)
+                if left <= 0:
+                    break
+                done, _ = await asyncio.wait({sending}, timeout=min(left, every))
+                if done:
+                    return sending.result()
+                self._note_waiting(key, task)
+        finally:
+            del self._waiting[key]
+            if not sending.done():
+                sending.cancel()
+        if by_deadline:
+            raise self._deadline_error()
+        raise LLMTransientError(f"no reply within {self.timeout:g} s", silent=True)
+
+    def _note_waiting(self, key: int, task: str) -> None:
+        """A note about the requests still waiting for an answer: from the one waiting longest,
+        at most once per `WAIT_NOTE_EVERY` seconds (or half the timeout)."""
+        now = self._clock()
+        every = min(WAIT_NOTE_EVERY, self.timeout / 2)
+        oldest = min(self._waiting, key=self._waiting.__getitem__)
+        if oldest != key or now - self._last_wait_note < every * 0.9:
+            return
+        self._last_wait_note = now
+        waited = now - self._waiting[key]
+        others = len(self._waiting) - 1
+        self._note(f"waiting for {self._where()}: a request ({task}) has had no answer for {_seconds(waited)} s "
+                   f"(--llm-timeout {self.timeout:g} s)" + (f"; {others} more in flight" if others else ""))
 
     def _slots(self) -> asyncio.Semaphore:
         loop = asyncio.get_running_loop()

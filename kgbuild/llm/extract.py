@@ -15,11 +15,18 @@ extraction, not the passage.
 
 Chunks run concurrently (`asyncio.gather`); the LLM client bounds the requests in flight. A chunk
 whose requests fail after the client's retries is recorded as failed, never raised; a budget
-stop or a batch-export request leaves the chunk `stopped` or `pending` for the caller to report.
+or time stop (`LLMStallError`) or a batch-export request leaves the chunk `stopped` or `pending`
+for the caller to report.
 
 The assembled graph is grounded in the screenplay (`kgbuild.llm.grounding`): every fact gets
 evidence with its scene, source lines and a verbatim quote, and the facts the text does not show
 are left out and counted (`Assembly.ungrounded`).
+
+Only chunks whose kept attempt reached the review threshold give facts to the graph. A chunk
+that ends below it after its retries (or failed with an attempt below it or unreviewed) stays
+in review.jsonl with the reviewer's reasons, and its facts are kept out of the graph
+(`Assembly.below_threshold`) unless the build lets them in (`admit_below_threshold`, `kgbuild build
+--admit-below-threshold`), which the report then says.
 
 Example:
     >>> run = await extract_chunks(client, contexts, load_schema())
@@ -39,7 +46,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from kgbuild.graph import merge_entity_records, merge_relation_records
 from kgbuild.llm.chunk_graph import ChunkGraph, build_chunk_graph, event_type
 from kgbuild.llm.context import ChunkContext
-from kgbuild.llm.grounding import UngroundedFacts, extraction_producer, ground_facts
+from kgbuild.llm.grounding import SCENE_OUTSIDE_CHUNK, UngroundedFacts, extraction_producer, ground_facts
 from kgbuild.llm.prompts import load_prompt, render_entity_types, render_relation_types
 from kgbuild.llm.reflect import Assessment, reflect
 from kgbuild.llm.responses import ExtractionResponse, response_models
@@ -49,6 +56,7 @@ from kgbuild.llm.types import (
     BatchPendingError,
     BudgetExceededError,
     ChatMessage,
+    LLMStallError,
     StructuredLLM,
 )
 from kgbuild.model import (
@@ -79,7 +87,7 @@ class ChunkStatus(StrEnum):
     BELOW_THRESHOLD = "below_threshold"  # every attempt scored below it; the best is kept
     FAILED = "failed"  # a request failed after the client's retries
     PENDING = "pending"  # batch-export mode: waiting for a request to be answered
-    STOPPED = "stopped"  # the budget ran out before the chunk was done
+    STOPPED = "stopped"  # the budget or the time ran out before the chunk was done
 
 
 class AttemptRecord(_Model):
@@ -126,12 +134,16 @@ class ReviewEntry(_Model):
     best_score: int | None
     scores: list[int | None] = Field(description="Every attempt's score, in order.")
     reasons: list[str]
+    in_graph: bool = Field(default=False, description="Whether the chunk's facts are in the graph: only "
+                           "with --admit-below-threshold (a failed chunk with no kept attempt has none).")
 
 
 class ExtractionRun(_Model):
     """The outcome of every chunk, in chunk order."""
 
     outcomes: list[ChunkOutcome]
+    admit_below_threshold: bool = Field(
+        default=False, description="The facts of chunks below the threshold were let into the graph.")
 
     def count(self, status: ChunkStatus) -> int:
         """How many chunks ended with `status`."""
@@ -140,8 +152,18 @@ class ExtractionRun(_Model):
     def review(self) -> list[ReviewEntry]:
         """The chunks left below the threshold or failed, for review.jsonl."""
         return [ReviewEntry(chunk=o.chunk_id, scenes=o.scenes, status=o.status, best_score=o.best_score,
-                            scores=[a.score for a in o.attempts], reasons=o.reasons())
+                            scores=[a.score for a in o.attempts], reasons=o.reasons(),
+                            in_graph=self.admit_below_threshold and o.graph is not None)
                 for o in self.outcomes if o.status in (ChunkStatus.BELOW_THRESHOLD, ChunkStatus.FAILED)]
+
+
+def admitted(outcome: ChunkOutcome, *, admit_below_threshold: bool = False) -> bool:
+    """Whether a chunk's kept extraction goes into the graph: an accepted chunk's always; one
+    that ended below the threshold (or failed with an attempt below it or unreviewed) only when
+    the build lets such chunks in."""
+    if outcome.graph is None:
+        return False
+    return outcome.status is ChunkStatus.ACCEPTED or admit_below_threshold
 
 
 def extraction_messages(context: ChunkContext, schema: Schema, feedback: Assessment | None = None,
@@ -253,7 +275,7 @@ async def _guarded(llm: StructuredLLM, context: ChunkContext, schema: Schema, th
         outcome = await extract_chunk(llm, context, schema, threshold=threshold, max_retries=max_retries)
     except BatchPendingError:
         outcome = ChunkOutcome(chunk_id=context.chunk_id, scenes=context.scene_ids, status=ChunkStatus.PENDING)
-    except BudgetExceededError as e:
+    except (BudgetExceededError, LLMStallError) as e:
         outcome = ChunkOutcome(chunk_id=context.chunk_id, scenes=context.scene_ids, status=ChunkStatus.STOPPED,
                                attempts=[AttemptRecord(attempt=0, error=str(e))])
     if on_chunk is not None:
@@ -285,18 +307,35 @@ async def extract_chunks(llm: StructuredLLM, contexts: list[ChunkContext], schem
     return ExtractionRun(outcomes=list(outcomes))
 
 
+class BelowThreshold(_Model):
+    """A chunk whose kept extraction did not reach the review threshold, and what it holds."""
+
+    chunk: str
+    scenes: list[int]
+    status: ChunkStatus
+    best_score: int | None
+    entities: int = Field(description="Entities (events included) of its kept extraction.")
+    relations: int = Field(description="Relations of its kept extraction.")
+    in_graph: bool = Field(description="Its facts were let into the graph (--admit-below-threshold); "
+                                       "else they are kept out.")
+
+
 class Assembly(_Model):
-    """The graph of an LLM extraction and what grounding left out of it."""
+    """The graph of an LLM extraction and what was kept out of it."""
 
     graph: KnowledgeGraph
     ungrounded: UngroundedFacts = Field(
         default_factory=UngroundedFacts,
-        description="Facts of the answers left out because the screenplay text shows none of them.")
+        description="Facts of the answers left out because the screenplay text shows none of them (and "
+        "events placed outside their chunk).")
+    below_threshold: list[BelowThreshold] = Field(
+        default_factory=list, description="The chunks below the review threshold, and whether their facts "
+        "were let in.")
 
 
 def assemble(screenplay: Screenplay, outcomes: list[ChunkOutcome], *, version: str,
              model: str | None = None, token_usage: dict[str, int] | None = None,
-             schema: Schema | None = None) -> Assembly:
+             schema: Schema | None = None, admit_below_threshold: bool = False) -> Assembly:
     """One graph from the kept extraction of every chunk: repeats merged by id, every fact grounded.
 
     Args:
@@ -308,18 +347,31 @@ def assemble(screenplay: Screenplay, outcomes: list[ChunkOutcome], *, version: s
         token_usage: Token counts for the provenance.
         schema: The schema the chunks were extracted with (grounding asks it for the event,
             place and time types); the default STAGE-KG schema when None.
+        admit_below_threshold: Let in the facts of chunks that did not reach the review threshold
+            (`admitted`); by default only accepted chunks give facts.
 
     Returns:
         The graph with provenance backend 'llm' (repeats merged by `merge_entity_records` and
         `merge_relation_records`: first name, longest description, scenes unioned; evidence on
-        every fact), and the count of the facts left out for want of evidence.
+        every fact), the count of the facts left out for want of evidence (and of the events
+        a chunk placed outside its scenes), and the chunks below the threshold.
     """
     entities: dict[str, Entity] = {}
     relations: dict[str, Relation] = {}
     quotes: dict[str, list[str]] = {}
+    dropped: list[tuple[str, str]] = []
+    below: list[BelowThreshold] = []
     for outcome in outcomes:
         if outcome.graph is None:
             continue
+        let_in = admitted(outcome, admit_below_threshold=admit_below_threshold)
+        if outcome.status is not ChunkStatus.ACCEPTED:
+            below.append(BelowThreshold(chunk=outcome.chunk_id, scenes=outcome.scenes, status=outcome.status,
+                                        best_score=outcome.best_score, entities=len(outcome.graph.entities),
+                                        relations=len(outcome.graph.relations), in_graph=let_in))
+        if not let_in:
+            continue
+        dropped += outcome.graph.dropped
         for entity in outcome.graph.entities:
             old = entities.get(entity.id)
             entities[entity.id] = merge_entity_records(old, entity) if old else entity
@@ -331,21 +383,23 @@ def assemble(screenplay: Screenplay, outcomes: list[ChunkOutcome], *, version: s
     kept_entities, kept_relations, ungrounded = ground_facts(
         screenplay, list(entities.values()), list(relations.values()), quotes,
         producer=extraction_producer(model), schema=schema)
+    for label, why in dropped:
+        ungrounded.add("entity", label, SCENE_OUTSIDE_CHUNK, why)
     graph = KnowledgeGraph(
         movie=MovieInfo(id=screenplay.id, title=screenplay.title, language=screenplay.language,
                         source_sha256=screenplay.source.sha256, scenes=len(screenplay.scenes)),
         entities=kept_entities, relations=kept_relations,
         provenance=Provenance(kgbuild_version=version, backend="llm", model=model,
                               token_usage=dict(token_usage or {})))
-    return Assembly(graph=graph, ungrounded=ungrounded)
+    return Assembly(graph=graph, ungrounded=ungrounded, below_threshold=below)
 
 
 def assemble_graph(screenplay: Screenplay, outcomes: list[ChunkOutcome], *, version: str,
                    model: str | None = None, token_usage: dict[str, int] | None = None,
-                   schema: Schema | None = None) -> KnowledgeGraph:
+                   schema: Schema | None = None, admit_below_threshold: bool = False) -> KnowledgeGraph:
     """The graph of `assemble`, for callers that do not report what grounding left out.
 
     Args and Returns: as `assemble`, without the count.
     """
     return assemble(screenplay, outcomes, version=version, model=model, token_usage=token_usage,
-                    schema=schema).graph
+                    schema=schema, admit_below_threshold=admit_below_threshold).graph

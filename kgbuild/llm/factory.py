@@ -4,7 +4,7 @@ Extraction (`kgbuild.llm.run`), merge adjudication (`kgbuild.canonicalize.merge`
 audit's live judge (`kgbuild.evaluation.audit.live`) and the dossiers' personas
 (`kgbuild.story.persona`) all open their client with
 `open_llm_client`, so the same settings mean the same endpoint, response cache, concurrency,
-timeout, retries, budget and batch-export mode everywhere. In batch-export mode each of them ends
+timeout, deadline, retries, budget and batch-export mode everywhere. In batch-export mode each of them ends
 with `raise_pending`: the requests it recorded are written as a Batch API input file and
 `BatchPendingError` says what to do next.
 
@@ -17,8 +17,9 @@ Example:
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 
 from kgbuild.llm.batch import export_batch
 from kgbuild.llm.cache import ResponseCache, default_cache_path
@@ -71,15 +72,32 @@ def own_limits(settings: LLMSettings) -> Limits | None:
     return SharedLimits(LimitSettings(rpm=settings.rpm, tpm=settings.tpm))
 
 
+#: Where the clients made now send their notes (a retry and why, a slow answer): `notes_to`.
+_NOTES: ContextVar[Callable[[str], None] | None] = ContextVar("kgbuild_llm_notes", default=None)
+
+
+@contextmanager
+def notes_to(receiver: Callable[[str], None] | None) -> Iterator[None]:
+    """Send the notes of every client made inside the block to `receiver` (a build's progress
+    display): extraction's and merging's alike, without passing it through every caller."""
+    token = _NOTES.set(receiver)
+    try:
+        yield
+    finally:
+        _NOTES.reset(token)
+
+
 def make_client(settings: LLMSettings, backend: ChatBackend, cache: ResponseCache | None) -> LLMClient:
     """The client of `settings` on `backend` and `cache`: every LLM caller's, and `--dry-run`'s
     (which builds the requests this client would send, `LLMClient.request_for`, without a cache).
-    In a corpus worker it shares the corpus's rate limit and budget (`kgbuild.llm.limits`)."""
+    In a corpus worker it shares the corpus's rate limit and budget (`kgbuild.llm.limits`). The
+    deadline counts from now; its notes go where `notes_to` says."""
     return LLMClient(backend, settings.model, cache=cache, concurrency=settings.concurrency,
                      timeout=settings.timeout, max_retries=settings.request_retries,
                      budget=Budget(max_cost=settings.max_cost, max_requests=settings.max_requests),
                      batch_export=settings.batch_export is not None, prices=price_table(settings),
-                     limits=installed_limits() or own_limits(settings))
+                     limits=installed_limits() or own_limits(settings), deadline=settings.deadline,
+                     on_note=_NOTES.get())
 
 
 @contextmanager

@@ -16,6 +16,19 @@ the text does not show is left out of the graph and counted. The rules, in order
   token_set_ratio of at least `EVENT_MATCH`, sharing a content word); else the first
   sentence of its scene naming one of the entities it is linked to.
 
+Participants: a sentence that shows nobody and nothing of a fact is no evidence of it, whatever
+the model says (`shows_participants`). An event's sentence must name or refer to at least one of
+the entities the answer links to it (when it links any); the sentence a relation's quote is found
+in must name or refer to one of its ends that are not events, and its scene (or the scene before)
+must name or hear the others. To name or refer to (`refers_to`) is: a name, an alias, a word of a
+multi-word name (in Chinese two of its characters, or 老/小/阿 and its family name), being the
+speaker of the sentence, a place or time its scene's heading names, or a pronoun or title that
+can stand for the participant because the scene (or the one before it) names it. A sentence that
+fails is passed over as if it did not match or hold the quote, and the next rule above is tried;
+a fact left without evidence is dropped and counted with its reason. So 'Vader destroys
+Alderaan' citing Jamal's 'Uh, never mind.' is dropped, and 'She floors it.' still shows Margo and
+the Mustang when the scene names them.
+
 Names are matched as whole words, case-insensitively (`kgbuild.evidence.locate_names`), outside
 the scene headings, which are read only where a rule above says so: 'EXT. BRICK'S PATIO - DAY'
 names a place, not Brick. Every quote is verbatim text of the lines its evidence names.
@@ -29,16 +42,26 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from rapidfuzz import fuzz, utils
 
-from kgbuild.evidence import heading_evidence, locate_names, locate_quote, name_pattern, quote_evidence, sentences
+from kgbuild.evidence import (
+    best_sentence,
+    heading_evidence,
+    locate_names,
+    locate_quote,
+    name_pattern,
+    quote_evidence,
+    sentences,
+)
 from kgbuild.graph import merge_evidence
 from kgbuild.llm.prompts import load_prompt
 from kgbuild.model import Element, ElementKind, Entity, Evidence, Relation, Scene, Screenplay
+from kgbuild.names import has_cjk
 from kgbuild.schema import Role, Schema, load_schema
 
 logger = logging.getLogger(__name__)
@@ -67,8 +90,13 @@ _FUNCTION_WORDS = frozenset({
 _EVENT_KINDS = frozenset({ElementKind.ACTION, ElementKind.DIALOGUE, ElementKind.PARENTHETICAL,
                           ElementKind.LYRIC, ElementKind.CENTERED, ElementKind.SHOT})
 _CJK = re.compile(r"[\u3400-\u9fff]")
-#: Concrete cases kept in the count, for the report.
+#: Concrete cases kept in the count for each reason, for the report.
 _EXAMPLES = 10
+#: Why a fact was left out (`UngroundedFacts.reasons`).
+NO_EVIDENCE = "no line of its scenes shows it"
+NO_PARTICIPANT = "its lines name none of its participants"
+END_LEFT_OUT = "an end was left out"
+SCENE_OUTSIDE_CHUNK = "its scene is outside its chunk"
 
 
 class UngroundedFacts(BaseModel):
@@ -78,21 +106,29 @@ class UngroundedFacts(BaseModel):
 
     entities: int = Field(default=0, description="Entities (events included) without evidence.")
     relations: int = Field(default=0, description="Relations without evidence or with an end left out.")
-    examples: list[str] = Field(default_factory=list, description="A few of them, for the report.")
+    examples: list[str] = Field(default_factory=list, description="A few of them for each reason, for the report.")
+    reasons: dict[str, int] = Field(default_factory=dict, description="How many facts were left out for "
+                                    "each reason (`NO_EVIDENCE`, `NO_PARTICIPANT`, `END_LEFT_OUT`, "
+                                    "`SCENE_OUTSIDE_CHUNK`).")
 
     @property
     def total(self) -> int:
         """Entities and relations left out."""
         return self.entities + self.relations
 
-    def add(self, kind: Literal["entity", "relation"], example: str) -> None:
-        """Count one fact left out ('entity' or 'relation') and keep it as an example while few."""
+    def add(self, kind: Literal["entity", "relation"], example: str, reason: str = "", detail: str = "") -> None:
+        """Count one fact left out ('entity' or 'relation') for `reason` (`NO_EVIDENCE` when not
+        given) and keep it as an example, with the reason and `detail` after a colon, while that
+        reason has few."""
         if kind == "entity":
             self.entities += 1
         else:
             self.relations += 1
-        if len(self.examples) < _EXAMPLES:
-            self.examples.append(example)
+        why = reason or NO_EVIDENCE
+        self.reasons[why] = self.reasons.get(why, 0) + 1
+        if self.reasons[why] <= _EXAMPLES:
+            said = f"{reason} ({detail})" if reason and detail else reason
+            self.examples.append(f"{example}: {said}" if said else example)
 
 
 def extraction_producer(model: str | None) -> str:
@@ -147,13 +183,15 @@ def body(scenes: Iterable[Scene]) -> list[Scene]:
             for s in scenes]
 
 
-def find_quote(scenes: Iterable[Scene], quote: str, producer: str) -> Evidence | None:
+def find_quote(scenes: Iterable[Scene], quote: str, producer: str, accept: LineCheck | None = None) -> Evidence | None:
     """`kgbuild.evidence.locate_quote` over the elements long enough to hold the quote
-    (`QUOTE_MIN_SHARE` of its length): a short line inside a long quote is not the quote."""
+    (`QUOTE_MIN_SHARE` of its length): a short line inside a long quote is not the quote.
+    With `accept`, only over the elements whose sentence holding the quote it accepts
+    (`shows_participants`)."""
     least = QUOTE_MIN_SHARE * len(" ".join(quote.split()))
-    long_enough = [s.model_copy(update={"elements": [el for el in s.elements
-                                                     if len(" ".join(el.text.split())) >= least]})
-                   for s in scenes]
+    long_enough = [s.model_copy(update={"elements": [
+        el for el in s.elements if len(" ".join(el.text.split())) >= least
+        and (accept is None or accept(s, el, best_sentence(el.text, quote)))]}) for s in scenes]
     return locate_quote(long_enough, quote, producer)
 
 
@@ -170,13 +208,245 @@ def _words(text: str) -> set[str]:
     return set(_tokens(text)) - _FUNCTION_WORDS
 
 
-def event_sentence(scenes: Iterable[Scene], event: Entity, producer: str) -> Evidence | None:
+# -- participants: do the cited lines name or refer to who and what a fact is about? ----------
+
+#: Third-person words that can stand for a person the scene names or hears: pronouns and the
+#: plain nouns a screenplay uses for someone it has named ('the man', '众人').
+PERSON_PRONOUNS = frozenset({
+    "he", "him", "his", "himself", "she", "her", "hers", "herself", "they", "them", "their", "theirs",
+    "themselves", "man", "men", "woman", "women", "boy", "boys", "girl", "girls", "guy", "guys", "lady",
+    "ladies", "kid", "kids", "child", "children", "gentleman", "gentlemen", "everyone", "everybody", "both",
+    "他", "她", "他们", "她们", "他俩", "她俩", "男人", "女人", "老人", "孩子", "小伙子", "姑娘", "众人", "大家",
+    "两人", "二人", "俩人",
+})
+#: Words that can stand for a thing or place the scene names.
+THING_PRONOUNS = frozenset({"it", "its", "itself", "they", "them", "their", "theirs", "它", "它们"})
+#: Words of a speech that stand for someone the speaker talks to (anyone else the scene names or hears).
+ADDRESSEE_PRONOUNS = frozenset({"you", "your", "yours", "yourself", "yourselves", "ya", "sir", "ma'am",
+                                "madam", "你", "您", "你们", "你俩"})
+#: Titles, each with the words that say the same: one in the cited lines refers to a participant
+#: whose name, alias or description holds a word of the same group ('the doctor', 'Dr. Bennett').
+TITLES: tuple[frozenset[str], ...] = tuple(frozenset(group) for group in (
+    {"doctor", "dr", "doc", "physician", "医生", "大夫"},
+    {"nurse", "护士"},
+    {"mother", "mom", "mum", "mommy", "mama", "妈", "妈妈", "母亲", "老妈", "娘"},
+    {"father", "dad", "daddy", "papa", "pops", "爸", "爸爸", "父亲", "老爸", "爹"},
+    {"grandmother", "grandma", "granny", "nana", "奶奶", "外婆", "姥姥"},
+    {"grandfather", "grandpa", "granddad", "gramps", "爷爷", "外公", "姥爷"},
+    {"sister", "sis", "姐", "姐姐", "妹", "妹妹"},
+    {"brother", "bro", "哥", "哥哥", "大哥", "弟", "弟弟"},
+    {"son", "儿子"},
+    {"daughter", "女儿"},
+    {"wife", "老婆", "妻子", "媳妇", "前妻"},
+    {"husband", "老公", "丈夫", "前夫"},
+    {"aunt", "auntie", "阿姨", "姑姑"},
+    {"uncle", "叔", "叔叔", "舅舅"},
+    {"officer", "cop", "policeman", "policewoman", "deputy", "sheriff", "detective", "sergeant", "sarge",
+     "lieutenant", "警察", "警官", "所长"},
+    {"captain", "队长"},
+    {"boss", "manager", "chief", "老板", "老板娘", "经理"},
+    {"teacher", "professor", "老师"},
+    {"lawyer", "attorney", "律师"},
+    {"judge", "法官"},
+    {"director", "主任", "院长"},
+    {"driver", "司机"},
+    {"waiter", "waitress", "bartender", "服务员"},
+    {"king", "queen", "prince", "princess"},
+))
+_CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
+_LATIN_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+_PLAIN_WORD = re.compile(r"[^\W\d_]+")
+#: A Chinese 他 or 它 inside 其他 / 其它 ('the other') is no pronoun.
+_NOT_PRONOUN = re.compile(r"其[他它]")
+#: What a Chinese name's first character (the family name) is called by: 老程, 小刘, 阿强.
+_CJK_NAME_PREFIXES = "老小阿"
+
+
+@dataclass(frozen=True)
+class Participant:
+    """One end of a fact as the participant check reads it.
+
+    Attributes:
+        names: Its name, then its aliases.
+        person: Whether it is a person (he, she, the man...) or a thing, place or time (it).
+        description: The model's description of it ('the Mustang's owner, a doctor'): where a
+            title in the cited lines is looked up.
+    """
+
+    names: tuple[str, ...]
+    person: bool = True
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class CitedLines:
+    """The sentence a fact's evidence quotes, and the scene around it.
+
+    Attributes:
+        text: The sentence (or the whole text of the cited lines).
+        speaker: Who speaks it, when it is part of a speech (its cue).
+        heading: The heading of its scene: every line of a scene happens at the place (and
+            time) it names.
+        scene: The text of their scene without its heading, and of the scene before it (a
+            pronoun of the lines can only stand for someone or something named there; a 'he'
+            often carries over a cut: 'John stands at the door.' / 'INT. HER ROOM' / 'He slips
+            inside.').
+        scene_speakers: The cues heard in those scenes.
+        is_heading: The cited lines are the heading: it names places and times, not people
+            ('INT. NADIA'S BEDROOM' does not show Nadia).
+    """
+
+    text: str
+    speaker: str | None = None
+    heading: str = ""
+    scene: str = ""
+    scene_speakers: tuple[str, ...] = ()
+    is_heading: bool = False
+
+
+def name_forms(names: Iterable[str]) -> list[str]:
+    """The forms a participant's names can take in a line: each name and alias; each word of a
+    multi-word name (three letters or more, not a function word: 'Simmons' of 'Jim Simmons');
+    of a Chinese name of three characters or more, each two characters running ('思慧' of
+    '刘思慧'), and of one of two or more its first character after 老, 小 or 阿 ('老程' of '程勇').
+
+    Example:
+        >>> name_forms(["Jim Simmons", "程勇"])
+        ['Jim Simmons', '程勇', 'Jim', 'Simmons', '老程', '小程', '阿程']
+    """
+    forms = [n.strip() for n in names if n and n.strip()]
+    parts: list[str] = []
+    for name in forms:
+        for run in _CJK_RUN.findall(name):
+            if len(run) >= 3:
+                parts += [run[i:i + 2] for i in range(len(run) - 1)]
+            if len(run) >= 2:
+                parts += [prefix + run[0] for prefix in _CJK_NAME_PREFIXES]
+        words = [w for w in _LATIN_WORD.findall(name) if not has_cjk(w)]
+        if len(words) > 1:
+            parts += [w for w in words if len(w) >= 3 and w.casefold() not in _FUNCTION_WORDS]
+    return list(dict.fromkeys([*forms, *parts]))
+
+
+def _says_word(text: str, words: Iterable[str]) -> str | None:
+    """One of `words` the text holds: a Latin word as a whole word (case-insensitive; 'she' in
+    "She's", 'ma'am' whole), a Chinese one anywhere (but 他 and 它 not inside 其他, 其它)."""
+    plain = text.replace("’", "'")
+    latin = {w.casefold() for w in [*_LATIN_WORD.findall(plain), *_PLAIN_WORD.findall(plain)]}
+    chinese = _NOT_PRONOUN.sub("", text)
+    for word in words:
+        if (word in chinese) if has_cjk(word) else (word.casefold() in latin):
+            return word
+    return None
+
+
+def _names(forms: list[str], text: str) -> bool:
+    pattern = name_pattern(forms)
+    return pattern is not None and pattern.search(text) is not None
+
+
+def refers_to(participant: Participant, cited: CitedLines) -> str | None:
+    """How the cited lines name or refer to a participant of a fact; None when they do not.
+
+    The ways, tried in this order (the first that holds is returned):
+
+    - 'name': a name, an alias or a part of a name (`name_forms`), as a whole word (anywhere in
+      Chinese, which has no spaces), but a person never by a scene heading;
+    - 'speaker': the lines are the participant's speech (its cue names it);
+    - 'heading': for a thing, place or time, the heading of the lines' scene names it (the lines
+      happen there: 'Cigarette cartons, lighters.' under 'INT. NADIA'S BEDROOM');
+    - 'title': a title in the lines ('the doctor', '警官') of a group of `TITLES` whose words the
+      participant's names or description hold ('Dr. Bennett', '王警官');
+    - 'pronoun': for a person, a word of `PERSON_PRONOUNS` (he, she, they, the man, 他, 她...),
+      or in a speech a word of `ADDRESSEE_PRONOUNS` (you, 你) when someone else speaks it; for a
+      thing or place, a word of `THING_PRONOUNS` (it, 它) -- each only when the scene makes the
+      reference possible: it (or the scene before it) names the participant, or hears it speak
+      (`in_scene`).
+
+    Gender and number are not checked ('she' can stand for a man the scene names): the check
+    keeps out lines that show nobody of a fact, not every wrong reading.
+
+    Example:
+        >>> margo = Participant(names=("Margo Vance", "MARGO"))
+        >>> refers_to(margo, CitedLines("She floors it.", scene="Margo guns the Mustang. She floors it."))
+        'pronoun'
+        >>> refers_to(margo, CitedLines("Uh, never mind.", speaker="JAMAL", scene="JAMAL Uh, never mind."))
+    """
+    forms = name_forms(participant.names)
+    if cited.is_heading and participant.person:
+        return None
+    if _names(forms, cited.text):
+        return "name"
+    if cited.speaker is not None and _names(forms, cited.speaker):
+        return "speaker"
+    if not participant.person and _names(forms, cited.heading):
+        return "heading"
+    own = " ".join([*participant.names, participant.description])
+    for group in TITLES:
+        if _says_word(cited.text, group) is not None and _says_word(own, group) is not None:
+            return "title"
+    if not in_scene(participant, cited):
+        return None
+    if not participant.person:
+        return "pronoun" if _says_word(cited.text, THING_PRONOUNS) is not None else None
+    if _says_word(cited.text, PERSON_PRONOUNS) is not None:
+        return "pronoun"
+    spoken_to = cited.speaker is not None and not _names(forms, cited.speaker)
+    if spoken_to and _says_word(cited.text, ADDRESSEE_PRONOUNS) is not None:
+        return "pronoun"
+    return None
+
+
+def in_scene(participant: Participant, cited: CitedLines) -> bool:
+    """Whether the scene of the cited lines (or the scene before it) names the participant (a
+    form of `name_forms`, in the text or, for a thing, place or time, the heading of the lines'
+    scene) or hears it speak."""
+    forms = name_forms(participant.names)
+    return (_names(forms, cited.scene) or any(_names(forms, cue) for cue in cited.scene_speakers)
+            or (not participant.person and _names(forms, cited.heading)))
+
+
+def shows_participants(participants: list[Participant], cited: CitedLines, *, every_in_scene: bool) -> bool:
+    """The participant check of one fact's cited lines: they name or refer to at least one of its
+    participants (`refers_to`), and with `every_in_scene` (a relation's ends) each of the others
+    is at least named or heard in the scene (`in_scene`): 'Uh, never mind.' shows nobody of
+    'Vader destroys Alderaan', and a line naming John shows no 'John -part_of-> ...' whose other
+    end the scene never names. A fact without participants passes."""
+    if not participants:
+        return True
+    found = [refers_to(p, cited) is not None for p in participants]
+    if every_in_scene and not all(ok or in_scene(p, cited) for p, ok in zip(participants, found, strict=True)):
+        return False
+    return any(found)
+
+
+def cited_lines(scene: Scene, element: Element, before: Scene | None = None) -> CitedLines:
+    """The `CitedLines` of one element of a scene (its whole text; grounding replaces it with the
+    sentence quoted): its speaker, the scene's heading, and the text and cues of the scene and of
+    the scene `before` it, if given."""
+    around = [*(before.elements if before is not None else []), *scene.elements]
+    cues = tuple(dict.fromkeys(el.speaker for el in around if el.speaker))
+    text = " ".join(el.text for el in around if el.kind is not ElementKind.SCENE_HEADING)
+    speaker = element.speaker if element.kind in (ElementKind.DIALOGUE, ElementKind.PARENTHETICAL,
+                                                  ElementKind.LYRIC) else None
+    heading = _heading(scene)
+    return CitedLines(text=element.text, speaker=speaker, heading=heading.text if heading is not None else "",
+                      scene=text, scene_speakers=cues, is_heading=element.kind is ElementKind.SCENE_HEADING)
+
+
+#: Whether a sentence of one element of a scene may be a fact's evidence (`_Grounder.shows`).
+LineCheck = Callable[[Scene, Element, str], bool]
+
+
+def event_sentence(scenes: Iterable[Scene], event: Entity, producer: str,
+                   accept: LineCheck | None = None) -> Evidence | None:
     """The sentence of these scenes that best matches an event's title and description.
 
     A sentence qualifies with a token_set_ratio of at least `EVENT_MATCH`, at least
     `EVENT_SHARED_WORDS` content words in common (function words alone make any two sentences
     look alike) and at least `EVENT_MIN_WORDS` words; the highest ratio wins, then the most
-    shared words, then the earliest.
+    shared words, then the earliest. With `accept`, only sentences it accepts qualify
+    (`shows_participants`).
 
     Returns:
         Evidence quoting that sentence, or None when no sentence qualifies.
@@ -191,6 +461,8 @@ def event_sentence(scenes: Iterable[Scene], event: Entity, producer: str) -> Evi
             for sentence in sentences(el.text):
                 shared = len(wanted & _words(sentence))
                 if shared < EVENT_SHARED_WORDS or len(_tokens(sentence)) < EVENT_MIN_WORDS:
+                    continue
+                if accept is not None and not accept(scene, el, sentence):
                     continue
                 score = fuzz.token_set_ratio(query, sentence, processor=utils.default_process)
                 if score >= EVENT_MATCH and (best is None or (score, shared) > best[:2]):
@@ -211,7 +483,35 @@ class _Grounder:
         self.relations = relations
         self.producer = producer
         self.event = schema.type_for_role("event")
+        self.person = schema.type_for_role("person")
         self.heading_types = {t for role in HEADING_ROLES if (t := schema.type_for_role(role)) is not None}
+        self._cited: dict[tuple[int, int], CitedLines] = {}
+
+    def cited(self, scene: Scene, element: Element) -> CitedLines:
+        """`cited_lines`, kept per element (the scene's text is joined once per element; a cue and
+        its speech can share a line, so the element itself is the key: the scenes grounding
+        reads are copies holding the screenplay's own elements)."""
+        key = (scene.index, id(element))
+        found = self._cited.get(key)
+        if found is None:
+            found = self._cited[key] = cited_lines(self.scenes.get(scene.index, scene), element,
+                                                   self.scenes.get(scene.index - 1))
+        return found
+
+    def participant(self, entity: Entity) -> Participant:
+        """An entity as the participant check reads it."""
+        return Participant(names=tuple(names_of(entity)), person=entity.type == self.person,
+                           description=entity.description)
+
+    def shows(self, ends: list[Entity], *, every_in_scene: bool) -> LineCheck:
+        """`shows_participants` of `ends` as a check of the lines of one element."""
+        participants = [self.participant(e) for e in ends]
+
+        def check(scene: Scene, element: Element, sentence: str) -> bool:
+            cited = replace(self.cited(scene, element), text=sentence)
+            return shows_participants(participants, cited, every_in_scene=every_in_scene)
+
+        return check
 
     def scenes_of(self, indices: Iterable[int]) -> list[Scene]:
         """The screenplay's scenes with these indices, in story order."""
@@ -224,36 +524,55 @@ class _Grounder:
         ends = [self.entities[i] for i in dict.fromkeys(ids) if i in self.entities]
         return [e for e in ends if e.type != self.event]
 
-    def entity(self, entity: Entity) -> list[Evidence]:
-        """Evidence for an entity (see the module docstring); [] when the text shows none."""
+    def entity(self, entity: Entity) -> tuple[list[Evidence], str]:
+        """Evidence for an entity (see the module docstring); [] when the text shows none, with
+        the reason (`NO_PARTICIPANT` when only lines showing none of an event's participants
+        matched it, else `NO_EVIDENCE`)."""
         scenes = self.scenes_of(entity.scenes)
         found: Evidence | None = None
         if entity.type == self.event:
-            found = event_sentence(scenes, entity, self.producer)
-            forms = [f for end in self.linked(entity) for f in names_of(end)]
+            linked = self.linked(entity)
+            found = event_sentence(scenes, entity, self.producer, accept=self.shows(linked, every_in_scene=False))
+            forms = [f for end in linked for f in names_of(end)]
             if found is None and forms:
                 found = locate_names(body(scenes), [forms], self.producer)
-            return [found] if found is not None else []
+            if found is not None:
+                return [found], ""
+            passed_over = event_sentence(scenes, entity, self.producer) is not None
+            return [], NO_PARTICIPANT if passed_over else NO_EVIDENCE
         if entity.type in self.heading_types:
             found = heading_naming(scenes, names_of(entity), self.producer)
         if found is None:
             found = locate_names(body(scenes), [names_of(entity)], self.producer)
-        return [found] if found is not None else []
+        return ([found], "") if found is not None else ([], NO_EVIDENCE)
 
-    def relation(self, relation: Relation, quotes: list[str], grounded: dict[str, Entity]) -> list[Evidence]:
-        """Evidence for a relation (see the module docstring); [] when the text shows none.
-        `grounded` holds the entities with their evidence: a link between two events also cites
-        each event's own line, so the evidence shows both ends."""
+    def relation(self, relation: Relation, quotes: list[str],
+                 grounded: dict[str, Entity]) -> tuple[list[Evidence], str]:
+        """Evidence for a relation (see the module docstring); [] when the text shows none, with
+        the reason (`NO_PARTICIPANT` when its quote was found only in lines showing not all of
+        its ends, else `NO_EVIDENCE`). `grounded` holds the entities with their evidence: a link
+        between two events also cites each event's own line, so the evidence shows both ends."""
         scenes = self.scenes_of(relation.scenes)
-        located = [find_quote(scenes, q, self.producer) for q in quotes if q.strip()]
-        found = [e for e in located if e is not None]
         subject, obj = self.entities.get(relation.source), self.entities.get(relation.target)
         events = [e for e in (subject, obj) if e is not None and e.type == self.event]
+        ends = [e for e in (subject, obj) if e is not None and e.type != self.event]
+        accept = self.shows(ends, every_in_scene=True)
+        given = [q for q in quotes if q.strip()]
+        found = [e for q in given if (e := find_quote(scenes, q, self.producer, accept)) is not None]
         if found and len(events) == 2:
             cited = [ev for e in events if e.id in grounded for ev in grounded[e.id].evidence[:1]]
-            return merge_evidence(found, cited)
+            return merge_evidence(found, cited), ""
         if found:
-            return merge_evidence(found)
+            return merge_evidence(found), ""
+        fallback = self._fallback(relation, subject, obj, events, scenes, grounded)
+        if fallback:
+            return fallback, ""
+        passed_over = any(find_quote(scenes, q, self.producer) is not None for q in given)
+        return [], NO_PARTICIPANT if passed_over else NO_EVIDENCE
+
+    def _fallback(self, relation: Relation, subject: Entity | None, obj: Entity | None, events: list[Entity],
+                  scenes: list[Scene], grounded: dict[str, Entity]) -> list[Evidence]:
+        """A relation's evidence when no quote of the model shows it (module docstring)."""
         if subject is None or obj is None:
             return []
         ends = [subject, obj]
@@ -306,11 +625,13 @@ def ground_facts(screenplay: Screenplay, entities: list[Entity], relations: list
     dropped = UngroundedFacts()
     kept_entities: list[Entity] = []
     for entity in entities:
-        evidence = merge_evidence(entity.evidence, grounder.entity(entity))
+        found, reason = grounder.entity(entity)
+        evidence = merge_evidence(entity.evidence, found)
         if evidence:
             kept_entities.append(entity.model_copy(update={"evidence": evidence}))
         else:
-            dropped.add("entity", f"{entity.type} '{entity.name}' (scenes {_scene_list(entity.scenes)})")
+            dropped.add("entity", f"{entity.type} '{entity.name}' (scenes {_scene_list(entity.scenes)})",
+                        "" if reason == NO_EVIDENCE else reason)
     grounded = {e.id: e for e in kept_entities}
     kept_ids = set(grounded)
     names = {e.id: e.name for e in entities}
@@ -319,13 +640,14 @@ def ground_facts(screenplay: Screenplay, entities: list[Entity], relations: list
         label = (f"'{names.get(rel.source, rel.source)}' -{rel.type}-> '{names.get(rel.target, rel.target)}' "
                  f"(scenes {_scene_list(rel.scenes)})")
         if rel.source not in kept_ids or rel.target not in kept_ids:
-            dropped.add("relation", f"{label}: an end was left out")
+            dropped.add("relation", label, END_LEFT_OUT)
             continue
-        evidence = merge_evidence(rel.evidence, grounder.relation(rel, quotes.get(rel.id, []), grounded))
+        found, reason = grounder.relation(rel, quotes.get(rel.id, []), grounded)
+        evidence = merge_evidence(rel.evidence, found)
         if evidence:
             kept_relations.append(rel.model_copy(update={"evidence": evidence}))
         else:
-            dropped.add("relation", label)
+            dropped.add("relation", label, "" if reason == NO_EVIDENCE else reason)
     if dropped.total:
         logger.info("grounding: %d entities and %d relations the text does not show were left out",
                     dropped.entities, dropped.relations)

@@ -3,7 +3,8 @@
 It sends exactly one HTTP request per `complete` call (the `openai` client's own retries are
 off: `LLMClient` owns retrying) and maps failures onto the LLM layer's errors: 429, 408, 409,
 5xx, timeouts and dropped connections become `LLMTransientError` (with the server's
-Retry-After), anything else `LLMRequestError`.
+Retry-After; a connection refused or never made marked `refused`, a request the server took
+but never answered `silent`), anything else `LLMRequestError`.
 
 Structured output is requested as `response_format={"type": "json_schema", ...}`. A server that
 rejects that (400/422 naming the response format) is asked again with `json_object`, then with
@@ -207,7 +208,9 @@ class OpenAIBackend:
                     continue
                 raise _map_status_error(e, self.base_url) from e
             except openai.APITimeoutError as e:
-                raise LLMTransientError(f"request to {self.base_url} timed out") from e
+                if _caused_by(e, "ConnectTimeout"):
+                    raise LLMTransientError(f"connection to {self.base_url} timed out", refused=True) from e
+                raise LLMTransientError(f"request to {self.base_url} timed out: no answer", silent=True) from e
             except openai.APIConnectionError as e:
                 refused = _refused(e)
                 raise LLMTransientError(f"connection to {self.base_url} "
@@ -239,6 +242,18 @@ class OpenAIBackend:
             logger.warning("%s rejected response_format %r (%s); falling back to %r with the schema in the "
                            "prompt", self.base_url, mode, error.message, self._mode)
         return True
+
+
+def _caused_by(error: BaseException, name: str) -> bool:
+    """True when an exception of the class `name` is in the chain of causes of `error`."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if type(current).__name__ == name:
+            return True
+        current = current.__cause__ or current.__context__
+    return False
 
 
 def _refused(error: BaseException) -> bool:

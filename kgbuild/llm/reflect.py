@@ -115,6 +115,8 @@ def _link_issues(answer: ExtractionResponse, inventory: Inventory, schema: Schem
     events = event_type(schema)
     for event in answer.events:
         event_id = entity_id(events, normalize_name(event.name))
+        if event_id not in inventory.items:
+            continue  # no name, or a scene outside the passage: `_item_issues` and `_scene_issues` say so
         for link in event.links:
             label = f"event '{event.name}' link {link.relation} '{link.entity}'"
             rtype = schema.canonical_relation(link.relation.strip())

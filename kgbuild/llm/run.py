@@ -2,14 +2,16 @@
 
 `run_llm_extraction` opens the client of the settings (`kgbuild.llm.factory.open_llm_client`:
 the OpenAI-compatible endpoint unless a backend is passed in, e.g. a scripted one), extracts
-every chunk, and turns the two ways a run can stop early into errors that say what to do next:
-batch-export mode (the pending requests are written as a Batch API file) and the budget.
+every chunk, and turns the ways a run can stop early into errors that say what to do next:
+batch-export mode (the pending requests are written as a Batch API file), the budget, and time
+(a server that never answers, or --llm-deadline).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable, Container
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -21,6 +23,7 @@ from kgbuild.llm.costs import LLMUsage
 from kgbuild.llm.extract import (
     TASK_EXTRACT,
     TASK_REFLECT,
+    BelowThreshold,
     ChunkStatus,
     ExtractionRun,
     extract_chunks,
@@ -29,7 +32,7 @@ from kgbuild.llm.factory import open_llm_client, raise_pending
 from kgbuild.llm.grounding import UngroundedFacts
 from kgbuild.llm.responses import response_models
 from kgbuild.llm.settings import LLMSettings
-from kgbuild.llm.types import BudgetExceededError, ChatBackend
+from kgbuild.llm.types import BudgetExceededError, ChatBackend, LLMStallError
 from kgbuild.model import Chunk, Screenplay
 from kgbuild.schema import Schema, load_schema
 from kgbuild.tokens import count_words
@@ -72,6 +75,11 @@ class LLMExtraction(BaseModel):
     ungrounded: UngroundedFacts | None = Field(
         default=None, description="Facts the graph assembly left out for want of evidence in the "
         "screenplay (`kgbuild.llm.extract.assemble`); None until the graph is assembled.")
+    below_threshold: list[BelowThreshold] = Field(
+        default_factory=list, description="The chunks below the review threshold, and whether their facts were "
+        "let into the graph (set when the graph is assembled).")
+    seconds: float = Field(default=0.0, description="Seconds the extraction's LLM work took (the deadline of "
+                           "what follows is what is left).")
 
 
 def script_words(screenplay: Screenplay, scenes: Container[int] | None = None) -> int:
@@ -135,16 +143,22 @@ def run_llm_extraction(screenplay: Screenplay, chunks: list[Chunk], settings: LL
         BatchPendingError: batch-export mode and requests are pending; they were written to
             `settings.batch_export`.
         BudgetExceededError: the budget stopped the run; what completed is in the cache.
+        LLMStallError: time stopped the run (the server took the first request and never
+            answered it within the timeout, or the deadline ran out); what completed is in the cache.
         LLMRequestError: the server refused the requests (key, model, URL).
         SchemaNotExtractableError: the schema has no event type to extract events with.
     """
     schema = schema or load_schema()
     response_models(schema)  # a schema LLM extraction cannot use is refused before any request
     cache_path = default_cache_path(settings.cache_dir)
+    start = time.monotonic()
     with open_llm_client(settings, backend=backend) as client:
         run = asyncio.run(_extract(client, screenplay, chunks, settings, schema, on_chunk))
+    seconds = time.monotonic() - start
     total = len(run.outcomes)
     finished = total - run.count(ChunkStatus.PENDING) - run.count(ChunkStatus.STOPPED)
+    if client.stopped is not None:
+        raise LLMStallError(f"{client.stopped} ({finished} of {total} chunks done)")
     raise_pending(client, settings, f"{finished} of {total} chunks are done")
     if run.count(ChunkStatus.STOPPED):
         stopped = run.count(ChunkStatus.STOPPED)
@@ -155,4 +169,4 @@ def run_llm_extraction(screenplay: Screenplay, chunks: list[Chunk], settings: LL
             "repeating them.")
     usage = client.usage()
     return LLMExtraction(run=run, usage=usage, rates=cost_rates(usage, script_words(screenplay, scenes)),
-                         cache_path=str(cache_path))
+                         cache_path=str(cache_path), seconds=round(seconds, 3))

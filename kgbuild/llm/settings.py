@@ -66,7 +66,19 @@ class LLMSettings(BaseModel):
         default=None, gt=0,
         description="Tokens (prompt + expected completion) per minute at most (for a corpus: all workers "
         "together); None: no limit.")
-    timeout: float = Field(default=120.0, gt=0, description="Seconds per request before it is retried.")
+    timeout: float = Field(
+        default=120.0, gt=0,
+        description="Seconds one request may wait for its answer (--llm-timeout): then it is retried, unless "
+        "the server has never answered, which stops the run.")
+    deadline: float | None = Field(
+        default=None, gt=0,
+        description="Seconds all the LLM work of a run may take, extraction and merging together "
+        "(--llm-deadline); then it stops (a build with exit status 4, keeping an existing build). None: no "
+        "deadline.")
+    admit_below_threshold: bool = Field(
+        default=False,
+        description="Let into the graph the facts of chunks whose extraction stayed below the review "
+        "threshold after the retries (--admit-below-threshold); by default they stay in review.jsonl only.")
     request_retries: int = Field(
         default=6, ge=0,
         description="Retries of one request after 429, 5xx, timeouts or dropped connections (with backoff).")

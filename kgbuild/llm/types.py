@@ -114,12 +114,16 @@ class LLMTransientError(LLMError):
         retry_after: Seconds the server asked us to wait, if it said so.
         refused: The connection was refused (nothing listens there): worth retrying once the
             server answered before, a sign of a wrong address when it never has.
+        silent: The server took the request but sent no answer within the timeout: worth
+            retrying once it answered before, a server that does not answer when it never has.
     """
 
-    def __init__(self, message: str, *, retry_after: float | None = None, refused: bool = False):
+    def __init__(self, message: str, *, retry_after: float | None = None, refused: bool = False,
+                 silent: bool = False):
         super().__init__(message)
         self.retry_after = retry_after
         self.refused = refused
+        self.silent = silent
 
 
 class LLMRequestError(LLMError):
@@ -142,7 +146,13 @@ class BatchPendingError(LLMError):
     """Batch-export mode: the request was recorded for export instead of being sent."""
 
 
+class LLMStallError(LLMError):
+    """The LLM work stopped for time: the server takes connections but its first request got no
+    answer within --llm-timeout, or --llm-deadline ran out. Completed answers are cached; a
+    build ends with exit status 4 and writes nothing."""
+
+
 #: Errors about the answer to one request (no valid reply after the repairs, or the server failing
 #: through every retry): the caller records them for the item concerned and goes on. Every other
-#: `LLMError` (a refused request, the budget, batch export) stops the run.
+#: `LLMError` (a refused request, the budget, batch export, a stall) stops the run.
 ANSWER_ERRORS: tuple[type[LLMError], ...] = (LLMOutputError, LLMUnavailableError)

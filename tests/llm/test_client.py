@@ -23,6 +23,7 @@ from kgbuild.llm.types import (
     ChatRequest,
     ChatResult,
     LLMOutputError,
+    LLMStallError,
     LLMUnavailableError,
 )
 from kgbuild.tokens import estimate_tokens
@@ -103,24 +104,89 @@ def test_500_backs_off_with_jitter_within_the_exponential_ceiling():
 
 
 def test_http_timeout_then_success():
-    plan = FaultPlan(queue=[Fault.TIMEOUT], timeout_sleep=60)
+    # Once the server has answered, a request it does not answer in time is retried.
+    plan = FaultPlan(queue=[Fault.OK, Fault.TIMEOUT], timeout_sleep=60)
     with FakeOpenAIServer(responder=answer_responder, faults=plan) as server:
-        answer, usage = run_one(server, 3, timeout=0.5)
-    assert answer.count == 3
-    assert [r.fault for r in server.requests] == [Fault.TIMEOUT, Fault.OK]
+        async def scenario():
+            async with make_client(server.base_url, timeout=0.5) as client:
+                return await ask(client, 2), await ask(client, 3), client.usage()
+        first, answer, usage = asyncio.run(scenario())
+    assert (first.count, answer.count) == (2, 3)
+    assert [r.fault for r in server.requests] == [Fault.OK, Fault.TIMEOUT, Fault.OK]
     assert usage.tasks["events"].retries == 1
 
 
 def test_client_side_timeout_covers_a_backend_without_one():
-    plan = FaultPlan(queue=[Fault.TIMEOUT], timeout_sleep=60)
+    plan = FaultPlan(queue=[Fault.OK, Fault.TIMEOUT], timeout_sleep=60)
     with FakeOpenAIServer(responder=answer_responder, faults=plan) as server:
         async def scenario():
             async with make_client(server.base_url, timeout=60) as client:
                 client.timeout = 0.5
+                await ask(client, 2)
                 return await ask(client, 3)
         answer = asyncio.run(scenario())
     assert answer.count == 3
-    assert server.count() == 2
+    assert server.count() == 3
+
+
+def test_a_first_request_the_server_never_answers_stops_at_once_without_retries():
+    # The server takes the connection and the request, and never answers: one timeout, no retry,
+    # and every later request stops the same way without being sent.
+    notes: list[str] = []
+    with FakeOpenAIServer(responder=answer_responder, faults=FaultPlan(rates={Fault.SILENT: 1.0})) as server:
+        async def scenario():
+            async with make_client(server.base_url, timeout=0.6, on_note=notes.append) as client:
+                with pytest.raises(LLMStallError) as first:
+                    await ask(client, 1)
+                with pytest.raises(LLMStallError) as later:
+                    await ask(client, 2)
+                return first.value, later.value, client.usage()
+        first, later, usage = asyncio.run(scenario())
+        assert server.count() == 1
+    assert str(first) == str(later)
+    assert "accepts connections but sent no answer within 0.6 s (--llm-timeout)" in str(first)
+    assert "\n" not in str(first)
+    assert usage.tasks["events"].retries == 0 and usage.tasks["events"].requests == 1
+    # It said it was waiting, half the timeout in.
+    waiting = [n for n in notes if "has had no answer for" in n]
+    assert waiting and waiting[0].startswith(f"LLM: waiting for the LLM server at {server.base_url}/: a request "
+                                             "(events) has had no answer for ")
+    assert waiting[0].endswith(" s (--llm-timeout 0.6 s)")
+
+
+def test_retries_are_noted_with_their_reason_and_wait():
+    notes: list[str] = []
+    plan = FaultPlan(queue=[Fault.RATE_LIMIT, Fault.SERVER_ERROR], retry_after=2)
+    with FakeOpenAIServer(responder=answer_responder, faults=plan) as server:
+        answer, _ = run_one(server, 4, on_note=notes.append)
+    assert answer.count == 4
+    assert notes[0].startswith("LLM: retrying a request (events) in 2.0 s, try 2 of 7: ")
+    assert "answered 429" in notes[0]
+    assert notes[1].startswith("LLM: retrying a request (events) in ") and "answered 500" in notes[1]
+
+
+def test_the_deadline_bounds_every_wait_and_stops_the_client():
+    # Each request waits 0.4 s; the deadline allows about two of them, then nothing is sent.
+    with FakeOpenAIServer(responder=answer_responder, faults=FaultPlan(latency=0.4)) as server:
+        async def scenario():
+            async with make_client(server.base_url, timeout=5, deadline=1.0) as client:
+                answers = []
+                with pytest.raises(LLMStallError) as stop:
+                    for n in range(10):
+                        answers.append(await ask(client, n))
+                return answers, stop.value
+        answers, stop = asyncio.run(scenario())
+    assert 1 <= len(answers) <= 3
+    assert str(stop).startswith("the LLM deadline (--llm-deadline) ran out with ")
+    # A retry whose wait would end past the deadline is not waited for.
+    plan = FaultPlan(queue=[Fault.OK, Fault.RATE_LIMIT], retry_after=30)
+    with FakeOpenAIServer(responder=answer_responder, faults=plan) as server:
+        async def waits():
+            async with make_client(server.base_url, timeout=5, deadline=3.0, sleep=asyncio.sleep) as client:
+                await ask(client, 1)
+                with pytest.raises(LLMStallError, match="deadline"):
+                    await ask(client, 2)
+        asyncio.run(asyncio.wait_for(waits(), 20))
 
 
 def test_dropped_connection_then_success():

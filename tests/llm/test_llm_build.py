@@ -69,7 +69,9 @@ def body_key(body: dict) -> str:
 def test_scripted_build_gives_the_expected_graph_retries_and_review(brick, tmp_path):
     model = FixtureModel(SCRIPT_FIXTURE, brick)
     backend = ScriptedBackend(model.reply)
-    settings = LLMSettings(model="scripted-model", cache_dir=tmp_path / "cache")
+    # The expected graph holds scene 8, whose chunk stays below the threshold: let it in
+    # (tests/llm/test_faults.py builds the default, which keeps it out).
+    settings = LLMSettings(model="scripted-model", cache_dir=tmp_path / "cache", admit_below_threshold=True)
     state = run_build(brick, BuildOptions(token_budget=BRICK_BUDGET, llm=settings, llm_backend=backend))
     out = tmp_path / "out"
     written = write_build(state, out)
@@ -92,7 +94,8 @@ def test_scripted_build_gives_the_expected_graph_retries_and_review(brick, tmp_p
         assert producers - {f"derived:{r}" for r in derived_from} <= {"llm:scripted-model/extract@4"}, fact.id
         known = {r.id for r in state.graph.relations} | {e.id for e in state.graph.entities} | {"presence", "speech"}
         assert derived_from <= known, fact.id
-    assembly = assemble(state.screenplay, state.llm.run.outcomes, version="x", model="scripted-model")
+    assembly = assemble(state.screenplay, state.llm.run.outcomes, version="x", model="scripted-model",
+                        admit_below_threshold=True)
     assert (assembly.ungrounded.entities, assembly.ungrounded.relations) == (0, len(ungrounded_relations()))
     # Retries exactly where the scripted scores (and the hard failure) say so.
     assert model.attempts() == {"scene_1": 1, "scenes_2_5": 2, "scenes_6_7": 2, "scene_8": 3}
@@ -114,10 +117,13 @@ def test_scripted_build_gives_the_expected_graph_retries_and_review(brick, tmp_p
         "chunk": "scene_8", "scenes": [8], "status": "below_threshold", "best_score": 5, "scores": [3, 5, 4],
         "reasons": ["Brick and Steel, the targets of the order, are not linked",
                     "note: relation 'Minion reports finding Brick and Steel causes Handsome Man orders Brick and "
-                    "Steel killed' has no quote; give the words of the passage that show it"]}]
+                    "Steel killed' has no quote; give the words of the passage that show it"],
+        "in_graph": True}]
     report = (out / "report.md").read_text()
     assert "## Chunks to review (1, listed in review.jsonl)" in report
     assert "- scene_8 (scenes 8): below_threshold, best score 5" in report
+    assert "- Facts of chunks below the review threshold: let into the graph by --admit-below-threshold" in report
+    assert "  - scene_8 (scenes 8): below_threshold, best score 5; 5 entities and 6 relations let in" in report
     assert "| reflect_retry | 4 |" in report
     provenance = state.graph.provenance
     assert (provenance.backend, provenance.model) == ("llm", "scripted-model")
@@ -257,7 +263,8 @@ def test_batch_round_trip_through_build_then_no_live_requests(brick, tmp_path):
     cache = tmp_path / "cache"
     export = tmp_path / "batch.jsonl"
     common = [str(brick), "-o", str(tmp_path / "out"), "-q", "--budget", str(BRICK_BUDGET),
-              "--llm-model", "batch-model", "--llm-cache-dir", str(cache), "--cache-dir", str(tmp_path / "emb")]
+              "--llm-model", "batch-model", "--llm-cache-dir", str(cache), "--cache-dir", str(tmp_path / "emb"),
+              "--admit-below-threshold"]  # the expected graph holds scene 8, below the threshold
     pending = []
     for _ in range(10):
         result = runner.invoke(cli, ["build", *common, "--llm-batch-export", str(export)])

@@ -67,4 +67,4 @@ def make_client(base_url: str, *, timeout: float = 30.0, sleep: RecordingSleep |
                 **options: Any) -> LLMClient:
     """An LLMClient over the real openai client pointed at `base_url`."""
     backend = OpenAIBackend(base_url=base_url, api_key="test-key", timeout=timeout)
-    return LLMClient(backend, MODEL, sleep=sleep or RecordingSleep(), **options)
+    return LLMClient(backend, MODEL, timeout=timeout, sleep=sleep or RecordingSleep(), **options)
