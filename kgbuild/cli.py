@@ -125,7 +125,7 @@ def chunk(script: Path, output: Path, budget: int, no_pack: bool) -> None:
                    "a speech or an action paragraph, and those are longer than the budget.")
 
 
-_BENCHES = ("parsing", "scoring", "build", "store", "llm", "merge", "view", "corpus")
+_BENCHES = ("parsing", "scoring", "build", "store", "llm", "merge", "view", "corpus", "faults")
 
 
 @cli.command()
@@ -164,6 +164,7 @@ def bench(data: Path, only: tuple[str, ...], repeat: int, llm_latency: float, as
     scoring = bench_scoring(data / "stage") if "scoring" in chosen else None
     building = bench_build(feature) if "build" in chosen else None
     store = llm_result = merge_result = view_result = corpus_result = None
+    fault_rows = None
     if "store" in chosen:
         from kgbuild.benchmarks.store import bench_embedded_store
 
@@ -188,12 +189,17 @@ def bench(data: Path, only: tuple[str, ...], repeat: int, llm_latency: float, as
         from kgbuild.benchmarks.corpus import bench_corpus
 
         corpus_result = bench_corpus(data / "stage")
+    if "faults" in chosen:
+        from kgbuild.benchmarks.faults import bench_faults
+
+        fault_rows = bench_faults()
     if as_json:
         from pydantic import BaseModel
 
         results: dict[str, Any] = {"parsing": [r.model_dump() for r in rows], "scoring": scoring,
                                    "build": building, "store": store, "llm": llm_result, "merge": merge_result,
-                                   "view": view_result, "corpus": corpus_result}
+                                   "view": view_result, "corpus": corpus_result,
+                                   "faults": [r.model_dump() for r in fault_rows] if fault_rows is not None else None}
         click.echo(json.dumps({k: v.model_dump() if isinstance(v, BaseModel) else v
                                for k, v in results.items()}, indent=1))
         return
@@ -247,6 +253,10 @@ def bench(data: Path, only: tuple[str, ...], repeat: int, llm_latency: float, as
         from kgbuild.benchmarks.corpus import format_corpus_bench
 
         console.print("\n".join(format_corpus_bench(corpus_result)))
+    if fault_rows is not None:
+        from kgbuild.benchmarks.faults import format_faults
+
+        console.print("\n".join(format_faults(fault_rows)))
 
 
 class _Bars:
