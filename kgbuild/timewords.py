@@ -89,6 +89,31 @@ HEADING_NOTES: frozenset[str] = frozenset({
     "SPLIT SCREEN", "STOCK FOOTAGE", "ARCHIVE FOOTAGE", "SUPER", "TITLE", "TITLES", "POV", "SHOT", "SHOTS",
 })
 
+#: The words of a camera or editing note, a closed class of screenplay grammar: a heading part
+#: that holds one ('ANOTHER ANGLE', 'CLOSEUP OF TED', 'WIDE ANGLE STOCK SHOT', 'FAVORING SPOCK')
+#: says how the scene is shot, not where it is.
+CAMERA_WORDS: frozenset[str] = frozenset({
+    "ANGLE", "ANGLES", "CLOSEUP", "CLOSEUPS", "CLOSE-UP", "CLOSE-UPS", "POV", "P.O.V", "P.O.V.",
+    "INSERT", "INSERTS", "SHOT", "SHOTS", "FOOTAGE", "MONTAGE", "INTERCUT", "INTERCUTTING",
+    "FAVORING", "FAVOURING",
+})
+
+#: Words that open a camera note and nothing else a heading names: 'CLOSE ON THE DOOR', 'TIGHT
+#: GROUP', 'WIDE ON THE HARBOUR', 'REVERSE ON MARA'.
+CAMERA_OPENERS: frozenset[str] = frozenset({
+    "CLOSE", "CLOSER", "TIGHT", "TIGHTER", "WIDE", "WIDER", "WIDENING", "REVERSE", "EXTREME", "AERIAL",
+})
+
+#: Verbs of the editing that start or end a note: 'LOSE SUPER', 'END MONTAGE', 'BEGIN FLASHBACK'.
+EDITING_VERBS: frozenset[str] = frozenset({"LOSE", "END", "BEGIN", "START", "RESUME", "BACK TO", "OUT OF"})
+
+#: Words a heading slot holds when it names nothing: 'INT. PARTY HOUSE - UNKNOWN'.
+BLANK_SLOTS: frozenset[str] = frozenset({"UNKNOWN", "UNSPECIFIED", "UNDETERMINED", "TBD", "N/A", "?"})
+
+#: Chinese camera notes ending a heading token: a shot ('镜头', '特写', '空镜'), a picture on a
+#: screen ('画面': '新闻画面', news footage), a montage ('蒙太奇').
+ZH_CAMERA_WORDS: tuple[str, ...] = ("镜头", "画面", "特写", "空镜", "蒙太奇")
+
 #: Chinese times that relate a scene to the one before: '稍后' (later), '次日' (the next day).
 ZH_RELATIVE_TIMES: tuple[str, ...] = (
     "若干年后", "片刻后", "几天后", "数日后", "数天后", "一周后", "数月后", "多年后", "数年后", "几年后",

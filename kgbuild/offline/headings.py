@@ -13,7 +13,18 @@ the bracketed notes; what is left here is a place unless its grammar says it is 
   CLEARING stay), one followed by a direction ('HEADING DOWNTOWN'), a preposition before a
   bare noun that is no place ('IN FLIGHT', 'AT SEA'), and a count of plural things ('174TH
   STREET, TWO LANES');
-- camera notes, furniture and parts too short to name anything.
+- camera notes (`kgbuild.readers.headings.is_camera_note`), furniture and parts too short to
+  name anything;
+- after the first part, one that names only characters who speak in the script, alone, joined
+  or after a camera's ON ('SPACE STATION - BONES', 'CABIN - TED AND STELLA', 'ON BONES'): a
+  shot of them. A name the headings open with is a place, not a speaker, even where a reader
+  took it for a cue;
+- after the first part, such a preposition, THE and a noun that is no place noun ('ON THE
+  MOVE', 'IN THE RAIN'), unless the script's headings name that noun as a place elsewhere.
+
+Places joined by a slash in a heading ('县长卧室/县衙院内', the bedroom / the courtyard) are two
+settings of one scene: neither holds the other, and each is read with the heading's other
+places without its alternative (`_settings`).
 
 A part that recurs at the end of many headings is not for that a time or continuity slot: in
 the scripts measured it is as often a city ('-- PHOENIX', '-- EL PASO'), a room found in many
@@ -26,11 +37,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import product
 
-from kgbuild.model import Scene, Screenplay
+from kgbuild.model import ElementKind, Scene, Screenplay
 from kgbuild.offline.containment import REGION, WAY, Containment, key, learn_containment, size
 from kgbuild.offline.phrases import ING_NOUNS
 from kgbuild.offline.stoplists import FIXTURES, PLACE_HEADS, word_set
+from kgbuild.readers.headings import is_camera_note
 from kgbuild.timewords import HEADING_TIMES, TIME_OF_DAY_WORDS
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -71,8 +84,8 @@ def _participle(word: str) -> bool:
 
 def is_state(part: str) -> bool:
     """A heading part after the first that tells the state of the place or the time, not a
-    place: 'DRIVING', 'FOLLOWING', 'PARKED', 'HEADING DOWNTOWN', 'IN FLIGHT', 'TWO LANES',
-    'LATE AFERNOON', 'RUINS'."""
+    place: 'DRIVING', 'FOLLOWING', 'PARKED', 'HEADING DOWNTOWN', 'IN FLIGHT', 'ON THE MOVE',
+    'TWO LANES', 'LATE AFERNOON', 'RUINS'."""
     words = part.lower().replace("’", "'").split()
     if not words or _CJK.search(part):
         return False
@@ -88,6 +101,9 @@ def is_state(part: str) -> bool:
     if len(words) == 2 and first in _STATE_PREPOSITIONS and words[1] not in _DETERMINERS \
             and words[1] not in PLACE_HEADS and not words[1].endswith("'s"):
         return True
+    if len(words) == 3 and first in _STATE_PREPOSITIONS and words[1] == "the" and words[2] not in PLACE_HEADS \
+            and size(words[2]) is None and not words[2].endswith("'s"):
+        return True  # 'ON THE MOVE', 'ON THE RUN': no place noun after the preposition
     return len(words) == 2 and first in _COUNTS and words[1].endswith("s")
 
 
@@ -120,7 +136,8 @@ def _guessed_size(part: str) -> float:
     return 2.5 if found == WAY else found
 
 
-def heading_places(scene: Scene, places_seen: frozenset[str] = frozenset()) -> list[str]:
+def heading_places(scene: Scene, places_seen: frozenset[str] = frozenset(),
+                   people: frozenset[str] = frozenset()) -> list[str]:
     """The scene's places as written in its heading, cleaned, outermost first by a guess of
     their sizes (the innermost is where the scene is).
 
@@ -128,23 +145,74 @@ def heading_places(scene: Scene, places_seen: frozenset[str] = frozenset()) -> l
         scene: The scene.
         places_seen: Heading parts the script names as places of their own (see
             `_joined_adjectives`).
+        people: The names the script's cues speak under (see `_shows_people`).
 
     Example: 'INT. APARTMENT, CHICAGO - NIGHT' -> ['CHICAGO', 'APARTMENT'];
     'EXT. CEMETERY / GRAVESIDE' -> ['CEMETERY']; 'INT. JOE'S CAR - DRIVING' -> ["JOE'S CAR"].
     """
-    return sorted(_cleaned(scene, places_seen), key=_guessed_size, reverse=True)
+    return sorted(_cleaned(scene, places_seen, people), key=_guessed_size, reverse=True)
 
 
-def _cleaned(scene: Scene, places_seen: frozenset[str] = frozenset()) -> list[str]:
+# 'TED AND STELLA', 'ON BONES', 'KIRK, SPOCK': names joined, after a camera's 'ON'.
+_NAMES_JOINED = re.compile(r"\s*(?:,|&|\bAND\b)\s*")
+
+
+def _shows_people(part: str, people: frozenset[str]) -> bool:
+    """A heading part after the first that names only characters who speak in the script
+    ('SPACE STATION - BONES', 'COCKPIT - TED', 'CABIN - TED AND STELLA', 'ON BONES'): a shot
+    of them, not a place."""
+    text = re.sub(r"^ON\s+", "", key(part))
+    names = [n for n in _NAMES_JOINED.split(text) if n]
+    return bool(names) and all(n in people for n in names)
+
+
+def _named_elsewhere(part: str, places_seen: frozenset[str]) -> bool:
+    """The noun after a preposition and THE ('ON THE MOVE') is a place the script's headings
+    name elsewhere."""
+    words = key(part).split()
+    return len(words) == 3 and words[1] == "THE" and (words[2] in places_seen or f"THE {words[2]}" in places_seen)
+
+
+def _is_place(part: str, n: int, places_seen: frozenset[str], people: frozenset[str]) -> bool:
+    """Whether the heading's part `n`, cleaned, is a place (see the module docstring)."""
+    if not part or not (_CJK.search(part) or len(part) >= 3):
+        return False
+    if part.upper() in _NOT_PLACES or _NOT_PLACE_WORDS.search(part.upper()) or is_camera_note(part):
+        return False
+    if part.split()[-1].lower() in FIXTURES:
+        return False
+    if n == 0 or _CJK.search(part):
+        return True
+    return not (is_state(part) and not _named_elsewhere(part, places_seen)) and not _shows_people(part, people)
+
+
+def _cleaned(scene: Scene, places_seen: frozenset[str] = frozenset(),
+             people: frozenset[str] = frozenset()) -> list[str]:
     """The scene's places as written, without what is not a place."""
     heading = scene.heading or ""
     # 'CEMETERY / GRAVESIDE', '747 / FLYING', 'CLEARING / THE ROAD': what follows a slash is a
     # detail, a manner or a second place, never reliably a part of the first.
     parts = [_clean(p.split(" / ")[0]) for p in _joined_adjectives(heading, scene.location, places_seen)]
-    return [p for n, p in enumerate(parts)
-            if p and (_CJK.search(p) or len(p) >= 3) and p.upper() not in _NOT_PLACES
-            and not _NOT_PLACE_WORDS.search(p.upper()) and p.split()[-1].lower() not in FIXTURES
-            and not (n > 0 and is_state(p))]
+    return [p for n, p in enumerate(parts) if _is_place(p, n, places_seen, people)]
+
+
+def _settings(scene: Scene, places: list[str]) -> list[list[str]]:
+    """The heading's places once for each setting it names: places joined by a slash are two
+    settings of one scene ('县长卧室/县衙院内', the bedroom / the courtyard), never one inside
+    the other, so each is read with the other places of the heading but without its
+    alternative."""
+    heading = scene.heading or ""
+    joined = {i for i in range(len(places) - 1)
+              if re.search(re.escape(places[i]) + r"\s*[/／]\s*" + re.escape(places[i + 1]), heading)}
+    if not joined:
+        return [places]
+    groups: list[list[int]] = []
+    for i in range(len(places)):
+        if i - 1 in joined:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    return [[places[i] for i in choice] for choice in product(*groups)]
 
 
 def _seen_alone(scene: Scene) -> set[str]:
@@ -159,11 +227,12 @@ class HeadingPlaces:
 
     containment: Containment
     places_seen: frozenset[str] = frozenset()
+    people: frozenset[str] = frozenset()
 
     def places(self, scene: Scene) -> list[str]:
         """The scene's places, outermost first: by what the script shows where it shows it, by
         a guess of their sizes elsewhere. The last is where the scene is."""
-        guess = heading_places(scene, self.places_seen)
+        guess = heading_places(scene, self.places_seen, self.people)
         inside = set(self.part_of(scene))
         places: list[str] = []
         while guess:
@@ -174,7 +243,11 @@ class HeadingPlaces:
 
     def part_of(self, scene: Scene) -> list[tuple[str, str]]:
         """(inner, outer) for the scene's places whose order the script shows."""
-        return self.containment.part_of(_cleaned(scene, self.places_seen), interior=scene.int_ext == "INT")
+        found: list[tuple[str, str]] = []
+        for setting in _settings(scene, _cleaned(scene, self.places_seen, self.people)):
+            found += [pair for pair in self.containment.part_of(setting, interior=scene.int_ext == "INT")
+                      if pair not in found]
+        return found
 
 
 def learn_heading_places(screenplay: Screenplay) -> HeadingPlaces:
@@ -185,4 +258,11 @@ def learn_heading_places(screenplay: Screenplay) -> HeadingPlaces:
         [('READY ROOM', 'ENTERPRISE')]
     """
     seen = frozenset(k for s in screenplay.scenes for k in _seen_alone(s))
-    return HeadingPlaces(learn_containment((_cleaned(s, seen), s.int_ext) for s in screenplay.scenes), seen)
+    # Who speaks: a heading part naming them is a shot of them; not a place the script's
+    # headings open with (a cue misread from a slug line, 'ENTERPRISE BRIDGE').
+    openers = {key(s.location[0]) for s in screenplay.scenes if s.location}
+    people = frozenset(key(e.speaker) for s in screenplay.scenes for e in s.elements
+                       if e.kind == ElementKind.CHARACTER and e.speaker and not _CJK.search(e.speaker)) - openers
+    headings = ((setting, s.int_ext) for s in screenplay.scenes
+                for setting in _settings(s, _cleaned(s, seen, people)))
+    return HeadingPlaces(learn_containment(headings), seen, people)

@@ -11,6 +11,7 @@ import importlib
 import json
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from kgbuild.errors import InputError, NotAScreenplayError
@@ -18,6 +19,7 @@ from kgbuild.model import ElementKind, Screenplay, Source, SourceFormat
 from kgbuild.readers.assemble import ReadResult
 from kgbuild.readers.decode import decode_text
 from kgbuild.readers.detect import detect_text_format, sniff_binary
+from kgbuild.readers.slugs import demote_slug_cues
 
 #: Files larger than this are refused: a feature screenplay is well under 1 MB as text and a
 #: few MB as PDF. Override with `max_bytes` (CLI: --max-bytes).
@@ -124,6 +126,8 @@ def read_screenplay(
     module_name, function_name, takes_bytes = _READERS[fmt]
     reader = getattr(importlib.import_module(module_name), function_name)
     result: ReadResult = reader(data if takes_bytes else text, path=name)
+    # A slug line or an editing note taken for a cue is no speaker, whatever the format.
+    result = replace(result, scenes=demote_slug_cues(result.scenes))
     _check_looks_like_screenplay(result, name)
     body = "\n".join(e.text for s in result.scenes for e in s.elements)
     given = next(

@@ -6,14 +6,32 @@ LANDY'S OFFICE', 'APARTMENT COMPLEX -- SUNSET, CONNIE'S APARTMENT', 'TSAI'S HOUS
 (LATER)', '蔡家 夜（稍后）'), and editing notes ('- INTERCUT', '(FLASHBACK)') are neither places nor
 times. Of several times the first time of day wins over relative ones ('MORNING - SEVERAL YEARS
 LATER' is MORNING).
+
+- A part that holds a word of the closed class of camera and editing words (ANGLE, CLOSEUP,
+  POV, INSERT, SHOT, FOOTAGE, MONTAGE, FAVORING, `kgbuild.timewords.CAMERA_WORDS`), or opens
+  with one that only a shot opens with (CLOSE, TIGHT, WIDE, WIDER, REVERSE), is a note on how the
+  scene is shot: 'CABIN - ANOTHER ANGLE', 'SPACE STATION - TIGHT GROUP', 'CLOSEUP OF TED'.
+- A time glued to its place by a bare hyphen is still the time slot ('F.B.I. OFFICES-DAY',
+  'ROOFTOP-NIGHT', 'BAR- DAY (LATER)'); a time spelt with a hyphen ('PRE-DAWN') is one time.
+- A time of day placed by a preposition is a time, not a place before a time: 'JUST BEFORE
+  DAWN', 'AFTER DARK', 'THE DEAD OF NIGHT'; a slot left blank ('UNKNOWN') names nothing.
+- In Chinese headings a token that ends in a camera word (镜头, 特写, 空镜) is at what it shows
+  ('山楂树镜头'), unless it counts shots instead ('一组镜头', a montage); a picture (画面: '新闻画面',
+  news footage) or a 蒙太奇 is a note. A bracket standing alone between tokens describes the
+  scene ('( 天际线一般的外景 )') and is never a place, as in English.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from kgbuild.timewords import (
+    BLANK_SLOTS,
+    CAMERA_OPENERS,
+    CAMERA_WORDS,
+    EDITING_VERBS,
     HEADING_NOTES,
     HEADING_TIMES,
     RELATIVE_TIMES,
@@ -22,6 +40,7 @@ from kgbuild.timewords import (
     TIME_OF_DAY_MODIFIERS,
     TIME_UNITS,
     TIMES_OF_DAY,
+    ZH_CAMERA_WORDS,
     ZH_HEADING_NOTES,
     ZH_RELATIVE_TIMES,
     ZH_TIMES_OF_DAY,
@@ -70,13 +89,20 @@ _TIME_FORMS = re.compile(
     rf"^(?:(?:{_alternation(TIME_OF_DAY_MODIFIERS)})\s+(?:{_alternation(TIMES_OF_DAY)})"
     rf"|(?:(?:(?:{_alternation(TIME_COUNTS)}|\d+)\s+(?:{_alternation(TIME_UNITS)})S?|(?:{_alternation(TIME_UNITS)})S)"
     rf"\s+(?:{_alternation(TIME_DIRECTIONS)}))"
-    r"|(?:A\s+BIT|A\s+LITTLE|A\s+WHILE|MUCH|SOME\s+TIME|SOMETIME|SHORTLY|SOON|STILL)\s+(?:LATER|AFTER|AFTERWARDS?))$")
+    r"|(?:A\s+BIT|A\s+LITTLE|A\s+WHILE|MUCH|SOME\s+TIME|SOMETIME|SHORTLY|SOON|STILL)\s+(?:LATER|AFTER|AFTERWARDS?)"
+    # A time of day placed by a preposition: 'JUST BEFORE DAWN', 'AFTER DARK', 'THE DEAD OF NIGHT'.
+    r"|(?:(?:JUST|RIGHT|SHORTLY|SOON|LONG|AN\s+HOUR|HOURS|MINUTES|MOMENTS|A\s+FEW\s+MINUTES)\s+)?"
+    rf"(?:BEFORE|AFTER|UNTIL|TILL|PAST|TOWARDS?|AROUND|ABOUT|NEAR|BY|AT)\s+(?:THE\s+)?(?:{_alternation(TIMES_OF_DAY)}|DARK)"
+    r"|(?:IN\s+)?(?:THE\s+)?(?:DEAD|MIDDLE)\s+OF\s+(?:THE\s+)?(?:NIGHT|DAY|MORNING|AFTERNOON|EVENING))$")
 # A lone modifier is no time ('OFFICE -- LATE' waits for 'AFTERNOON' on the next line) nor a place
 # ('OFFICE - DAY, EARLY').
 _LONE_MODIFIERS = frozenset({"EARLY", "LATE"})
 # A time glued to the last place without a separator: 'LANDY'S OFFICE DAY', 'HOLDEN'S BEDROOM -NIGHT'.
 # The place is the shortest that leaves a time: 'MACY'S VEHICLE   LATE AFTERNOON' ends in LATE AFTERNOON.
 _GLUED_TIME = re.compile(rf"^(?P<place>.*?\S)(?:\s+-|\s)\s*(?P<time>{_alternation(HEADING_TIMES)})$")
+# A time glued to its place by a bare hyphen: 'F.B.I. OFFICES-DAY', 'ROOFTOP-NIGHT', 'BAR- DAY (LATER)'.
+_HYPHEN_TIME = re.compile(
+    rf"^(?P<place>.*?[^\s\-])\s*-\s*(?P<time>{_alternation(HEADING_TIMES)})(?P<notes>\s*[(\[].*)?$")
 _RELATIVE_END = re.compile(rf"\b(?:{_alternation(TIME_DIRECTIONS)})$")
 _YEAR = re.compile(r"^\(?(?:1[0-9]|20)\d{2}s?\)?$|^\(?(?:PRESENT|PAST|FLASHBACK)\)?$", re.IGNORECASE)
 
@@ -93,7 +119,11 @@ _ZH_TAIL = re.compile(
     + "|".join(ZH_TIMES_OF_DAY) + r")?\s*$"
 )
 # A camera note after what it shows: '山楂树镜头' (a shot of the hawthorn tree) is at the tree.
-_ZH_SHOT = re.compile(r"(?:镜头|空镜|特写)$")
+_ZH_SHOT = re.compile(rf"(?:{'|'.join(ZH_CAMERA_WORDS)})$")
+# What a shot counts rather than shows: '一组镜头' (a group of shots, a montage), '几个特写'.
+_ZH_QUANTITY = re.compile(r"^(?:[0-9０-９一二三两几数若干]+|一系列|系列)?[组个段些串套系列]*$")
+# A bracket standing alone between a heading's tokens: '青石岭旷野 ( 天际线一般的外景 )'.
+_ZH_LONE_BRACKET = re.compile(r"(^|[\s,，.．、。:：/／·・|])\s*[(\[（【]([^)\]）】]*)[)\]）】]")
 
 
 @dataclass(frozen=True)
@@ -240,9 +270,44 @@ def _part_times(part: str, *, loose: bool) -> list[str] | None:
     return times + [v for v in map(_time_value, inner) if v is not None]
 
 
+def _words(text: str) -> list[str]:
+    return [w.strip(".'’-") for w in re.findall(r"[A-Z0-9][A-Z0-9.'’\-]*", text.upper())]
+
+
+def is_camera_note(part: str) -> bool:
+    """Whether a heading part (or a line in capitals) says how the scene is shot: it holds a
+    word of the closed class of camera and editing words ('ANOTHER ANGLE', 'CLOSEUP OF TED',
+    'WIDE ANGLE STOCK SHOT', 'FAVORING SPOCK', 'SNIPER SCOPE POV') or opens with one that only
+    a shot opens with ('TIGHT GROUP', 'CLOSE ON THE DOOR').
+
+    Example:
+        >>> is_camera_note("WIDER ANGLE"), is_camera_note("TIGHT GROUP"), is_camera_note("ANGEL'S LANDING")
+        (True, True, False)
+    """
+    outside = _BRACKETS.sub(" ", part)  # 'NEBULA (INTERCUT WITH BRIDGE)' is the nebula
+    words = _words(outside if outside.strip(_PART_EDGES) else part)
+    return bool(words) and (words[0] in CAMERA_OPENERS or any(w in CAMERA_WORDS for w in words))
+
+
+def is_editing_note(text: str) -> bool:
+    """Whether a line in capitals is an editing note, not a name: a heading note or a camera
+    note, alone or after a verb of the editing ('LOSE SUPER', 'END MONTAGE', 'SUPER', 'TITLES').
+
+    Example:
+        >>> is_editing_note("LOSE SUPER"), is_editing_note("SUPERINTENDENT")
+        (True, False)
+    """
+    text = " ".join(_unwrapped(text).upper().split())
+    for verb in EDITING_VERBS:
+        if text.startswith(verb + " "):
+            text = text[len(verb) + 1:]
+            break
+    return text in HEADING_NOTES or is_camera_note(text)
+
+
 def _is_note(part: str) -> bool:
     text = " ".join(_unwrapped(part).upper().split())
-    return text in HEADING_NOTES or text in _LONE_MODIFIERS
+    return text in HEADING_NOTES or text in _LONE_MODIFIERS or text in BLANK_SLOTS or is_camera_note(part)
 
 
 def _strip_bracket_notes(part: str) -> tuple[str, list[str]]:
@@ -265,12 +330,28 @@ def _is_relative(time: str) -> bool:
     return time in RELATIVE_TIMES or bool(_RELATIVE_END.search(time))
 
 
+def _unglued(parts: Iterable[str]) -> list[str]:
+    """Parts with a time glued on by a bare hyphen split in two: 'ROOFTOP-NIGHT' -> 'ROOFTOP',
+    'NIGHT'; 'BAR- DAY (LATER)' -> 'BAR', 'DAY (LATER)'. A time spelt with a hyphen ('PRE-DAWN',
+    'MID-DAY') stays whole, and so does a part that is a time as it stands."""
+    out: list[str] = []
+    for part in parts:
+        m = _HYPHEN_TIME.match(part.upper())
+        if m and _part_times(part, loose=False) is None:
+            last = m.group("place").split()[-1]
+            if len(last.strip(".")) > 1 and _time_value(f"{last}-{m.group('time')}") is None:
+                out += [part[: m.end("place")], part[m.start("time"):]]
+                continue
+        out.append(part)
+    return out
+
+
 def _split_time(parts: list[str]) -> tuple[list[str], str | None]:
     """Take the times and the notes out of a heading's parts, wherever they stand; the first
     time of day wins over relative times ('NIGHT - A FEW MINUTES LATER' is NIGHT)."""
     times: list[str] = []
     places: list[str] = []
-    for n, part in enumerate(_YEAR_SUFFIX.sub("", p) or p for p in parts):
+    for n, part in enumerate(_unglued(_YEAR_SUFFIX.sub("", p) or p for p in parts)):
         found = _part_times(part, loose=n > 0)
         if found is not None:
             times += found
@@ -340,11 +421,13 @@ def parse_chinese_heading(line: str) -> Heading:
         ['王子神油店']
     """
     number, rest = chinese_heading_number(line.strip())
-    relative: list[str] = []
+    rest, relative = _zh_lone_brackets(rest)
     tokens = []
     for token in _ZH_TOKEN_SPLIT.split(rest):
         token, noted = _zh_bracket_notes(token)
         relative += noted
+        if _zh_camera_note(token):
+            continue
         if token in ZH_RELATIVE_TIMES:
             relative.append(token)
         elif token and token not in ZH_HEADING_NOTES:
@@ -376,6 +459,33 @@ def parse_chinese_heading(line: str) -> Heading:
     )
 
 
+def _zh_camera_note(token: str) -> bool:
+    """A Chinese heading token that is a camera note: a picture on a screen ('新闻画面', news
+    footage: the scene is what a screen shows), or a shot that counts rather than shows ('一组镜头',
+    a group of shots: a montage). A shot of something ('山楂树镜头') is at what it shows."""
+    m = _ZH_SHOT.search(token)
+    if m is None:
+        return False
+    return m.group() == "画面" or m.group() == "蒙太奇" or bool(_ZH_QUANTITY.match(token[: m.start()]))
+
+
+def _zh_lone_brackets(rest: str) -> tuple[str, list[str]]:
+    """A Chinese heading without the brackets that stand alone between its tokens, and the
+    times among them: such a bracket describes the scene ('( 天际线一般的外景 )', 'a skyline-like
+    exterior') or times it; it is never a place, as in English."""
+    times: list[str] = []
+
+    def drop(m: re.Match[str]) -> str:
+        inner = "".join(m.group(2).split())
+        if inner in ZH_RELATIVE_TIMES or inner in ZH_TIMES_OF_DAY:
+            times.append(inner)
+        elif (value := _time_value(inner)) is not None:
+            times.append(value)
+        return m.group(1) + " "
+
+    return _ZH_LONE_BRACKET.sub(drop, rest), times
+
+
 def _zh_bracket_notes(token: str) -> tuple[str, list[str]]:
     """A Chinese heading token without its bracketed times and notes ('夜（稍后）' -> '夜', ['稍后']);
     other brackets stay."""
@@ -401,9 +511,13 @@ def looks_like_chinese_heading(line: str) -> bool:
     if re.match(r"^第\s*[0-9０-９一二三四五六七八九十百千零〇两]+\s*[场場幕]", text):
         return True
     number, rest = chinese_heading_number(text)
-    if number is None or not rest or len(rest) > 40 or re.search(r"[：:。！？!?“”]", rest):
+    if number is None or not rest or len(rest) > 40 or re.search(r"[：:。！？!?]", rest):
         return False
     tokens = [t for t in _ZH_TOKEN_SPLIT.split(rest) if t]
-    has_ie = any(t in _ZH_INT_EXT for t in tokens) or bool(_ZH_TAIL.search(rest))
+    # The markers as tokens of their own: '日 外', '夜内' ('108. 日外 七星潭山谷').
+    markers = [t for t in tokens if t in _ZH_INT_EXT or t in ZH_TIMES_OF_DAY or _ZH_TAIL.fullmatch(t)]
+    if re.search(r"[“”]", rest) and not markers:
+        return False  # quoted speech; a quote mark in a heading is a scanning blot ('76. 夜 内”县衙大堂')
+    has_ie = any(t in _ZH_INT_EXT or _ZH_TAIL.fullmatch(t) for t in tokens) or bool(_ZH_TAIL.search(rest))
     has_time = any(t in ZH_TIMES_OF_DAY for t in tokens)
     return has_ie or (has_time and len(tokens) >= 2)

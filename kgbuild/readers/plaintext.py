@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from kgbuild.model import Element, ElementKind, ParseWarning
 from kgbuild.readers.assemble import ReadResult, assemble_scenes
 from kgbuild.readers.cues import parse_cue
-from kgbuild.readers.headings import is_english_heading, parse_english_heading, strip_scene_numbers
+from kgbuild.readers.headings import is_editing_note, is_english_heading, parse_english_heading, strip_scene_numbers
 from kgbuild.timewords import HEADING_TIMES, PRESENT_NOTES
 
 logger = logging.getLogger(__name__)
@@ -215,7 +215,7 @@ def cue_name(text: str) -> str | None:
         return None
     if name.endswith(",") or is_transition(text) or is_heading_line(text):
         return None
-    if re.fullmatch(r"[\d\s.#/-]+", name) or _NOT_A_NAME.match(name) or " - " in name:
+    if re.fullmatch(r"[\d\s.#/-]+", name) or _NOT_A_NAME.match(name) or " - " in name or is_editing_note(name):
         return None
     return parse_cue(text).name or None
 

@@ -105,3 +105,37 @@ def test_a_container_holds_only_what_it_is_written_with():
 class _Script:
     def __init__(self, scenes: list[Scene]):
         self.scenes = scenes
+
+
+NOTES = HEADINGS.with_name("heading_notes.fountain")
+
+
+@pytest.fixture(scope="module")
+def notes_graph(tmp_path_factory):
+    embedder = CachedEmbedder(MiniLMEmbedder(), tmp_path_factory.mktemp("emb"))
+    return run_repairs(extract_offline(read_screenplay(NOTES), embedder=embedder))[0]
+
+
+def test_camera_notes_times_and_slug_lines_are_no_places_nor_characters(notes_graph):
+    # Round 2 of the truth audit: a camera framing, a shot of a speaker, a time glued by a bare
+    # hyphen or placed by a preposition, a state, and slug lines and editing notes read as cues.
+    entities = {(e.type, e.name) for e in notes_graph.entities}
+    places = {name for kind, name in entities if kind == "Location"}
+    people = {name for kind, name in entities if kind == "Character"}
+    assert {"Harbour Master's Office", "Watch Tower", "Estuary", "Mara's Van", "Quay", "Lighthouse"} <= places
+    for name in ["Another Angle", "Oskar", "Watch Tower-night", "Just Before", "On The Move", "Tight Group"]:
+        assert name not in places, name
+    assert {"Mara", "Oskar"} <= people
+    for name in ["Lighthouse", "Quay", "Super", "Lose Super"]:
+        assert name not in people, name
+    located = _relations(notes_graph, "located_at")
+    assert ("Oskar", "Harbour Master's Office") in located
+    assert not {(who, where) for who, where in located if where in ("Oskar", "Another Angle", "Tight Group")}
+
+
+def test_two_settings_joined_by_a_slash_hold_neither():
+    scenes = [_scene("8、王家卧室/王家院内，夜，内", index=1), _scene("9、王家卧室，王家院内，夜，内", index=2)]
+    grammar = learn_heading_places(_Script(scenes))
+    assert grammar.part_of(scenes[0]) == []
+    assert grammar.part_of(scenes[1]) == [("王家卧室", "王家院内")]
+    assert set(grammar.places(scenes[0])) == {"王家卧室", "王家院内"}

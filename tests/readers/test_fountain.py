@@ -88,7 +88,8 @@ def test_feature_fixture_scenes(fixtures: Path) -> None:
              for s in scenes]
     assert facts == [
         (1, "1", "EXT. BRICK'S PATIO - DAY", "EXT", ["BRICK'S PATIO"], "DAY", (11, 30)),
-        (2, "2A", "SNIPER SCOPE POV", None, ["SNIPER SCOPE POV"], None, (32, 36)),
+        # A forced heading that is a camera note ('... POV') names no place.
+        (2, "2A", "SNIPER SCOPE POV", None, [], None, (32, 36)),
         (3, None, "INT. GARAGE - NIGHT", "INT", ["GARAGE"], "NIGHT", (38, 51)),
     ]
 

@@ -162,3 +162,38 @@ def test_chinese_markers_and_notes_are_not_places():
     ]:
         h = parse_chinese_heading(line)
         assert (h.location, h.time_of_day, h.int_ext) == (location, time, side), line
+
+
+def test_camera_notes_glued_times_and_time_phrases_in_english_headings():
+    # Shapes from round 2 of the truth audit, written anew.
+    for line, location, time in [
+        ("INT. SIGNAL BOX - ANOTHER ANGLE", ["SIGNAL BOX"], None),
+        ("INT. FERRY TERMINAL - WIDER ANGLE", ["FERRY TERMINAL"], None),
+        ("INT. MESS HALL - TIGHT GROUP", ["MESS HALL"], None),
+        ("EXT. SLIPWAY - CLOSEUP OF THE HULL - NIGHT", ["SLIPWAY"], "NIGHT"),
+        ("INT. ENGINE ROOM - FAVORING THE STOKER", ["ENGINE ROOM"], None),
+        ("INT. CUSTOMS SHED - WIDE ANGLE STOCK SHOT", ["CUSTOMS SHED"], None),
+        ("INT. HARBOUR OFFICES-DAY", ["HARBOUR OFFICES"], "DAY"),                   # a bare hyphen
+        ("EXT. WATER TOWER-NIGHT", ["WATER TOWER"], "NIGHT"),
+        ("EXT. BOAT SHED- DAY (LATER)", ["BOAT SHED"], "DAY"),
+        ("INT. BOAT SHED PRE-DAWN", ["BOAT SHED"], "PRE-DAWN"),                     # a time spelt with one
+        ("EXT. ORCHARD - JUST BEFORE DAWN", ["ORCHARD"], "JUST BEFORE DAWN"),      # a time phrase
+        ("EXT. PIER - AFTER DARK", ["PIER"], "AFTER DARK"),
+        ("INT. BOATHOUSE - UNKNOWN", ["BOATHOUSE"], None),                          # a slot left blank
+    ]:
+        h = parse_english_heading(line)
+        assert (h.location, h.time_of_day) == (location, time), line
+
+
+def test_camera_notes_and_lone_brackets_in_chinese_headings():
+    for line, location in [
+        ("3、一组镜头 码头，日，外", ["码头"]),                     # a group of shots: a montage
+        ("4、一组镜头", []),
+        ("5、新闻画面", []),                                       # news footage
+        ("6、日.外.山坡 ( 云海一般的远景 )", ["山坡"]),             # a description in brackets
+        ("7 老槐树镜头", ["老槐树"]),                               # a shot of the tree is at the tree
+    ]:
+        assert parse_chinese_heading(line).location == location, line
+    # A heading spilled into a scene's text, with its markers glued or a scanning blot.
+    assert looks_like_chinese_heading("108. 日外 山谷") and looks_like_chinese_heading("76. 夜 内”县衙")
+    assert not looks_like_chinese_heading("3 “你好”他说")

@@ -1,0 +1,82 @@
+"""Lines a reader took for a cue that are a heading's place or an editing note.
+
+A line in capitals over a line of text has the shape of a cue in every format, and so do two
+lines that are no speaker:
+
+- a *slug line*: a place the script's headings name, written alone inside a scene to move the
+  action there (a sub-heading in an intercut or a montage: 'ENTERPRISE BRIDGE' over 'They watch
+  on screen as Reliant hauls off.'; '拳击馆' and '仓库' in turn under '一组镜头'). A cue is one
+  only if the name is no place of the script's headings, or if the lines under it speak in the
+  first or second person somewhere in the script (a character named like a place talks: 'I',
+  'you', '我', '你'); the narration under a slug never does;
+- an *editing note*: a heading note or a camera note, alone or after a verb of the editing
+  ('LOSE SUPER', 'END MONTAGE', 'ANOTHER ANGLE'; `kgbuild.readers.headings.is_editing_note`).
+
+Such a line becomes a shot (`ElementKind.SHOT`) and the lines read as its speech become action,
+so the place or the note is no character and its narration is no one's speech. This runs once
+on every reader's scenes (`kgbuild.readers.read_screenplay`), so it holds for every format.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kgbuild.model import Element, ElementKind, Scene
+from kgbuild.readers.headings import is_editing_note
+
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_SPEECH = frozenset({ElementKind.DIALOGUE, ElementKind.PARENTHETICAL, ElementKind.LYRIC})
+# Words that only a speaker uses of themselves or of whom they speak to.
+_FIRST_SECOND_PERSON = re.compile(
+    r"\b(?:I|I'm|I've|I'll|I'd|me|my|mine|myself|we|us|our|ours|you|your|yours|yourself)\b"
+    r"|[我你您咱]", re.IGNORECASE)
+
+
+def _key(name: str) -> str:
+    return " ".join(name.upper().split())
+
+
+def _not_speakers(scenes: list[Scene]) -> frozenset[str]:
+    """The cue names of the script that are slug lines or editing notes."""
+    places = frozenset(_key(p) for s in scenes for p in s.location)
+    speaking = frozenset(_key(e.speaker) for s in scenes for e in s.elements
+                         if e.kind is ElementKind.DIALOGUE and e.speaker and _FIRST_SECOND_PERSON.search(e.text))
+    names = {_key(e.speaker) for s in scenes for e in s.elements if e.kind is ElementKind.CHARACTER and e.speaker}
+    return frozenset(n for n in names
+                     if (is_editing_note(n) and not _CJK.search(n)) or (n in places and n not in speaking))
+
+
+def _demoted(elements: list[Element], names: frozenset[str]) -> list[Element]:
+    out: list[Element] = []
+    for el in elements:
+        if el.speaker is None or _key(el.speaker) not in names:
+            out.append(el)
+        elif el.kind is ElementKind.CHARACTER:
+            out.append(el.model_copy(update={"kind": ElementKind.SHOT, "speaker": None, "extensions": []}))
+        elif el.kind in _SPEECH:
+            out.append(el.model_copy(update={"kind": ElementKind.ACTION, "speaker": None}))
+        else:
+            out.append(el)
+    return out
+
+
+def demote_slug_cues(scenes: list[Scene]) -> list[Scene]:
+    """The scenes with every cue that is a slug line or an editing note read as a shot, and its
+    'speech' as action (see the module docstring).
+
+    Args:
+        scenes: A whole script's scenes, as a reader assembled them.
+
+    Returns:
+        New scenes; those without such a cue are returned as they were.
+
+    Example:
+        >>> [e.kind.value for e in demote_slug_cues(scenes)[0].elements]  # doctest: +SKIP
+        ['scene_heading', 'shot', 'action']
+    """
+    names = _not_speakers(scenes)
+    if not names:
+        return scenes
+    return [scene.model_copy(update={"elements": _demoted(scene.elements, names)})
+            if any(e.speaker and _key(e.speaker) in names for e in scene.elements) else scene
+            for scene in scenes]
