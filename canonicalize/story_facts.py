@@ -7,12 +7,15 @@ writes three things, each with its evidence:
 - the scene layer (`KnowledgeGraph.scenes`): per scene its heading, time markers and who is in it;
 - `witnesses` (character -> event): the character is on screen in the event's scene (in person:
   not on a screen, in a picture or as a voice from elsewhere, `kgbuild.story.presence`), is not
-  its performer, undergoer or experiencer nor named in its title or description nor (for an
+  its performer, undergoer or experiencer nor named in its title, its description or the rest
+  of its act in the sentence (until another subject takes over) other than as one who watches
+  or hears it ('Garcetti pulls a baggie from Danny's pocket': Danny is in the act) nor (for an
   event placed in a speech) the speaker of the turn just before or after it, nor the one a thing
   is taken back from ('Carl grabs his phone back': the last other person named with the phone
-  before), and is there
-  when it happens: seen at or before the event's place in the text (its line, and within a long
-  paragraph its sentence) with no exit and no blackout between, or shown watching it in a later
+  before), and is there when it happens: seen at or before the event's place in the text (its
+  line, and within a long paragraph its sentence), not then asleep, unconscious or dead ('Tudor
+  lies unconscious'), with no exit, no blackout and no sentence showing them at another place
+  ('OUTSIDE - Tanner and Garcetti hear the gunfire') between, or shown watching it in a later
   sentence of the same paragraph (first seen after it otherwise is not there; an event without
   a located line has no witnesses, and neither has one placed in a speech heard from elsewhere,
   a voice-over or a voice on the phone). Two kinds of event have no bystanders at all: an inner
@@ -51,6 +54,7 @@ from kgbuild.canonicalize.repairs import RepairCount
 from kgbuild.evidence import quote_evidence, sentences
 from kgbuild.graph import relation_id
 from kgbuild.model import Entity, Evidence, KnowledgeGraph, Persistence, PresenceMode, Relation, Screenplay
+from kgbuild.offline.scenes import moves
 from kgbuild.offline.stoplists import word_set
 from kgbuild.schema import Schema
 from kgbuild.story.presence import PresenceLayer, SceneReading, Sighting, position_in, read_presence
@@ -77,6 +81,11 @@ _PLURAL_PEOPLE = re.compile(r"\b(?:their|themselves|each other|one another)\b", 
 # Where a sentence goes on with another clause: 'and' before a new subject, a semicolon, a dash.
 _NEXT_CLAUSE = re.compile(r"\s+(?:and|but|while|as|then|until|when)\s+(?!(?:the|a|an|his|her|their|its|my|your|our)\b)"
                           r"|[;:]|--|—", re.IGNORECASE)
+# Where another subject takes over a sentence: a semicolon or a colon, a comma before a name, a pronoun or a
+# determiner, or 'while', 'as', 'when' before one ('While Will sips his tea, Jenny flips'); not 'and' ('approaches
+# Kirk and Spock', 'pulls a gun and sticks Danny': one act).
+_NEW_SUBJECT = re.compile(r"[;:]|(?:,|\s+(?:while|as|when|until|whereas))\s+"
+                          r"(?=(?:the|a|an|his|her|their|its|my|your|our|he|she|they|it|we|i)\b|[A-Z])")
 # Taking a thing back or away from someone the sentence does not name ('Carl grabs his phone back').
 _TAKES_BACK = re.compile(r"\b(?:takes?|took|grabs?|snatch(?:es)?|pulls?|yanks?|wrests?|gets?|rips?|seizes?|"
                          r"plucks?)\b.*?\b(?:back|away|from (?:him|her|them))\b", re.IGNORECASE)
@@ -179,8 +188,9 @@ def there_at(sightings: list[Sighting], at: tuple[int, int] | None,
         blackouts: Where the screen goes dark in the scene (`SceneReading.blackouts`).
 
     Returns:
-        The last on-screen sighting at or before the place unless it shows them leaving, or a
-        blackout or a line saying they are gone comes between; else None. A character first
+        The last on-screen sighting at or before the place unless it shows them leaving or asleep,
+        unconscious or dead, or a blackout, a line saying they are gone or one showing them at
+        another place ('OUTSIDE - ...') comes between; else None. A character first
         shown after the place (later in the same paragraph, too) is not counted there: the text
         does not say they saw or heard what came before (a door opening on them, an arrival the
         action does not call one, are read as coming in).
@@ -191,10 +201,10 @@ def there_at(sightings: list[Sighting], at: tuple[int, int] | None,
     if not before:
         return None
     last = before[-1]
-    if last.kind == "exits" and last.position < at:
-        return None
-    if any(s.kind == "gone" and last.position < s.position <= at for s in sightings):
-        return None  # 'Picard is gone.'
+    if last.kind == "exits" and last.position < at or last.kind == "senseless":
+        return None  # gone out, or asleep, unconscious or dead ('Tudor lies unconscious')
+    if any(s.kind in ("gone", "elsewhere") and last.position < s.position <= at for s in sightings):
+        return None  # 'Picard is gone.', 'OUTSIDE - Tanner and Garcetti hear the gunfire.'
     return None if any(last.position < dark <= at for dark in blackouts) else last
 
 
@@ -267,6 +277,26 @@ def _unnamed_people(clause: str, layer: PresenceLayer) -> bool:
     return sum(1 for pattern in layer.names.values() if pattern.search(clause)) <= 1
 
 
+def _act(event: Entity, quote: str) -> str:
+    """The event's act in its sentence: from where its description starts to where another subject
+    takes over ('Garcetti pulls a small shock gun and sticks Danny behind the neck' is one act;
+    'Will sips his iced tea, Jenny flips through a form' ends at 'Jenny', '... to the surface as a
+    laughing Janine splashes over' at 'as')."""
+    description = event.description.strip().rstrip(".,;:!? ")
+    at = quote.find(description) if description else -1
+    rest = quote[max(at, 0):]
+    cut = _NEW_SUBJECT.search(rest, len(description) if at >= 0 else 0)
+    return rest[:cut.start()] if cut else rest
+
+
+def _in_the_act(named: re.Pattern[str], act: str) -> bool:
+    """Whether the event's act names the character other than as one who watches or hears it:
+    'Garcetti pulls a baggie of meth from Danny's pocket', '... and sticks Danny behind the neck
+    with it' have Danny in the act, not looking on."""
+    found = list(named.finditer(act))
+    return bool(found) and not any(moves(_PERCEIVES, act, m.end()) for m in found)
+
+
 def _taken_from(ev: _Event, reading: SceneReading, at: tuple[int, int] | None, clause: str,
                 layer: PresenceLayer) -> set[str]:
     """Who a thing is taken back from ('Carl grabs his phone back'): the characters the last
@@ -304,10 +334,11 @@ def _witnesses(events: list[_Event], layer: PresenceLayer) -> dict[tuple[str, st
             if _unnamed_people(clause, layer):
                 continue  # 'their heads': those it is done to are on screen, unnamed
             partners = _partners(reading, said) | _taken_from(ev, reading, at, clause, layer)
+            act = _act(ev.entity, event_ev.quote) if event_ev is not None else ""
             for character, sightings in _by_character(reading).items():
                 named = layer.names.get(character)
-                if character in ev.participants or character in partners or (
-                        named is not None and named.search(told)):
+                if character in ev.participants or character in partners or named is not None and (
+                        named.search(told) or _in_the_act(named, act)):
                     continue  # takes part, is spoken with, or the event's own words name them: no bystander
                 seen = there_at(sightings, at, reading.blackouts) or watching_after(sightings, at, reading.blackouts)
                 if seen is None:

@@ -10,9 +10,13 @@ Each rule names the evidence it reads and emits nothing without it (producer 'ru
   kind of time, not a time point of the story.
 - `speaks`, `named_in_action`: who is in the scene (speaking in it, not as a voice-over, on the
   phone or off screen, or shown by the action in person: not on a screen, in a picture or in
-  print, nor said to be gone, `kgbuild.offline.scenes.scene_sights`);
+  print, nor said to be gone, nor only named by a question, a condition, a supposition or a past
+  relative clause, `kgbuild.offline.scenes.scene_sights`);
   with the heading: `present_in_heading_place` (located_at), `present_in_stated_year` (present_on
-  a year the heading or a title card gives). In Chinese scenes (`_presence`) who is first shown
+  a year the heading or a title card gives). Who the action shows at another place ('OUTSIDE -
+  ...' in an interior, seen through a window, '老师乙在屋外敲门') is in the scene but not at its
+  heading's place; so is who is first shown or heard after an intercut with another place
+  ('INTERCUT WITH:'). In Chinese scenes (`_presence`) who is first shown
   after a cut, a heading inside the scene or a line opening in another room is in the scene but
   not at its heading's place, and a speaker first heard after a phone call is not in it.
 - `speaks_to_direction`, `speaks_to_vocative`, `speaks_to_facing`, `speaks_to_two_speakers`,
@@ -231,12 +235,30 @@ def _elsewhere_from(scene: Scene) -> tuple[int, int] | None:
     return None
 
 
+# An intercut with another place inside a scene ('INTERCUT WITH:', 'INTERCUT AS DESIRED WITH ROCKY CAVERN').
+_INTERCUT = re.compile(r"\bINTERCUT(?:TING)?\s+(?:AS DESIRED\s+)?(?:WITH|BETWEEN)\b|\bWILL INTERCUT BETWEEN\b")
+
+
+def _intercut_from(scene: Scene) -> tuple[int, int] | None:
+    """(line, offset) of the first intercut with another place in an English scene ('INTERCUT
+    WITH:'): who is first shown or heard after it is in the other place, not the heading's."""
+    for el in scene.elements:
+        if el.kind in (ElementKind.ACTION, ElementKind.TRANSITION) and (m := _INTERCUT.search(el.text)):
+            return el.line_start, m.start()
+    return None
+
+
 def _presence(scene: Scene, speeches: list[Speech], sents: list[ActionSentence]
               ) -> tuple[dict[str, Evidence], dict[str, Evidence], dict[str, Evidence]]:
     """Characters shown in the scene in person, each with the first evidence of it; those shown
     at the heading's place, with the first evidence of that (not where the scene has moved away);
     and those only heard or seen through a medium (a call, a screen, a photograph, print:
     `kgbuild.offline.scenes.scene_sights`), who are in the story of the scene but not at its place.
+    Who the action shows at another place than the heading's (`Sight.ELSEWHERE`: 'Outside, Owen
+    waits' in an interior, seen through a window, '老师乙在屋外敲门') is in the scene, not at its place.
+
+    In English scenes who is first shown or heard after an intercut with another place ('INTERCUT
+    WITH:') is in that place, not the heading's.
 
     In Chinese scenes what follows a cut to elsewhere ('切换至许东家', a heading inside the scene,
     a line opening in another room) is not at the heading's place, and a speaker first heard
@@ -244,7 +266,7 @@ def _presence(scene: Scene, speeches: list[Speech], sents: list[ActionSentence]
     speaks): not in the scene.
     """
     chinese = is_chinese(scene)
-    cut = _elsewhere_from(scene) if chinese else None
+    cut = _elsewhere_from(scene) if chinese else _intercut_from(scene)
     calls = [el.line_start for el in scene.elements
              if chinese and el.kind == ElementKind.ACTION and _ZH_CALL.search(el.text)]
     sights = scene_sights(scene, sents, speeches)
@@ -257,7 +279,9 @@ def _presence(scene: Scene, speeches: list[Speech], sents: list[ActionSentence]
         return element.line_start > cut[0]
 
     shown = [(sent, name) for sent, seen in zip(sents, sights.sentences, strict=True)
-             for name, sight in seen.items() if sight is Sight.IN_PERSON]
+             for name, sight in seen.items() if sight in (Sight.IN_PERSON, Sight.ELSEWHERE)]
+    elsewhere = {(id(sent), name) for sent, seen in zip(sents, sights.sentences, strict=True)
+                 for name, sight in seen.items() if sight is Sight.ELSEWHERE}
     present: dict[str, Evidence] = {}
     here: dict[str, Evidence] = {}
     through: dict[str, Evidence] = {}
@@ -279,7 +303,7 @@ def _presence(scene: Scene, speeches: list[Speech], sents: list[ActionSentence]
     for sent, name in shown:
         evidence = _ev(scene, sent.element, sent.text, "named_in_action")
         present.setdefault(name, evidence)
-        if not after_cut(sent.element, sent.text):
+        if not after_cut(sent.element, sent.text) and (id(sent), name) not in elsewhere:
             here.setdefault(name, evidence)
     for sent, seen in zip(sents, sights.sentences, strict=True):
         for name, sight in seen.items():

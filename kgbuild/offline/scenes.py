@@ -18,6 +18,28 @@ and the signal is grammatical, so the same reading serves every format and both 
   reads: ...');
 - absence: 'Picard is gone.' says the character is not there.
 
+A character can also be shown in person but somewhere else than the heading's place, or only be
+named by a sentence that does not show them at all. Both are read from the grammar of the name's
+own sentence and clause, in every format:
+
+- elsewhere (`Sight.ELSEWHERE`): the sentence opens on another place, then a break ('OUTSIDE -
+  ...' in an interior, 'Inside, ...' in an exterior, 'THROUGH THE DOOR -- ...', 'Above them,
+  ...', 'Below, ...'); a locative adverb follows the name in its clause ('Victor, outside on the
+  porch, taps' in an interior, '... by Tudor from high above'; not after a verb of looking or
+  going, 'looks outside', 'steps outside'); or the name is what someone sees through an opening
+  or a lens ('looks through the glass-walled corridor and spots Ted'). A sentence that names the
+  heading's own place places no one elsewhere ('Outside, ... on the back porch' in 'INT. THE
+  BACK PORCH'; the characters' names are no place words). In Chinese: the sentence opens on a
+  place outside or above an enclosure ('房顶之上，胡万...', '宅邸外围着...民众'), the name is there
+  ('老师乙在屋外敲门'), '外' only in an interior and never where they come from ('从门外出现'); or
+  the name is seen through a lens ('望远镜里张牧之');
+- only named (`Sight.NAMED`): the sentence asks a question ('Where is Mark?', '武举人呢?'); the
+  name's clause is a condition, a question or what is waited for ('to see if Kresimir is still
+  there', 'until St. Luc comes', '如果...'), or what someone supposes, hopes or fears (not what
+  they know or see: 'certain that Rollo ... must be'); the name is the subject of a relative
+  clause in the past that tells of a thing ('the hardback Meadowlark Bill left', 'the paper bag
+  that Randall gave him').
+
 A character the scene first gives through a live medium (a screen, a call, a broadcast; a
 voice-over once the action has told of a phone or a screen) stays behind it for the scene:
 later action naming them shows the broadcast or the call, unless it brings them in ('enters',
@@ -156,11 +178,70 @@ _ZH_THROUGH = re.compile(r"电话(?:里|中|那头|那边)|画外音?|(?:视频|
 # Cue extensions of a narrator's voice (not a medium in the story's world).
 _NARRATION = re.compile(r"^(?:V\.?\s?O\.?|VO|VOICE[- ]?OVER|PRE-?LAP)$", re.IGNORECASE)
 
+# Where a clause begins: a comma, a colon, a dash, a bracket, or a conjunction that opens a clause.
+_CLAUSE_START = re.compile(r"[,;:()]|--|—|–|\s-\s|\b(?:and|but|as|when|while|then|so|because|after|or|where)\b",
+                           re.IGNORECASE)
+# A question: what it names is asked about ('Where is Mark?'), not shown.
+_QUESTION = re.compile(r"[?？][\"'”’)\s]*$")
+# The clause is a condition, a question or what is waited for ('to see if Kresimir is', 'until St. Luc comes').
+_IF = re.compile(r"\b(?:if|whether|unless|until|till)\b", re.IGNORECASE)
+# Attitudes that do not say their content is so (not 'knows', 'sees'): 'certain that Rollo ... must be'.
+_SUPPOSES = re.compile(
+    r"\b(?:think(?:s|ing)?|thought|believ(?:e|es|ed|ing)|suppos(?:e|es|ed|ing)|assum(?:e|es|ed|ing)|"
+    r"imagin(?:e|es|ed|ing)|hop(?:e|es|ed|ing)|fear(?:s|ed|ing)?|wonder(?:s|ed|ing)?|doubt(?:s|ed|ing)?|"
+    r"suspect(?:s|ed|ing)?|expect(?:s|ed|ing)?|pretend(?:s|ed|ing)?|guess(?:es|ed|ing)?|"
+    r"(?:sure|certain|convinced|afraid) that)\b", re.IGNORECASE)
+# A thing before the name, and a verb in the past after it: 'the hardback Meadowlark Bill left'.
+_THING_BEFORE = re.compile(
+    r"\b(?:the|a|an|this|these|those|his|her|their|its|[\w-]+['’]s)\s+"
+    r"(?:(?!(?:to|of|for|with|at|in|on|by|from|and|or|as|then|is|was)\b)[\w'’-]+\s+){1,3}(?:that\s+|which\s+)?$",
+    re.IGNORECASE)
+_PAST = re.compile(r"^\s+(?:had\s+)?(?:[a-z]+ed|left|gave|made|took|brought|wrote|bought|sent|found|kept|put|set|got|"
+                   r"lost|threw|stole|hid|drew|held|built|sold|won|told|said|chose|wore|broke|forgot|dropped|"
+                   r"sang|spent|lent|ate|drank|paid|read|shot|saw)\b")
+# A sentence that opens on another place than the heading's, then a break ('OUTSIDE - ...', 'THROUGH THE
+# DOOR -- ...', 'Above them, Joe ...', 'Below, ...'): what it names is there.
+_OPENINGS = (r"(?:windows?|doors?|doorway|glass|windshield|windscreen|crack|gap|keyhole|peephole|curtains?|blinds|"
+             r"fence|bars|porthole|hatch|skylight|binoculars|telescope|(?:gun ?|rifle ?|sniper ?)?scope|lens|"
+             r"viewfinder|periscope|night[- ]vision(?: glasses| goggles)?|goggles)")
+_AWAY_OPENING = re.compile(
+    rf"^\W*(?:(?P<out>outside)|(?P<in>inside)|(?P<through>(?:through|thru|out)\s+(?:of\s+)?(?:the\s+|a\s+|an\s+)?"
+    rf"(?:[\w-]+\s+){{0,2}}?{_OPENINGS})|(?:high |far |down )?(?:above|below|beneath)|upstairs|downstairs|"
+    r"next door|elsewhere|across the (?:street|road|way|hall|courtyard|square))"
+    r"(?:\s+(?:the\s+|a\s+|an\s+)?(?:[\w'’-]+\s+){0,2}?[\w'’-]+)??\s*(?:[,:;]|--|—|–|\s-\s)", re.IGNORECASE)
+# A locative after the name in its clause: 'Victor, outside on the porch, taps', 'by Tudor from high above'.
+_AWAY_AFTER = re.compile(r"\b(?:(?P<out>outside)|(?:from\s+)?(?:high|far)\s+(?:above|below)|from (?:above|below)|"
+                         r"(?:above|below)(?=\s*(?:$|[,.;:!?])))\b", re.IGNORECASE)
+# Looking or going toward a place, not being there: 'Nora looks outside', 'Matt steps outside'.
+_TOWARD = re.compile(r"\b(?:looks?|looking|peers?|peering|glances?|glancing|stares?|staring|gazes?|gazing|points?|"
+                     r"pointing|calls?|calling|shouts?|shouting|yells?|yelling|steps?|stepping|goes|going|walks?|"
+                     r"walking|runs?|running|heads?|heading|hurries|hurrying|rushes|rushing|moves?|moving|comes?|"
+                     r"coming|slips?|storms?|darts?|wanders?|stumbles?|leads?|follows?|exits?|leaves?|climbs?|"
+                     r"climbing|gets?|jumps?|races?|backs?|spills?|pulls?|drags?|carries|takes?)\b", re.IGNORECASE)
+# Seen through an opening or a lens: 'looks through the glass-walled corridor ... and spots Ted'.
+_THROUGH_OPENING = re.compile(rf"\b(?:through|thru|out)\s+(?:of\s+)?(?:the\s+|a\s+|an\s+|his\s+|her\s+|their\s+)?"
+                              rf"(?:[\w-]+\s+){{0,2}}?{_OPENINGS}\b", re.IGNORECASE)
+_SEES = re.compile(r"\b(?:sees?|seeing|spots?|spotting|spotted|watch(?:es|ing)?|notices?|noticing|glimpses?|eyes|"
+                   r"observes?|(?:looks?|stares?|peers?|peeks?|gazes?|glances?) (?:at|up at|down at|over at))\s+",
+                   re.IGNORECASE)
+# Chinese: a name asked after ('武举人呢?'), or in a condition ('如果...胡万...').
+_ZH_WHERE_IS = re.compile(r"^了?呢")
+_ZH_NOT_SHOWN_BEFORE = re.compile(r"如果|要是|假如|假若|万一|是否|等到|直到")
+# Chinese: seen through a lens ('望远镜里张牧之').
+_ZH_LENS = re.compile(r"(?:望远镜|瞄准镜|猫眼)(?:里|中|内)")
+# Chinese places outside an enclosure or above one: '屋外', '宅邸外', '房顶之上'.
+_ZH_AWAY = r"(?P<where>[\u3400-\u9fff]{0,6}?(?:[门窗屋房院室楼墙车宅邸店厅堂]外(?:面|边)?|之上|之外|顶上))"
+# A place someone comes from or goes to, not where they are: '从门外', '往屋外'.
+_ZH_FROM = re.compile(r"[从自往向朝到出]")
+_ZH_AWAY_OPENING = re.compile(rf"^\W*{_ZH_AWAY}")
+_ZH_AWAY_AT = re.compile(rf"^(?:[\u3400-\u9fff]{{0,3}}?)在{_ZH_AWAY}")
+
 
 class Sight(Enum):
     """How a sentence shows a character it names."""
 
     IN_PERSON = "in_person"  # where the scene is
+    ELSEWHERE = "elsewhere"  # in person, at another place than the heading's: outside, above, through a window
     SCREEN = "screen"  # on a screen, in a recording, as a voice from elsewhere
     PICTURE = "picture"  # in a still picture or in print
     ABSENT = "absent"  # said to be gone
@@ -168,7 +249,8 @@ class Sight(Enum):
 
 
 #: When a sentence names a character twice, the strongest sight counts.
-_SIGHT_RANK = {Sight.IN_PERSON: 0, Sight.SCREEN: 1, Sight.PICTURE: 2, Sight.ABSENT: 3, Sight.NAMED: 4}
+_SIGHT_RANK = {Sight.IN_PERSON: 0, Sight.ELSEWHERE: 1, Sight.SCREEN: 2, Sight.PICTURE: 3, Sight.ABSENT: 4,
+               Sight.NAMED: 5}
 
 
 def _medium_sight(match: re.Match[str]) -> Sight:
@@ -209,6 +291,11 @@ class ActionSentence:
     text: str
     spans: list[Span]
     phrases: list[Phrase]
+    place: str = ""
+    """The place of the sentence's scene as its heading writes it (`Scene.location`): a sentence
+    that names it is not elsewhere ('Outside, ... on the back porch' in 'INT. THE BACK PORCH')."""
+    int_ext: str | None = None
+    """INT or EXT of the heading: 'outside' is elsewhere only for an interior, 'inside' for an exterior."""
 
     def shown(self) -> list[str]:
         """Characters the sentence shows in person (`Sight.IN_PERSON`, see `sights`)."""
@@ -222,8 +309,10 @@ class ActionSentence:
         insert, a flash cut or a dream (`Sight.NAMED`); in what a medium shows (the sentence
         opens on it, the name is its complement or is on or in it, or appears after a screen is
         named: `Sight.SCREEN` for a screen or a recording, `Sight.PICTURE` for a still picture
-        or print, and print after a label's colon); said to be gone (`Sight.ABSENT`). Chinese
-        sentences: `_sights_chinese`.
+        or print, and print after a label's colon); said to be gone (`Sight.ABSENT`); asked
+        about, supposed, waited for or in a past relative clause (`Sight.NAMED`), or shown at
+        another place (`Sight.ELSEWHERE`; see the module docstring). Chinese sentences:
+        `_sights_chinese`.
         """
         if _NOT_HERE.match(self.element.text) or _NOT_HERE.match(self.text):
             return {name: Sight.NAMED for _, _, name in self.spans}
@@ -233,14 +322,18 @@ class ActionSentence:
         frame = _FRAME.match(self.text)
         label = _LABEL.search(self.text)
         voice_over = bool(_VOICE_OVER.search(self.text))
+        asked = max(self.text.rfind(":"), self.text.rfind(")")) + 1 if _QUESTION.search(self.text) else None
+        opening = self._opens_elsewhere()
         out: dict[str, Sight] = {}
         for s, e, name in self.spans:
-            if _quoted(self.element.text, at + s):
+            if _quoted(self.element.text, at + s) or asked is not None and s >= asked:
                 sight = Sight.NAMED
             elif frame is not None:
                 sight = _medium_sight(frame)
             else:
                 sight = self._sight(s, e, label, voice_over)
+                if sight is Sight.IN_PERSON and (opening is not None and s >= opening or self._placed_elsewhere(s, e)):
+                    sight = Sight.ELSEWHERE
             if name not in out or _SIGHT_RANK[sight] < _SIGHT_RANK[out[name]]:
                 out[name] = sight
         return out
@@ -255,7 +348,7 @@ class ActionSentence:
         of = _MEDIUM_OF.search(before)
         if of is not None and not _CLAUSE_BREAK.search(of.group("between")) and len(of.group("between").split()) <= 12:
             return _medium_sight(of)
-        if _NOT_SHOWN_BEFORE.search(before):
+        if _NOT_SHOWN_BEFORE.search(before) or _not_shown_clause(before) or _past_relative(before, after):
             return Sight.NAMED
         on = _ON_MEDIUM.match(after)
         if on is not None and (not _AFTER_PREPOSITION.search(before) or _CAMERA_OPENING.match(before)):
@@ -274,6 +367,42 @@ class ActionSentence:
             return Sight.SCREEN
         return Sight.IN_PERSON
 
+    def _unnamed(self) -> str:
+        """The sentence without the characters' names: a name is no place ('Tudor' of 'GROUNDS BELOW
+        TUDOR'S BALCONY')."""
+        text = self.text
+        for s, e, _ in self.spans:
+            text = text[:s] + " " * (e - s) + text[e:]
+        return text
+
+    def _opens_elsewhere(self) -> int | None:
+        """Where the names placed elsewhere begin, when the sentence opens on another place than the
+        heading's ('OUTSIDE - Tanner and Garcetti hear the gunfire' in an interior, 'THROUGH THE DOOR
+        -- ...', 'Above them, Joe ...', 'Below, ...'): the end of that opening, or None."""
+        m = _AWAY_OPENING.match(self.text)
+        if m is None or _names_place(self._unnamed(), self.place):
+            return None
+        if m.group("out") and self.int_ext != "INT" or m.group("in") and self.int_ext != "EXT":
+            return None
+        if m.group("through") and _SEES.search(self.text, m.end()):
+            return None  # 'Through the window, Anna sees Tom': who sees is here, what is seen is not
+        return m.end()
+
+    def _placed_elsewhere(self, s: int, e: int) -> bool:
+        """Whether the name's own clause places it off the heading's place: a locative adverb after
+        it ('Victor, outside on the porch, taps', '... by Tudor from high above'; 'outside' only in
+        an interior, and not after a verb of looking or going, 'Nora looks outside', 'Matt steps
+        outside'), or it is what someone sees through a window, a door or a lens ('Ruth looks
+        through the window and spots Clara'). A sentence that names the heading's place places no
+        one elsewhere ('We're high above the road, following the Sheriff's cruiser below')."""
+        before, after = self.text[:s], self.text[e:]
+        clause = _clause_after(after)
+        m = _AWAY_AFTER.search(clause)
+        if (m is not None and not _TOWARD.search(clause[:m.start()]) and not _names_place(self._unnamed(), self.place)
+                and (not m.group("out") or self.int_ext == "INT")):
+            return True
+        return bool(_THROUGH_OPENING.search(self.text)) and bool(_SEES.search(_clause_before(before)))
+
     def _sights_chinese(self) -> dict[str, Sight]:
         """Chinese: not in an insert or flashback, nor only as an owner or a caller ('孙悟空的面具',
         '眼镜打给他'), nor inside a longer word ('律师函') (`Sight.NAMED`); after a screen or
@@ -283,15 +412,78 @@ class ActionSentence:
         out: dict[str, Sight] = {}
         for s, e, name in self.spans:
             screen = next(reversed(list(_ZH_SCREEN.finditer(self.text[:s]))), None)
-            if _ZH_NOT_SHOWN_AFTER.match(self.text[e:]) or inside_word(self.text, s, e):
+            if (_ZH_NOT_SHOWN_AFTER.match(self.text[e:]) or inside_word(self.text, s, e)
+                    or _zh_asked(self.text, e) or _ZH_NOT_SHOWN_BEFORE.search(self.text[:s])):
                 sight = Sight.NAMED
             elif screen is not None:
                 sight = Sight.PICTURE if screen.group(0) == "照片" else Sight.SCREEN
+            elif _ZH_LENS.search(self.text[:s]) or self._zh_elsewhere(s, e):
+                sight = Sight.ELSEWHERE
             else:
                 sight = Sight.IN_PERSON
             if name not in out or _SIGHT_RANK[sight] < _SIGHT_RANK[out[name]]:
                 out[name] = sight
         return out
+
+    def _zh_elsewhere(self, s: int, e: int) -> bool:
+        """Chinese: the sentence opens on a place outside or above ('房顶之上，胡万...', '宅邸外围着...
+        民众'), or the name is there ('老师乙在屋外敲门'), and the heading does not name that place;
+        '外' (outside) is elsewhere only in an interior."""
+        for m in (_ZH_AWAY_OPENING.match(self.text[:s]), _ZH_AWAY_AT.match(self.text[e:])):
+            if m is None or _ZH_FROM.search(m.group(0)):
+                continue  # '众兄弟从门外出现': where they come from
+            where = m.group("where")
+            if _names_place(where.rstrip("之上").rstrip("外面边"), self.place) or (
+                    "外" in where[-3:] and self.int_ext != "INT"):
+                continue
+            return True
+        return False
+
+
+def _clause_before(before: str) -> str:
+    """The part of the text before a name that is in the name's own clause."""
+    cuts = list(_CLAUSE_START.finditer(before))
+    return before[cuts[-1].end():] if cuts else before
+
+
+def _clause_after(after: str) -> str:
+    """The rest of the name's clause after it (an apposition right after the name is in it:
+    'Victor, outside on the porch, taps')."""
+    m = _CLAUSE_START.search(after, 1 if after[:1] == "," else 0)
+    return after[:m.start()] if m else after
+
+
+def _not_shown_clause(before: str) -> bool:
+    """Whether the name's clause is one someone asks, supposes, fears or waits for ('to see if
+    Kresimir is still there', 'certain that Rollo ... must be', 'until St. Luc comes')."""
+    clause = _clause_before(before)
+    return bool(_IF.search(clause) or _SUPPOSES.search(clause))
+
+
+def _past_relative(before: str, after: str) -> bool:
+    """Whether the name is the subject of a relative clause in the past that tells of a thing
+    ('the hardback Meadowlark Bill left', 'the note that Anna wrote'): the thing is shown, not them."""
+    return bool(_THING_BEFORE.search(before) and _PAST.match(after))
+
+
+def _names_place(text: str, place: str) -> bool:
+    """Whether a text names the scene's place: a word of four letters or more of it ('on the back
+    porch' in 'THE BACK PORCH'), or in Chinese the text is part of it ('门' of '县衙门外')."""
+    if not text or not place:
+        return False
+    if _CJK.search(text):
+        return text in place
+    words = {w.casefold() for w in re.findall(r"[A-Za-z]{4,}", place)}
+    return any(w.casefold() in words for w in re.findall(r"[A-Za-z]{4,}", text))
+
+
+def _zh_asked(text: str, end: int) -> bool:
+    """Chinese: the name is asked after ('武举人呢?') or is in a question ('...胡万过去...不一样?')."""
+    rest = text[end:]
+    if _ZH_WHERE_IS.match(rest):
+        return True
+    stop = re.search(r"[。！!；;：:？?]", rest)
+    return stop is not None and stop.group(0) in "？?"
 
 
 def through_medium(notes: Iterable[str]) -> bool:
@@ -396,6 +588,11 @@ def scene_sights(scene: Scene, sents: Sequence[ActionSentence], speeches: Sequen
     return SceneSights(out_sents, away)
 
 
+def scene_place(scene: Scene) -> str:
+    """The place of a scene as its heading writes it (its location parts), for `ActionSentence.place`."""
+    return " / ".join(scene.location) if scene.location else scene.heading
+
+
 def is_chinese(scene: Scene) -> bool:
     """True when the scene is written in Chinese."""
     return any(_CJK.search(el.text) for el in scene.elements[:6])
@@ -443,11 +640,13 @@ def read_sentences(screenplay: Screenplay, cast: Cast, patterns: dict[str, re.Pa
                       for s in sentences(el.text)]
         for scene in screenplay.scenes
     }
+    settings = {scene.index: (scene_place(scene), scene.int_ext) for scene in screenplay.scenes}
     names = _name_forms(cast)
     verbs = learn_verbs([s for scene in texts.values() for _, s in scene], names)
     read = {
         index: [ActionSentence(el, s, name_spans(s, patterns),
-                               [] if _CJK.search(s) else noun_phrases(s, verbs=verbs, names=names))
+                               [] if _CJK.search(s) else noun_phrases(s, verbs=verbs, names=names),
+                               *settings[index])
                 for el, s in scene]
         for index, scene in texts.items()
     }

@@ -14,11 +14,17 @@ mode the text shows, with the first line showing each mode:
 - `away`: heard or seen from elsewhere: speaks as a voice from elsewhere, V.O., phone, TV, radio,
   a call that goes on under plain cues (`presence_away`); seen on a screen, in a photograph or
   in print ('CLOSE ON TV, Murray ...', 'a photo of Julie', 'Call display: MOM.';
-  `presence_depicted`). The ways are a closed class read by `kgbuild.offline.scenes.scene_sights`,
-  the same reading the offline rules put characters at a heading's place by;
+  `presence_depicted`); shown in person at another place than the heading's: the sentence opens
+  on it ('OUTSIDE - ...' in an interior, 'THROUGH THE DOOR -- ...', 'Above them, ...'), a locative
+  after the name puts them there ('Victor, outside on the porch, taps', '老师乙在屋外敲门'), or they
+  are what someone sees through a window or a lens (`presence_elsewhere`). The ways are a closed
+  class read by `kgbuild.offline.scenes.scene_sights`, the same reading the offline rules put
+  characters at a heading's place by;
 - `mentioned`: named in a speech by someone else (`presence_named_in_dialogue`), in the action
-  without being shown (`presence_named_in_action`), or said to be gone ('Picard is gone.',
-  `presence_gone`: no longer there).
+  without being shown (`presence_named_in_action`: also in a question, 'Where is Mark?', '武举人呢?',
+  in what is asked, supposed or waited for, 'to see if Kresimir is still there', 'certain that
+  Rollo must be', 'until St. Luc comes', or as the subject of a relative clause in the past, 'the
+  novel Victor left'), or said to be gone ('Picard is gone.', `presence_gone`: no longer there).
 
 Pronouns are not resolved: a character the text only calls 'he' is not recorded. The same
 reading gives `Sighting`s with line numbers, which say when in the scene someone speaks, enters,
@@ -52,7 +58,16 @@ from kgbuild.model import (
 from kgbuild.names import display_name
 from kgbuild.offline.characters import Cast, common_words, cue_names
 from kgbuild.offline.dialogue import Speech, scene_speeches
-from kgbuild.offline.scenes import ENTERS, EXITS, ActionSentence, Sight, moves, name_spans, scene_sights
+from kgbuild.offline.scenes import (
+    ENTERS,
+    EXITS,
+    ActionSentence,
+    Sight,
+    moves,
+    name_spans,
+    scene_place,
+    scene_sights,
+)
 from kgbuild.offline.stoplists import word_set
 from kgbuild.readers.cues import normalize_name
 from kgbuild.readers.time_markers import time_markers
@@ -72,6 +87,13 @@ _ADDRESSED = re.compile(r"^\(?\s*(?:to|at)\s+", re.IGNORECASE)
 # has always read it as naming the people, not showing them, and the judged `knows` sample of Big
 # Fish (tests/story/test_knows_judged.py) is drawn from that layer; kept until it is judged again.
 _ON_THE_LINE = re.compile(r"\b(?:over the (?:phone|radio|intercom|speaker)|on the (?:phone|radio))\b", re.IGNORECASE)
+# Shown asleep, unconscious or dead ('Tudor lies unconscious', 'Creeper still fast asleep', '老汤昏迷不醒'):
+# there, but seeing and hearing nothing until the text shows them again.
+_SENSELESS = re.compile(
+    r"^\s*(?:(?:is|was|lies|lay|lying|remains|stays|sits|still|now|already|fast|sound|falls|fell|slumps|collapses|"
+    r"goes|passes)\s+){0,3}(?:asleep|unconscious|comatose|lifeless|dead\b(?!\s+(?:tired|serious|still|silent|center|"
+    r"ahead|on|set))|out cold|passed out)|^\s*(?:faints|dies|dozes off|blacks out|passes out|falls asleep)\b|"
+    r"^[\u3400-\u9fff]{0,3}?(?:昏迷|昏倒|晕倒|晕了过去|睡着|熟睡|死了|断气)", re.IGNORECASE)
 # The screen goes dark ('Blackout.', 'FADE OUT.', 'Cut to black.', '黑场。') or the picture cuts away to
 # another time or place and back ('(FLASHBACK)', 'CUT BACK TO:', 'BACK TO PRESENT', 'INTERCUT', '闪回').
 _BLACKOUT = re.compile(
@@ -86,7 +108,9 @@ class Sighting:
 
     Attributes:
         character: The entity id.
-        kind: 'speaks', 'offscreen', 'away', 'shown', 'depicted' (seen through a medium),
+        kind: 'speaks', 'offscreen', 'away', 'shown', 'senseless' (shown asleep, unconscious or
+            dead: there, but seeing nothing), 'depicted' (seen through a medium),
+            'elsewhere' (in person, at another place than the heading's: 'Outside, Owen waits'),
             'addressed', 'gone' (said to be no longer there), 'named_in_dialogue' or
             'named_in_action'; a 'shown' sentence that brings the character in (the subject of
             'enters', 'arrives', ...; or their introduction, the name in capitals before a
@@ -117,14 +141,18 @@ class Sighting:
 
 _KIND_MODE = {
     "speaks": PresenceMode.PRESENT, "shown": PresenceMode.PRESENT, "enters": PresenceMode.PRESENT,
-    "exits": PresenceMode.PRESENT, "addressed": PresenceMode.PRESENT, "offscreen": PresenceMode.OFFSCREEN,
-    "away": PresenceMode.AWAY, "depicted": PresenceMode.AWAY, "gone": PresenceMode.MENTIONED,
+    "exits": PresenceMode.PRESENT, "senseless": PresenceMode.PRESENT, "addressed": PresenceMode.PRESENT,
+    "offscreen": PresenceMode.OFFSCREEN,
+    "away": PresenceMode.AWAY, "depicted": PresenceMode.AWAY, "elsewhere": PresenceMode.AWAY,
+    "gone": PresenceMode.MENTIONED,
     "named_in_dialogue": PresenceMode.MENTIONED, "named_in_action": PresenceMode.MENTIONED,
 }
 _RULES = {
     "speaks": "presence_speaks", "shown": "presence_shown", "enters": "presence_shown",
-    "exits": "presence_shown", "addressed": "presence_addressed", "offscreen": "presence_offscreen",
-    "away": "presence_away", "depicted": "presence_depicted", "gone": "presence_gone",
+    "senseless": "presence_shown", "exits": "presence_shown", "addressed": "presence_addressed",
+    "offscreen": "presence_offscreen",
+    "away": "presence_away", "depicted": "presence_depicted", "elsewhere": "presence_elsewhere",
+    "gone": "presence_gone",
     "named_in_dialogue": "presence_named_in_dialogue", "named_in_action": "presence_named_in_action",
 }
 
@@ -310,13 +338,14 @@ def _introduced(text: str, start: int, end: int) -> bool:
 def _action_sentences(scene: Scene, names: CharacterNames) -> list[tuple[int, ActionSentence]]:
     """The action sentences of a scene (those naming no one too: 'The phone rings.' tells of a
     call), each with its offset in its element."""
-    return [(offset, ActionSentence(el, text, name_spans(text, names.patterns), []))
+    place = scene_place(scene)
+    return [(offset, ActionSentence(el, text, name_spans(text, names.patterns), [], place, scene.int_ext))
             for el in scene.elements if el.kind is ElementKind.ACTION
             for offset, text in sentence_offsets(el.text)]
 
 
-_SIGHT_KIND = {Sight.SCREEN: "depicted", Sight.PICTURE: "depicted", Sight.ABSENT: "gone",
-               Sight.NAMED: "named_in_action"}
+_SIGHT_KIND = {Sight.ELSEWHERE: "elsewhere", Sight.SCREEN: "depicted", Sight.PICTURE: "depicted",
+               Sight.ABSENT: "gone", Sight.NAMED: "named_in_action"}
 
 
 def _action_sightings(scene: Scene, names: CharacterNames, sents: list[tuple[int, ActionSentence]],
@@ -331,7 +360,8 @@ def _action_sightings(scene: Scene, names: CharacterNames, sents: list[tuple[int
             if sight is Sight.IN_PERSON:
                 start, end = next((s, e) for s, e, n in spans if n == name)
                 kind = ("enters" if moves(ENTERS, text, end) or _introduced(text, start, end)
-                        else "exits" if moves(EXITS, text, end) else "shown")
+                        else "exits" if moves(EXITS, text, end)
+                        else "senseless" if _SENSELESS.match(text[end:]) else "shown")
             else:
                 kind = _SIGHT_KIND[sight]
             out.append(_sighting(scene, sent.element, text, names.ids[name], kind, offset=offset))
