@@ -1,5 +1,5 @@
 """The library face (`kgbuild.build`, `load_graph`, `query`, `score`, `merge`, ...), the networkx
-round trip, and the README's "Use from Python" examples, run as they are written."""
+round trip, and the examples of docs/api.md ("Use from Python"), run as they are written."""
 
 from __future__ import annotations
 
@@ -55,33 +55,33 @@ def raw(workdir) -> KnowledgeGraph:
     return kgbuild.build(workdir / "examples" / EXAMPLE.name, merge=False)
 
 
-# --- the README's examples ------------------------------------------------------------------
+# --- the examples of docs/api.md ----------------------------------------------------------
 
 
-def _readme_section(title: str) -> tuple[str, str]:
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    start = text.index(f"\n## {title}\n")
-    end = text.index("\n## ", start + 1)
-    return text[start:end], text[end:]
+def _api_examples() -> list[str]:
+    """The python blocks of docs/api.md's "Use from Python", before its reference part."""
+    text = (REPO / "docs" / "api.md").read_text(encoding="utf-8")
+    start = text.index("\n## Use from Python\n")
+    end = text.index("\n## Reference\n", start)
+    return re.findall(r"```python\n(.*?)```", text[start:end], flags=re.S)
 
 
-def test_readme_section_sits_before_layout():
-    section, rest = _readme_section("Use from Python")
-    assert rest.startswith("\n## Layout\n")
-    blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
-    assert 2 <= len(blocks) <= 4
+def test_the_api_page_shows_the_examples_before_its_reference():
+    examples = _api_examples()
+    assert 2 <= len(examples) <= 4
+    # Every python block of the page is one of them (tests/docs leaves this page to this test).
+    assert (REPO / "docs" / "api.md").read_text(encoding="utf-8").count("```python\n") == len(examples)
 
 
-def test_readme_examples_run(workdir, monkeypatch, capsys):
-    section, _ = _readme_section("Use from Python")
-    blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
-    cwd = workdir / "readme"
+def test_docs_examples_run(workdir, monkeypatch, capsys):
+    blocks = _api_examples()
+    cwd = workdir / "docs-api"
     (cwd / "examples").mkdir(parents=True)
     shutil.copy(EXAMPLE, cwd / "examples" / EXAMPLE.name)
     monkeypatch.chdir(cwd)
-    names: dict[str, object] = {"__name__": "readme"}
+    names: dict[str, object] = {"__name__": "docs"}
     for number, block in enumerate(blocks, 1):
-        exec(compile(block, f"README.md (Use from Python, block {number})", "exec"), names)
+        exec(compile(block, f"docs/api.md (Use from Python, block {number})", "exec"), names)
     printed = capsys.readouterr().out
 
     graph = names["graph"]
@@ -152,7 +152,7 @@ def test_build_returns_the_graph_it_writes(built):
 
 def test_build_without_outdir_writes_nothing(raw, workdir):
     assert raw.entities
-    assert {p.name for p in workdir.iterdir()} <= {"build", "examples", "readme"}
+    assert {p.name for p in workdir.iterdir()} <= {"build", "examples", "docs-api"}
     assert not (workdir / "examples" / "graph.json").exists()
 
 

@@ -45,7 +45,7 @@ def test_the_kept_verdicts_give_the_reported_truth_rates(movie):
 
 @pytest.mark.parametrize(("movie", "relations", "entities"), [
     ("stage-zh-ch0c733d", 0.964, 0.919), ("stage-zh-ch48a3d3", 0.928, 0.965), ("stage-zh-chc287cf", 0.876, 0.916)])
-def test_the_chinese_offline_audits_give_the_readme_truth_rates(movie, relations, entities):
+def test_the_chinese_offline_audits_give_the_documented_truth_rates(movie, relations, entities):
     """The three Chinese STAGE dev movies (seed 1), after the rules moved onto jieba's words."""
     data = json.loads((JUDGED / f"{movie}.json").read_text())
     report = tally(_sample(data), [Verdict(**v) for v in data["verdicts"]])

@@ -1,13 +1,13 @@
 """The LLM path as measured, rebuilt from the kept answers with no live request.
 
-Each set of tests/fixtures/llm/kept/ is one measured build (README, "The LLM path, measured"):
+Each set of tests/fixtures/llm/kept/ is one measured build (docs/results/llm-path.md, "The LLM path, measured"):
 two STAGE dev movies, scenes 1-40, three chunk budgets. The test runs the same build in batch
 mode, answers every exported round from the kept answers (which fails when a request payload
 has changed since the measurement), and checks the requests, the estimated tokens and the
 STAGE-KG counts against what was measured, then draws the truth audit's sample again and
-re-tallies the kept verdicts (audit-<set>.json) into the supported shares the README reports.
-When a rule has removed facts since the judging, the sample drawn again holds a few facts no
-reader has judged yet: audit-<set>.json lists them ('awaiting'), the test checks that exactly
+re-tallies the kept verdicts (audit-<set>.json) into the supported shares docs/results/llm-path.md
+reports. When a rule has removed facts since the judging, the sample drawn again holds a few facts
+no reader has judged yet: audit-<set>.json lists them ('awaiting'), the test checks that exactly
 those lack a verdict, and the shares are checked again once they are judged.
 The score also writes the reference facts the graph misses (`kgbuild score --write-missed`);
 for the sets with a missed-<set>.json the test draws their audit samples again and re-tallies
@@ -41,7 +41,7 @@ def test_the_kept_answers_rebuild_the_measured_graph(name, shared_data, tmp_path
     measured = MEASURED[name]
     build = [str(shared_data / measured["script"]), "--scenes", measured["scenes"], "--budget",
              str(measured["budget"]), "--llm-model", measured["model"]]
-    # The words the README's tokens per 1,000 words divide by.
+    # The words the tokens per 1,000 words of docs/results/llm-path.md divide by.
     scenes = parse_scene_ranges(measured["scenes"])
     assert script_words(read_screenplay(shared_data / measured["script"]), scenes) == measured["words"]
     rebuilt = rebuild(read_kept(KEPT / f"{name}.jsonl"), build, tmp_path / "out", tmp_path / "cache")

@@ -1,4 +1,5 @@
-"""The contract every graph store passes: same load, same answers to the README's queries.
+"""The contract every graph store passes: same load, same answers to the example queries
+(docs/stores.md).
 
 Parametrized over the stores: the embedded store and FalkorDB (a Bolt server each test starts
 on free loopback ports) always run; Neo4j runs when NEO4J_URI is set (and is skipped with the

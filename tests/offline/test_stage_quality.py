@@ -35,7 +35,7 @@ def test_dev_movie_scores(shared_data, embedder, movie, entity_floor, relation_f
     # Floors a little under the scores measured when the rules were made to state only what the
     # text shows (entity F1 .169 / .602, relation F1 .084 / .090): a regression guard, not a goal.
     # The Chinese entity floor fell from .55 when the scorer stopped matching Chinese names
-    # through MiniLM's [UNK]s (README, "Chinese names in the scorer"): .437 with jieba's words.
+    # through MiniLM's [UNK]s (docs/scoring.md, "Chinese names in the scorer"): .437 with jieba's words.
     assert score.entities.f1 >= entity_floor
     assert score.relations.f1 >= relation_floor
     # What is stated is mostly what the reference holds too.
