@@ -454,9 +454,12 @@ def find_cast(screenplay: Screenplay) -> Cast:
 
 
 def common_words(screenplay: Screenplay) -> frozenset[str]:
-    """Words the screenplay writes in lower case in action or dialogue ('second', 'bearded')."""
+    """Words the screenplay uses otherwise than as a name: written in lower case in action or
+    dialogue ('second', 'bearded'), or a whole place of its headings ('ENTERPRISE' of `INT.
+    ENTERPRISE - BRIDGE`: the ship, not the cue `ENTERPRISE VOICE`), lower-cased."""
     found: set[str] = set()
     for scene in screenplay.scenes:
+        found.update(part.lower() for part in scene.location if " " not in part.strip())
         for el in scene.elements:
             if el.kind in (ElementKind.ACTION, ElementKind.DIALOGUE):
                 found.update(_LOWER_WORD.findall(el.text))

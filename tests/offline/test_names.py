@@ -177,3 +177,39 @@ def test_a_chinese_description_has_no_life_stage():
 
     assert not life_stage_link(cand("中年男子"), cand("男子"))
     assert life_stage_link(cand("少年叶问"), cand("叶问"))
+
+
+SHIP = """Title: Night Watch
+
+INT. ARGO - BRIDGE - NIGHT
+
+MARA stands at the helm. The Argo shudders.
+
+ARGO VOICE (V.O.)
+Hull breach on deck four.
+
+MARA
+Seal it.
+
+EXT. SPACE - CONTINUOUS
+
+The Argo banks hard past the moon.
+
+INT. ARGO - CORRIDOR - NIGHT
+
+Mara runs. The Argo groans around her.
+
+MARA
+Hold together.
+"""
+
+
+def test_a_word_the_headings_use_as_a_whole_place_does_not_find_a_character(tmp_path):
+    """'The Argo banks' is the ship of `INT. ARGO - BRIDGE`, not the cue ARGO VOICE."""
+    script = tmp_path / "ship.fountain"
+    script.write_text(SHIP, encoding="utf-8")
+    graph = run_build(script).graph
+    voice = next(e for e in graph.entities if e.type == "Character" and e.name.lower().startswith("argo"))
+    located = {r.target for r in graph.relations if r.source == voice.id and r.type == "located_at"}
+    assert located == set(), [r for r in graph.relations if r.source == voice.id]
+    assert all(scene == 1 for scene in voice.scenes)
