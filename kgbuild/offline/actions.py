@@ -60,7 +60,6 @@ THANKS = word_set("thanks")
 #: Verbs that are perception or speech, not actions worth an event.
 NOT_EVENTS = word_set("""
     looks watches stares glances sees eyes notices studies regards peers gazes observes hears
-    squints peeks gapes gawks ogles leers
     listens says tells asks answers replies nods smiles laughs turns is are has seems appears
     waits follows faces continues keeps lets gets goes comes makes helps motions gestures spots
     signals beckons wants needs tries finds
