@@ -12,6 +12,9 @@ Not every verb and noun of a clause is an action on a thing:
 - a light verb and a noun the script also uses as a verb ('takes a sip', 'pulls a long drag',
   'takes a bite': the script writes 'sips', 'drags', 'bites') is one action, the noun's verb;
   what it names is not a thing (`action_noun`), unless the script also writes 'the sip';
+- 'takes' and a picture that is someone's or a picture at all ('takes Elizabeth's picture',
+  'takes a photo of the house') photographs: no picture is handled, unless it is taken from
+  somewhere ('takes a photo from her purse');
 - a character after 'with' goes along ('Lophakin enters with Dunyasha', 'sits with Picard'):
   a companion, not the one acted on;
 - a posture or a state of mind ('stands', 'sits', 'knows', 'remembers') is no event.
@@ -67,6 +70,11 @@ NOT_EVENTS = word_set("""
 """)
 #: Light verbs: with a noun that is also a verb they say that verb ('takes a sip' sips).
 LIGHT_VERBS = word_set("takes has pulls draws heaves gives lets")
+#: Pictures of someone or something: 'takes a picture' photographs.
+PICTURES = word_set("picture photo photograph snapshot polaroid pic selfie portrait headshot")
+_PICTURE_OWNERS = word_set("a an another one 's his her their my your our")
+# What follows a picture taken from somewhere: it is handled ('takes a photo from her purse').
+_TAKEN_FROM = re.compile(r"^\s*(?:from|out|off|back|down|away|up|into|to)\b", re.IGNORECASE)
 _INDEFINITE = word_set("a an another one")
 # A name that starts a clause: at the sentence start or after a comma or a conjunction, with
 # at most a title before it ('Officer Lang grabs'), never 'the footage of Lang plays'.
@@ -110,6 +118,7 @@ class Clause:
     target_phrase: Phrase | None
     text: str  # the clause as written, from subject to object
     friendly: bool = False
+    rest: str = ""  # what follows the clause in its sentence
 
     def event_name(self) -> str:
         """'Neil Perry hugs Todd Anderson', 'Angier fires the pistol'."""
@@ -142,6 +151,8 @@ def action_noun(clause: Clause, verbs: frozenset[str], definite: Container[str] 
         True
     """
     phrase = clause.target_phrase
+    if photographs(clause):
+        return True
     if phrase is None or clause.verb.lower() not in LIGHT_VERBS or phrase.determiner not in _INDEFINITE:
         return False
     if clause.particle and not (clause.verb.lower().startswith("let") and clause.particle == "out"):
@@ -150,6 +161,25 @@ def action_noun(clause: Clause, verbs: frozenset[str], definite: Container[str] 
         return False
     head = phrase.text.split(" of ")[0].split()[-1].rsplit("-", 1)[-1]
     return any(form in VERB_FORMS or form in verbs for form in (head, f"{head}s", f"{head}es"))
+
+
+def photographs(clause: Clause) -> bool:
+    """Whether the clause photographs: 'takes a picture', 'takes Elizabeth's picture', 'takes a
+    photo of the house'; not a picture taken out, off or from somewhere, nor 'takes the picture'.
+
+    Example:
+        >>> from kgbuild.offline.phrases import noun_phrases
+        >>> s = "Anna takes Ben's picture."
+        >>> photographs(clauses(s, [(0, 4, "Anna")], noun_phrases(s), frozenset())[0])
+        True
+    """
+    phrase = clause.target_phrase
+    if phrase is None:
+        return False
+    head = phrase.text.split(" of ")[0].split()[-1]
+    singular = head[:-1] if head.endswith("s") else head
+    return (clause.verb.lower() in ("takes", "take") and not clause.particle and singular in PICTURES
+            and phrase.determiner in _PICTURE_OWNERS and not _TAKEN_FROM.match(clause.rest))
 
 
 def _is_verb(word: str, verbs: frozenset[str]) -> bool:
@@ -250,5 +280,5 @@ def clauses(sentence: str, spans: list[tuple[int, int, str]], phrases: list[Phra
         friendly = bool(_FRIENDLY.match(sentence[end_at:]))
         found.append(Clause(subjects=subjects, verb=verb, particle=particle,
                             target_character=target[0] if target else None, target_phrase=phrase,
-                            text=sentence[start:end_at].strip(), friendly=friendly))
+                            text=sentence[start:end_at].strip(), friendly=friendly, rest=sentence[end_at:]))
     return found

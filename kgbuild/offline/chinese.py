@@ -7,9 +7,16 @@ words, so a name ends where its word ends: '走到了柜台里' gives 柜台, no
 place when it ends like one (室, 厅, 街, 门口, ...) and a thing when it ends like one (机, 枪,
 包, 表, ...); a body part, a bare position ('地上', '身后', '对面'), a picture of someone
 ('刘波的照片') and a person's job ('司机', '秘书') are neither. Character names stay whole words
-(`kgbuild.offline.zh_words`). A numeral is always followed by a measure word (量词), so what a
-verb takes after '一碟' or '一盘' is the noun after the measure ('一碟菜' -> '菜'), never the
-measure, even where jieba leaves numeral and measure in one word with the noun or without it.
+(`kgbuild.offline.zh_words`). Where a place word is followed by a word saying where in it, being
+in it or on it ('车内', '讲台上') is a place, but being beside, before or behind a vehicle or a raised
+surface ('渣土车旁', '讲台前') is a position by a thing, no place. What a body does is no thing
+either: a look ('视线'), a sound one hears of someone ('听着张牧之的口哨': his whistling), and a word
+jieba's dictionary does not know that opens with a body part ('耳条', a misprint of 耳朵). Of two
+nouns joined by 的 the second is the thing ('举着那辆车的照片' holds the photo, not the car).
+
+A numeral is always followed by a measure word (量词), so what a verb takes after '一碟' or '一盘'
+is the noun after the measure ('一碟菜' -> '菜'), never the measure, even where jieba leaves
+numeral and measure in one word with the noun or without it.
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ from kgbuild.model import Evidence, Scene
 from kgbuild.offline.facts import Facts
 from kgbuild.offline.scenes import ActionSentence
 from kgbuild.offline.zh_words import NAME as _NAME
-from kgbuild.offline.zh_words import words
+from kgbuild.offline.zh_words import in_dictionary, words
 
 CLAUSE_SPLIT = re.compile(r"[，。！？；：、,!?;:…（）()“”\"「」《》\s]+")
 _CJK_WORD = re.compile(r"^[\u3400-\u9fff]+$")
@@ -46,7 +53,11 @@ _SUFFIXES_LONGEST_FIRST = sorted(_SUFFIX_WORDS, key=len, reverse=True)
 _STRIP_SUFFIXES = ("里面", "里头", "里", "中", "之中")
 # The inside of a vehicle is a place ('车内', '船上', '面包车门口'); the vehicle alone is a thing.
 _VEHICLE_ENDS = ("车", "船", "地铁", "飞机", "公交")
-_AT_VEHICLE = frozenset({"内", "里", "里面", "上", "中", "门口", "旁", "边"})
+_AT_VEHICLE = frozenset({"内", "里", "里面", "上", "中", "门口"})
+# Beside, before or behind: by a vehicle or a raised surface (a 台: a dais, a stage, a counter)
+# that is a position, not a place ('渣土车旁', '讲台前'); on the surface is one ('讲台上').
+_BY = frozenset({"前", "后", "旁", "边"})
+_SURFACE_ENDS = ("台",)
 # Positions and spots that are no story place.
 _NOT_PLACES = frozenset({
     "地上", "地下", "原地", "地面", "身后", "身边", "身旁", "面前", "眼前", "对面", "中间", "最中间",
@@ -82,6 +93,8 @@ _PERSON_WORDS = frozenset({"司机", "老板", "秘书", "代表", "主管", "�
 # someone, which belong to nobody by being of them ('刘波的照片', '彭浩的尸袋').
 _NOT_THINGS = frozenset({"信息", "消息", "对面", "前面", "后面", "里面", "外面", "上面", "下面", "地面",
                          "表面", "方面", "见面", "一面", "全面", "正面", "背面", "局面", "场面", "画面"})
+# What the eyes do: a look is no thing ('老二老三的视线').
+_LOOKS = frozenset({"视线", "目光", "眼神", "眼光"})
 _DEPICTIONS = frozenset({"照片", "相片", "画像", "肖像", "面具", "海报", "雕像", "遗像", "尸体", "尸袋",
                          "遗体", "名字", "资料", "档案", "录像", "视频"})
 # Verbs whose object is a thing the subject handles ('拿' '着' '对讲机'); jieba keeps some of
@@ -134,8 +147,15 @@ def _split_suffix(name: str) -> tuple[str, str]:
 
 
 def _is_body(word: str) -> bool:
+    """A body part: one of `_BODY` or a word ending in one ('劫匪的腹部')."""
     return word in _BODY or (word[-1] in _BODY and not word.startswith(_BODY_THINGS)) or any(
         word.endswith(b) for b in _BODY if len(b) > 1)
+
+
+def _misprinted_body(word: str) -> bool:
+    """A word jieba's dictionary does not know that opens with a body part: that body part,
+    misprinted or cut ('耳条' for 耳朵); things named after one are in the dictionary ('耳环', '口罩')."""
+    return len(word) > 1 and word[0] in _BODY and not in_dictionary(word)
 
 
 def _place_name(parts: list[str]) -> str | None:
@@ -146,6 +166,8 @@ def _place_name(parts: list[str]) -> str | None:
         if name in _NOT_PLACES or "之" in name:
             continue
         core, suffix = _split_suffix(name)
+        if suffix in _BY and core.endswith((*_VEHICLE_ENDS, *_SURFACE_ENDS)):
+            return None  # by the thing, neither a place nor in it
         if core in _NOT_PLACES:
             continue
         vehicle = core.endswith(_VEHICLE_ENDS) and suffix in _AT_VEHICLE
@@ -245,7 +267,8 @@ def _thing_word(word: str, flag: str) -> bool:
     nounish = flag.startswith(("n", "l")) and flag != "nr" or flag in ("v", "vn") and len(word) > 1
     if not _CJK_WORD.match(word) or not nounish:
         return False
-    if word in _PERSON_WORDS or word in _NOT_THINGS or (_is_body(word) and not word.startswith(_BODY_THINGS)):
+    if word in _PERSON_WORDS or word in _NOT_THINGS or word in _LOOKS or _misprinted_body(word) or (
+            _is_body(word) and not word.startswith(_BODY_THINGS)):
         return False
     last = word[-2] if word.endswith(("子", "儿")) and len(word) > 1 else word[-1]
     return last in _THING_ENDS
@@ -285,9 +308,9 @@ def _handled(ws: list[tuple[str, str]]) -> list[tuple[int, str]]:
             elif flag == "a" and adjectives < 2:
                 adjectives += 1
                 j += 1
-            elif ((flag == _NAME or flag.startswith(("n", "s", "f"))) and not _thing_word(word, flag)
-                  and j + 1 < len(ws) and ws[j + 1][0] == "的"):
-                j += 2  # '将彭浩的尸袋', '拿起桌上的杯子': the thing after the owner or place
+            elif ((flag == _NAME or flag.startswith(("n", "s", "f"))) and j + 1 < len(ws) and ws[j + 1][0] == "的"
+                  and (not _thing_word(word, flag) or j + 2 < len(ws) and _thing_word(*ws[j + 2]))):
+                j += 2  # '将彭浩的尸袋', '拿起桌上的杯子', '举着那辆车的照片': the thing after 的
             elif (flag == _NAME or word in _PRONOUNS or word in _PERSON_WORDS) and verb in _GIVING:
                 j += 1  # '递给阿明一个打火机': the one given to
             else:
@@ -331,7 +354,16 @@ def owned(clause: str, names: Sequence[str]) -> list[tuple[str, str]]:
 def _owned(ws: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return [(ws[i][0], ws[i + 2][0]) for i in range(len(ws) - 2)
             if ws[i][1] == _NAME and ws[i + 1][0] == "的" and _thing_word(*ws[i + 2])
-            and ws[i + 2][0] not in _DEPICTIONS]
+            and ws[i + 2][0] not in _DEPICTIONS and not _heard(ws, i)]
+
+
+def _heard(ws: list[tuple[str, str]], i: int) -> bool:
+    """Whether the words before `i` are a verb of hearing ('听着张牧之的口哨'): what one hears of
+    someone is a sound they make, not a thing they own."""
+    k = i - 1
+    while k >= 0 and ws[k][0] in ("着", "了", "到", "见", "过"):
+        k -= 1
+    return k >= 0 and ws[k][0].startswith("听")
 
 
 # Pronouns that take up the subject of the clause before ('他又拿起...').

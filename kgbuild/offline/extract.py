@@ -32,9 +32,12 @@ Each rule names the evidence it reads and emits nothing without it (producer 'ru
   calls Neil 'he'),
   `moves_into_place` (located_at a place the clause names). What a clause acts on is a noun
   (`kgbuild.offline.phrases`, `kgbuild.offline.actions`): not a light verb's action ('takes a
-  sip'), an amount, a body part or gesture; a character after 'with' is a companion who
-  performs too, one after 'past' or 'toward' no one acted on; 'He' after another speaker's
-  speech is not carried from the sentence before it.
+  sip'), an amount, a body part or gesture, a modifier cut from its noun by 'and' ('a thick
+  and colorful towel' is that towel), nor a picture taken of someone ('takes Elizabeth's
+  picture' photographs her); a character after 'with' is a companion who performs too, one
+  after 'past' or 'toward' no one acted on; 'He' after another speaker's speech is not carried
+  from the sentence before it, nor from someone that sentence names only as an owner ('He
+  stuffs Garcetti's gun into his mouth. He takes the gun out.').
 - Chinese action lines, read in jieba's words (`kgbuild.offline.chinese`): `zh_place`,
   `zh_thing`, `zh_handles`, `zh_possessive`, `zh_goes_to_place`.
 
@@ -69,6 +72,7 @@ from kgbuild.offline.actions import (
     Clause,
     action_noun,
     clauses,
+    photographs,
 )
 from kgbuild.offline.address import calling_line, listeners, turned_to, vocative_patterns
 from kgbuild.offline.characters import Cast, common_words, find_cast, mention_patterns
@@ -77,7 +81,7 @@ from kgbuild.offline.dialogue import Speech, aimed, attitude_cues, has_other_voi
 from kgbuild.offline.facts import Facts, Ref
 from kgbuild.offline.genders import learn_genders
 from kgbuild.offline.headings import HeadingPlaces, heading_places, learn_heading_places
-from kgbuild.offline.phrases import ING_NOUNS, VERB_FORMS
+from kgbuild.offline.phrases import ING_NOUNS, VERB_FORMS, join_modifiers
 from kgbuild.offline.scenes import (
     ZH_ELSEWHERE,
     ActionSentence,
@@ -132,7 +136,7 @@ class _Script:
         self.vocatives = vocative_patterns(self.patterns)
         self.names = sorted(set(self.cast.canonical.values()))
         read = read_sentences(screenplay, self.cast, self.patterns)
-        self.sentences, self.verbs = read.sentences, read.verbs
+        self.sentences, self.verbs = _join_modifiers(read.sentences), read.verbs
         self.types = _phrase_types(self.sentences, PhraseTyper(embedder), self.verbs)
         self.definite = frozenset(p.text for sents in self.sentences.values() for s in sents
                                   for p in s.phrases if p.determiner in ("the", "this", "that"))
@@ -146,6 +150,22 @@ class _Script:
         return facts.mention("person", name, scene, rule, evidence,
                              aliases=tuple(sorted(self.cast.aliases.get(name, ()))),
                              description=self.cast.introductions.get(name, ""), scope=Scope.GLOBAL)
+
+
+def _join_modifiers(read: dict[int, list[ActionSentence]]) -> dict[int, list[ActionSentence]]:
+    """The sentences with each modifier cut from its noun by a coordination named by the whole
+    coordination ('a thick and colorful towel': not 'thick'; `kgbuild.offline.phrases.join_modifiers`)."""
+    joined = join_modifiers(s.phrases for sents in read.values() for s in sents)
+    if not joined:
+        return read
+
+    def named(sent: ActionSentence) -> ActionSentence:
+        if not any(p.coordinated and p.text in joined for p in sent.phrases):
+            return sent
+        return replace(sent, phrases=[replace(p, text=joined[p.text]) if p.coordinated and p.text in joined else p
+                                      for p in sent.phrases])
+
+    return {index: [named(s) for s in sents] for index, sents in read.items()}
 
 
 def _phrase_types(read: dict[int, list[ActionSentence]], typer: PhraseTyper,
@@ -439,6 +459,16 @@ def _whole_role_names(sent: ActionSentence, roles: frozenset[str]) -> ActionSent
     return sent if len(kept) == len(sent.spans) else replace(sent, spans=kept)
 
 
+def _next_subject(sent: ActionSentence) -> str | None:
+    """The one character the sentence names, whom 'He' or 'She' opening the next sentence may
+    continue; not one named only as an owner in a sentence whose subject is a pronoun ('He
+    stuffs Garcetti's gun into his mouth. He takes the gun out.' is not Garcetti's)."""
+    opens_with_pronoun = _PRONOUN_OPENING.match(sent.text) is not None
+    names = {n for _, e, n in sent.spans
+             if not (opens_with_pronoun and sent.text[e:e + 2].lower() in ("'s", "’s"))}
+    return next(iter(names)) if len(names) == 1 else None
+
+
 def _action(facts: Facts, scene: Scene, script: _Script, sents: list[ActionSentence], refs: dict[str, Ref],
             place: Ref | None, events: Counter[str]) -> None:
     """Events, handling, possession, places and kinship from one scene's English action lines."""
@@ -457,10 +487,17 @@ def _action(facts: Facts, scene: Scene, script: _Script, sents: list[ActionSente
                 facts.relate(refs[elder], "kinship_with", refs[kin], index, "kin_apposition",
                              [_ev(scene, sent.element, sent.text, "kin_apposition")],
                              persistence=Persistence.STABLE)
+        carried = previous if previous and script.genders.get(previous) else None
+        pronoun = re.match(r"(He|She)\b", sent.text)
+        if carried and pronoun and script.genders.get(carried) != pronoun.group(1).lower():
+            carried = None
+        found = clauses(sent.text, sent.spans, sent.phrases, script.verbs, carried)
+        # 'takes Elizabeth's picture' photographs her: no picture, hers or anyone's
+        photographed = [c.target_phrase for c in found if c.target_phrase is not None and photographs(c)]
         named = {n for _, _, n in sent.spans}
         sole = next(iter(named)) if len(named) == 1 else None
         for phrase in sent.phrases:
-            if script.types.get(phrase.text) != "thing" or phrase.owner is None:
+            if script.types.get(phrase.text) != "thing" or phrase.owner is None or phrase in photographed:
                 continue
             owner: str | None
             if phrase.determiner == "'s":
@@ -478,14 +515,9 @@ def _action(facts: Facts, scene: Scene, script: _Script, sents: list[ActionSente
             if owner in refs:
                 obj = facts.mention("thing", phrase.text, index, rule, [_ev(scene, sent.element, sent.text, rule)])
                 facts.relate(refs[owner], "possesses", obj, index, rule, [_ev(scene, sent.element, sent.text, rule)])
-        carried = previous if previous and script.genders.get(previous) else None
-        pronoun = re.match(r"(He|She)\b", sent.text)
-        if carried and pronoun and script.genders.get(carried) != pronoun.group(1).lower():
-            carried = None
-        for clause in clauses(sent.text, sent.spans, sent.phrases, script.verbs, carried):
+        for clause in found:
             _clause_facts(facts, scene, script, sent, clause, refs, place, events)
-        names = {n for _, _, n in sent.spans}
-        previous = next(iter(names)) if len(names) == 1 else None
+        previous = _next_subject(sent)
 
 
 def _add_scene(facts: Facts, scene: Scene, script: _Script, events: Counter[str]) -> None:

@@ -17,12 +17,21 @@ Some phrases name no thing, by their grammar:
   whose run stops at a past participle followed by a noun is left out rather than named by
   its modifier (an -ing form takes an object: 'a box containing money' is a box);
 - a dash glued to a word ('notebook--', a line broken at 'joke-') is punctuation, not part of
-  the word, so 'his worn notebook--' is 'worn notebook', not 'worn'.
+  the word, so 'his worn notebook--' is 'worn notebook', not 'worn';
+- an adverb of direction or manner without -ly ('instead', 'ahead', 'overhead') after a noun
+  ends the phrase: 'He uses a peanut instead' names a peanut;
+- a modifier cut from its noun by a coordination: in 'a thick and colorful towel' the run stops
+  at 'and' after 'thick', and the determiner is shared with the noun that follows ('colorful
+  towel'). Whether the one word before 'and' is a noun of its own ('a knife and fork', 'the
+  bathroom and front room') or a modifier is read from the script (`join_modifiers`): a word
+  the script never writes as the last word of a phrase of its own is no noun, and the phrase
+  is the whole coordination ('thick and colorful towel').
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -99,6 +108,9 @@ class Phrase:
     determiner: str
     start: int  # word index of the first word in the sentence
     owner: str | None = None  # 'NAME' of "NAME's knife", or he/she/they for "his knife"
+    # One word cut by 'and' or 'or' before a noun run with no determiner of its own: the
+    # conjunction and that run ('and colorful towel' after 'a thick').
+    coordinated: str = ""
 
 
 def words(sentence: str) -> list[str]:
@@ -114,6 +126,9 @@ _DIRECTIONS = word_set("""
     straight ahead forward forwards backward backwards sideways upward upwards downward downwards
     home wide halfway instead overhead underneath nearby everywhere somewhere anywhere
 """)
+# After a noun they end its phrase too ('a peanut instead', 'the lights overhead'); not 'home',
+# which ends compounds ('the funeral home').
+_ADVERBS_AFTER_NOUNS = _DIRECTIONS - {"home"}
 #: Determiners that, with 'of' after the noun, name an amount or a part ('every ounce of').
 AMOUNT_DETERMINERS = word_set("every each")
 #: Nouns whose complement belongs to the name of the thing or place ('bottle of vodka').
@@ -162,6 +177,7 @@ def _stops(word: str, position: int, verbs: frozenset[str], names: frozenset[str
     if position > 0 and (
         (lower in verbs or lower in VERB_FORMS) and not compound
         or lower in _NEVER_IN_NOUNS
+        or lower in _ADVERBS_AFTER_NOUNS  # 'a peanut instead'
         or lower.endswith("ing") and len(lower) > 5 and lower not in ING_NOUNS
         or lower.endswith("ed") and len(lower) > 4 and not lower.endswith("eed")
     ):
@@ -250,7 +266,47 @@ def noun_phrases(sentence: str, *, max_words: int = 4, verbs: frozenset[str] = f
             continue  # 'every ounce of strength': an amount, not a thing
         if _cut_in_compound(tokens, after, verbs):
             continue  # 'his rust colored suit': the run stopped at the modifier
+        coordinated = _coordinated(tokens, after, max_words, verbs, names) if len(run) == 1 else ""
         if run[-1] in PARTITIVES:
             run += _complement(tokens, i + 1 + len(run), max_words, verbs, names)
-        out.append(Phrase(text=" ".join(run), determiner=determiner, start=i + 1, owner=owner))
+        out.append(Phrase(text=" ".join(run), determiner=determiner, start=i + 1, owner=owner,
+                          coordinated=coordinated))
     return out
+
+
+def _coordinated(tokens: list[str], at: int, max_words: int, verbs: frozenset[str],
+                 names: frozenset[str]) -> str:
+    """'and colorful towel' when `at` is a conjunction followed by a run of two or more words
+    with no determiner of its own; '' otherwise ('a knife and fork', 'a bottle and two glasses')."""
+    if at + 1 >= len(tokens) or tokens[at].lower() not in ("and", "or") or tokens[at + 1].lower() in DETERMINERS:
+        return ""
+    run = _run(tokens, at + 1, max_words, verbs, names)
+    return " ".join([tokens[at].lower(), *run]) if len(run) >= 2 else ""
+
+
+def join_modifiers(sentences: Iterable[list[Phrase]]) -> dict[str, str]:
+    """The phrases of a script that are modifiers cut from their noun by a coordination, each
+    with the whole coordination it names: one word the script only ever writes before 'and' or
+    'or' and a longer run ('a thick and colorful towel'), never as the last word of a phrase of
+    its own ('the bathroom.', 'an old bathroom').
+
+    Args:
+        sentences: The noun phrases of each action sentence of the script.
+
+    Returns:
+        phrase -> its coordination, for each occurrence to be named by it; a word that is a noun
+        of its own somewhere in the script is not in it.
+
+    Example:
+        >>> join_modifiers([noun_phrases("She wraps a thick and colorful towel around her.")])
+        {'thick': 'thick and colorful towel'}
+    """
+    heads: set[str] = set()
+    cut: dict[str, str] = {}
+    for phrases in sentences:
+        for p in phrases:
+            if p.coordinated:
+                cut.setdefault(p.text, f"{p.text} {p.coordinated}")
+            else:
+                heads.add(p.text.split(" of ")[0].split()[-1])
+    return {word: joined for word, joined in cut.items() if word not in heads}

@@ -39,11 +39,13 @@ BODY_PARTS = word_set("""
     tongue lip tooth fingernail toe hip belly rib spine elbow forearm vein lung skull
     bone muscle features flesh blood sweat wound scar bruise
 """)
-# How a body looks and holds itself, what a face does: a character's, never a thing they own
-# ("Picard's probing gaze", "the B-9's posture", 'offers a half-smile').
+# How a body looks and holds itself, what a face does, a body's or a mind's hold on itself: a
+# character's, never a thing they own ("Picard's probing gaze", "the B-9's posture", 'offers a
+# half-smile', 'takes a moment to get her bearings', 'loses his footing').
 GESTURES = word_set("""
     gaze stare glare smile grin smirk frown scowl expression posture stance grip nod wink
     shrug gesture demeanor demeanour manner mood temper
+    bearings footing composure poise wits nerve nerves
 """)
 # Words for a part of a space or a direction, not a place of their own.
 SPATIAL_PARTS = word_set("""
@@ -61,11 +63,12 @@ NOT_IN_NAMES = word_set("""
     OF AT IN ON TO HAS HAVE BEEN IS ARE WAS SHOT ANGLE CLOSE VIEW SCENE WRITTEN HIS HER THEIR
     SCREAMING WITH FROM INTO
 """)
-# Weather, light and sound are around the characters, not places or props.
+# Weather, light, sound and smell are around the characters, not places or props ("breathing
+# in Forsythe's fragrance" is her scent, no thing of hers).
 AMBIENCE = word_set("""
     rain snow wind fog mist sun sunlight moonlight light lights darkness dark shadow shadows
     silence noise sound sounds smoke steam dust heat cold thunder lightning storm weather sky
-    air water
+    air water smell scent fragrance odor odour stench aroma
 """)
 # Furniture and fixtures: things in a room, never a place of their own, nor props that matter.
 FIXTURES = word_set("""
