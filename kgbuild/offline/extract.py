@@ -19,8 +19,8 @@ Each rule names the evidence it reads and emits nothing without it (producer 'ru
   `speaks_to_exchange`, `speaks_to_answer`: whom a speech addresses, someone in the room when it
   is said (`kgbuild.offline.dialogue`, `kgbuild.offline.comings`).
 - attitude cues in a speech whose words are aimed at its listener (`thanks`, `love`,
-  `endearment`, `insult`, `threat`) and in action clauses (`embrace`, `violence`, `glare`,
-  `thanks_action`).
+  `endearment`, `insult`, `threat`), warmth both ways (`warmth_both_ways`: affinity needs both
+  sides) and in action clauses (`embrace`, `violence`, `glare`, `thanks_action`).
 - kinship: `kin_in_name`, `kin_apposition`, `kin_my`, `kin_vocative` (see `kgbuild.offline.kinship`).
 - action clauses (English): `action_event` (an Event named by who does what, with performs,
   undergoes and occurs_at), `handles` (interacts_with), `possessive` ("Neil's pen"),
@@ -69,7 +69,15 @@ from kgbuild.offline.actions import (
 from kgbuild.offline.address import calling_line, listeners, turned_to, vocative_patterns
 from kgbuild.offline.characters import Cast, common_words, find_cast, mention_patterns
 from kgbuild.offline.comings import rooms
-from kgbuild.offline.dialogue import Speech, aimed, attitude_cues, has_other_voices, quoted_line, scene_speeches
+from kgbuild.offline.dialogue import (
+    Speech,
+    aimed,
+    attitude_cues,
+    has_other_voices,
+    mutual_warmth,
+    quoted_line,
+    scene_speeches,
+)
 from kgbuild.offline.facts import Facts, Ref
 from kgbuild.offline.genders import learn_genders
 from kgbuild.offline.headings import HeadingPlaces, heading_places, learn_heading_places
@@ -530,6 +538,7 @@ def collect_facts(screenplay: Screenplay, embedder: Embedder,
         _add_scene(facts, scene, script, events)
         if on_scene is not None:
             on_scene()
+    facts.relations.extend(mutual_warmth(facts.relations))
     return facts
 
 
