@@ -324,7 +324,7 @@ def _dialogue(facts: Facts, scene: Scene, script: _Script, speeches: list[Speech
                                                   genders=script.genders) if n in refs]
         for name, how in heard:
             rule = "speaks_to_" + how
-            said = calling_line(speech, script.vocatives[name]) if how == "vocative" else speech.first_line
+            said = calling_line(speech, script.vocatives[name], name) if how == "vocative" else speech.first_line
             facts.relate(a, "speaks_to", refs[name], index, rule, [_ev(scene, said, said.text, rule)],
                          name="speaks to")
         if len(heard) != 1:
