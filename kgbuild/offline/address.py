@@ -8,7 +8,8 @@ room when it is said (`kgbuild.offline.comings`: not after they left, not before
   scan me.'). A direction to several, to oneself or to the camera ('(to all)', '(to himself)',
   '(to the guards)') leaves the speech to no one in particular.
 - `vocative`: the speaker calls characters of the scene by name at a sentence's edge ('Ben, sit
-  down.', 'I won't let you down, Mr. Kendall.'), each of them; not when the name follows an
+  down.', 'I won't let you down, Mr. Kendall.', after an interjection or a greeting: 'Oh, Janine,
+  you're so beautiful.'), each of them; not when the name follows an
   introduction in its sentence ('This is our youngest, Ben.', '这是我家老二，常林': presenting
   someone calls no one; 'This is completely improper, Commander Chekov.' presents no one: an
   introduction names a person, 'this is' with a determiner, 'my wife', 'the man'). A title said
@@ -108,6 +109,9 @@ _ADDRESS_SEX = {
 _ADDRESS_SEX_RE = {sex: re.compile(rf"^\W*(?:my\s+)?(?:{words})\s*(?:[,!?]|\.\.|…)"
                                    rf"|,\s*(?:my\s+)?(?:{words})\s*[.!?…]+[\"'”’]?\s*$", re.IGNORECASE)
                    for sex, words in _ADDRESS_SEX.items()}
+# Words that open a sentence before a call ('Oh, Janine, you're so beautiful.', 'Hi, Noe, what's up?').
+_INTERJECTIONS = (r"(?i:hey|hi|hello|oh|ah|ok|okay|yes|yeah|no|well|so|thanks|thank you|morning|good morning|"
+                  r"evening|good evening|good night|bye|goodbye|sorry|please|listen|look|c'mon|come on|excuse me)")
 # Words a name may follow without a comma and still be called ('Thank you Kate.', 'Hey Max!').
 _CALLING = re.compile(r"(?:^|\W)(?:you|hey|hi|hello|oh|ok|okay|yes|yeah|no|well|thanks|morning|night|bye|goodbye|"
                       r"sorry|please|listen|look|c'mon|dear|嘿|喂|哎|谢谢)$", re.IGNORECASE)
@@ -123,7 +127,7 @@ def vocative_patterns(patterns: dict[str, re.Pattern[str]]) -> dict[str, re.Patt
         if _CJK.search(name):
             out[name] = re.compile(rf"^(?P<a>{body})[，,！!：:]|[，,](?P<b>{body})[。！？!?]?$")
         else:
-            out[name] = re.compile(rf"^\W*{_TITLES}?(?P<a>{body})\s*(?:[,!?]|\.\.|…)"
+            out[name] = re.compile(rf"^\W*(?:{_INTERJECTIONS}\W+){{0,2}}{_TITLES}?(?P<a>{body})\s*(?:[,!?]|\.\.|…)"
                                    rf"|,\s*(?:[A-Z][\w'-]*\.?\s+){{0,2}}(?P<b>{body})\s*[.!?…]+[\"'”’]?\s*$")
     return out
 

@@ -337,6 +337,13 @@ Nell sits alone on the porch.
 
 TOBY (V.O.)
 I always knew, Nell, that you would leave us.
+
+INT. GALLEY - DAY
+
+Vera, Toby and Nell eat in silence.
+
+NELL
+Oh, Vera, you look tired.
 """
 
 
@@ -363,3 +370,5 @@ def test_titles_kin_words_of_address_and_warmth_both_ways(tmp_path, embedder):
     # A voice on a radio calls whom it names; a narrator's voice-over speaks to no one there.
     assert ("Captain Ray Holt", "Vera", 7) in spoken
     assert ("Toby", "Nell", 8) not in spoken
+    # A call after an interjection.
+    assert ("Nell", "Vera", 9) in spoken
