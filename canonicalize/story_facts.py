@@ -32,7 +32,11 @@ writes three things, each with its evidence:
   there (on screen or off screen, seen at or before the line and not seen leaving since).
   The verb is the one the event's `performs` link records, or else the word after a
   participant's name in the event's name; light verbs ('looks', 'goes', 'takes', 'says') tell
-  nothing. Evidence: the spoken sentence (producer `derived:speech`) and the event's own.
+  nothing, and neither does the verb's present third person ('approaches', 'pours'): telling of
+  what happened before is said in a past form or the verb's base ('burned', 'was burning', 'saw
+  her burn'), while the present is how the script's own action is written, and a reader that
+  joined an action line to a speech ('It was not my impression. Saavik approaches Kirk:')
+  leaves it there. Evidence: the spoken sentence (producer `derived:speech`) and the event's own.
 
 Both types are `derived` in the schema: never extracted, never scored. They are rebuilt from
 scratch on every run (a resumed build does not keep stale ones).
@@ -392,7 +396,8 @@ def _told(events: list[_Event], layer: PresenceLayer, thing_type: str | None) ->
                 for text in sentences(el.text) or [el.text]:
                     words = {w.lower() for w in _WORD.findall(text)}
                     candidates = {id(ev): ev for w in words for k in range(4, len(w) + 1)
-                                  for ev in by_stem.get(w[:k], ()) if min(ev.entity.scenes) < index}
+                                  for ev in by_stem.get(w[:k], ())
+                                  if min(ev.entity.scenes) < index and not _present_third(w, w[:k])}
                     for ev in candidates.values():
                         named = 0
                         for arg in ev.arguments:
@@ -414,6 +419,12 @@ def _told(events: list[_Event], layer: PresenceLayer, thing_type: str | None) ->
                                 evidence.append(event_ev.model_copy(update={"producer": f"derived:{ev.entity.id}"}))
                             _add(out, character, TOLD_ABOUT, ev.entity, index, evidence, "is told about")
     return out
+
+
+def _present_third(word: str, stem: str) -> bool:
+    """Whether a word is the present third person of the verb of `stem` ('approaches', 'pours',
+    'carries' of 'carr'), the tense of action lines, not of telling what happened."""
+    return word[len(stem):] in ("s", "es", "ies")
 
 
 def _offscreen(sightings: list[Sighting]) -> bool:

@@ -8,9 +8,15 @@ room when it is said (`kgbuild.offline.comings`: not after they left, not before
   scan me.'). A direction to several, to oneself or to the camera ('(to all)', '(to himself)',
   '(to the guards)') leaves the speech to no one in particular.
 - `vocative`: the speaker calls characters of the scene by name at a sentence's edge ('Ben, sit
-  down.', 'I won't let you down, Mr. Kendall.'), each of them; not when the name follows an
+  down.', 'I won't let you down, Mr. Kendall.', after an interjection or a greeting: 'Oh, Janine,
+  you're so beautiful.'), each of them; not when the name follows an
   introduction in its sentence ('This is our youngest, Ben.', '这是我家老二，常林': presenting
-  someone calls no one).
+  someone calls no one; 'This is completely improper, Commander Chekov.' presents no one: an
+  introduction names a person, 'this is' with a determiner, 'my wife', 'the man'). A title said
+  alone ('Captain...', 'Yes, Doctor.') fits whoever holds the rank: it calls the character whose
+  name holds it only when that title is their whole name or when they speak right before or
+  after it (the talk settles that the rank is theirs: 'It's Dr. McCoy, Captain.' and Captain
+  Terrell answers); otherwise it settles nothing, and the turns of the talk below may.
 - `facing`: the action right before the speech turns the speaker to them ('Matt turns around and
   faces Macy.', 'Charlie leans over to Tina.', '对静秋'); not 'looks at' nor 'points to' (one
   looks at and points to whom one speaks of).
@@ -22,12 +28,23 @@ room when it is said (`kgbuild.offline.comings`: not after they left, not before
 The last three are read from the turns of the conversation, so they hold only for turns that
 follow each other (a voice of no one in particular, ALL or '一人应和', between them breaks the
 turn), never for someone the action shows the speaker turned away from ('Henry takes her
-hand.': not the man), and, in a room of three or more, never when the speech names the
-would-be listener in the third person ('Why is Lophakin back?' is about Lophakin, not to him; a
-name at a sentence's edge, set off by commas or after a word of calling is a call) nor when it
-speaks to the room ('everyone', 'anyone in this room', 'ladies and gentlemen', '大家', '各位',
-'同志们'). 'You guys' and 'you two' speak to a few that include the listener. Voice-over
-speeches address no one in the scene.
+hand.': not the man), never for one a kin word of address does not fit ('Pin him down,
+mother!' is not said to a man: the script's own pronouns say who is a man), and an exchange or an
+answer never when the speech it replies to was not said to the one replying: to the camera or
+to oneself ('(TO CAMERA)', '(to himself)'), or with a kin word of address that does not fit them
+(Chekov's answer, over the comm, to David's shout at his mother is no answer to David). A call
+of someone else by name does not count so: the one who replies may still answer the speaker.
+In a room of three or more, never when the speech names the would-be listener in the third
+person ('Why is Lophakin back?' is about Lophakin, not to him; a name at a sentence's edge, set
+off by commas or after a word of calling is a call) nor when it speaks to the room ('everyone',
+'anyone in this room', 'ladies and gentlemen', '大家', '各位', '同志们'). 'You guys' and 'you
+two' speak to a few that include the listener. A voice the cue puts elsewhere ('(V.O.)',
+'(PHONE)', '(FILTERED)') on a two-way line (its cue or a direction names a phone, a radio, a
+comm, an intercom: '(V.O.) (on the phone)') speaks to whom a direction names or it calls by
+name, and to no one by the turns of the talk (who is on which side the words do not say); a
+narrator's voice-over, a broadcast or a recording addresses no one in the scene, and neither
+do words said to oneself ('(to himself)', '(more to himself than to Ben)', '(trying to place
+the name)', '（自言自语）').
 """
 
 from __future__ import annotations
@@ -36,13 +53,15 @@ import re
 
 from kgbuild.evidence import sentences
 from kgbuild.model import Element
-from kgbuild.offline.dialogue import INLINE_DIRECTION, Speech
+from kgbuild.offline.dialogue import INLINE_DIRECTION, Speech, own_words
 from kgbuild.offline.scenes import name_spans
+from kgbuild.offline.stoplists import word_set
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 # 'This is our youngest, Todd.', '这是我家老二，常林': a name after an introduction presents someone,
 # it calls no one.
-_INTRODUCES = re.compile(r"\b(?:this is|these are|meet|here is|here's|introduce|i'd like you to meet)\b"
+_INTRODUCES = re.compile(r"\b(?:this is|these are|here is|here's)\s+(?:my|our|his|her|their|your|the|a|an)\b"
+                         r"|\b(?:meet|introduce|i'd like you to meet)\b"
                          r"|这(?:位|个)?(?:就)?是|那(?:位|个)?(?:就)?是|介绍(?:一下)?|认识一下", re.IGNORECASE)
 # A parenthetical saying whom the speech is for: '(to Ben)', '(then, to the others)', '（对静秋）'.
 _DIRECTED = re.compile(r"^\W*(?:(?:then|now|turning|turns|back)\W+)*(?:to|toward|towards)\s+(?P<en>.+?)\W*$"
@@ -54,6 +73,15 @@ _GROUP_TARGET = re.compile(r"^(?:all|everyone|everybody|both|them|the others|oth
                            r"audience|class|table|team))\b|^(?:the|his|her|their|our|my)\s+(?:\w+\s+)?"
                            r"(?:\w+[^s's]s|men|women|children|people)$|^(?:众人|大家|所有人|各位|自己|同学们?|大伙)",
                            re.IGNORECASE)
+# Words said to oneself, wherever the direction says so: '(louder to himself)', '(more to himself
+# than to Ben)', '(trying to place the name)', '（自言自语）'.
+_TO_ONESELF = re.compile(r"\bto (?:himself|herself|themselves|myself|oneself)\b|\btrying to (?:place|remember|recall)\b"
+                         r"|自言自语|喃喃自语|心想|心里(?:想|说|嘀咕)", re.IGNORECASE)
+# Two-way lines: a voice on them talks with someone ('(OVER PHONE)', '(FILTERED)', '（电话里）').
+_LINE = re.compile(r"\b(?:(?:tele|cell|mobile |speaker ?)?phones?|radios?|filtered|intercoms?|comms?|comlinks?|"
+                   r"communicators?|walkie[- ]?talkies?|headsets?|earpieces?)\b|电话|对讲机|无线电", re.IGNORECASE)
+# A direction to no one in the room: oneself or the camera.
+_TO_NO_ONE = re.compile(r"\bto (?:(?:the )?camera|us|the audience)\b", re.IGNORECASE)
 # A speech to the room: 'everyone', 'anyone in this room', 'ladies and gentlemen', '大家', '各位',
 # '同志们'. 'You guys' and 'you two' speak to a few that include the listener: not the room.
 _GROUP_EN = re.compile(
@@ -64,11 +92,26 @@ _GROUP_ZH = re.compile(r"大家|各位|诸位|大伙|在座的|你们(?:大家|�
                        r"|(?:^|[。！？])[\u3400-\u9fff]{1,3}们[，,！!]")
 
 
-# Forms of address before a name: 'Mr. Kendall', 'Commander Worf', 'Dr. Jones'.
-_TITLES = (r"(?i:(?:mr|mrs|ms|miss|mister|dr|doctor|professor|prof|sir|madam|ma'am|captain|commander|lieutenant|"
-           r"sergeant|sarge|detective|agent|officer|inspector|chief|general|colonel|major|admiral|ensign|"
-           r"coach|judge|senator|governor|mayor|president|reverend|father|sister|brother|nurse|"
-           r"counselor|councillor|praetor)\.?\s+)")
+# Forms of address before a name: 'Mr. Kendall', 'Commander Worf', 'Dr. Jones'. Said alone
+# ('Captain...'), they fit whoever holds the rank.
+TITLE_WORDS = word_set("""
+    mr mrs ms miss mister dr doctor professor prof sir madam ma'am captain commander lieutenant sergeant sarge
+    detective agent officer inspector chief general colonel major admiral ensign coach judge senator governor
+    mayor president reverend father sister brother nurse counselor councillor praetor
+""")
+_TITLES = (r"(?i:(?:" + "|".join(sorted((re.escape(w) for w in TITLE_WORDS), key=len, reverse=True))
+           + r")\.?\s+)")
+# Kin words of address that say the listener's sex ('Mom, ...', '..., son.').
+_ADDRESS_SEX = {
+    "she": "mom|mum|mommy|mummy|mama|mamma|mother|ma|sister|sis|aunt|auntie|grandma|granny|grandmother|daughter",
+    "he": "dad|daddy|papa|pa|pop|pops|father|brother|bro|uncle|grandpa|grandfather|son",
+}
+_ADDRESS_SEX_RE = {sex: re.compile(rf"^\W*(?:my\s+)?(?:{words})\s*(?:[,!?]|\.\.|…)"
+                                   rf"|,\s*(?:my\s+)?(?:{words})\s*[.!?…]+[\"'”’]?\s*$", re.IGNORECASE)
+                   for sex, words in _ADDRESS_SEX.items()}
+# Words that open a sentence before a call ('Oh, Janine, you're so beautiful.', 'Hi, Noe, what's up?').
+_INTERJECTIONS = (r"(?i:hey|hi|hello|oh|ah|ok|okay|yes|yeah|no|well|so|thanks|thank you|morning|good morning|"
+                  r"evening|good evening|good night|bye|goodbye|sorry|please|listen|look|c'mon|come on|excuse me)")
 # Words a name may follow without a comma and still be called ('Thank you Kate.', 'Hey Max!').
 _CALLING = re.compile(r"(?:^|\W)(?:you|hey|hi|hello|oh|ok|okay|yes|yeah|no|well|thanks|morning|night|bye|goodbye|"
                       r"sorry|please|listen|look|c'mon|dear|嘿|喂|哎|谢谢)$", re.IGNORECASE)
@@ -82,21 +125,49 @@ def vocative_patterns(patterns: dict[str, re.Pattern[str]]) -> dict[str, re.Patt
     for name, pattern in patterns.items():
         body = pattern.pattern
         if _CJK.search(name):
-            out[name] = re.compile(rf"^(?:{body})[，,！!：:]|[，,](?:{body})[。！？!?]?$")
+            out[name] = re.compile(rf"^(?P<a>{body})[，,！!：:]|[，,](?P<b>{body})[。！？!?]?$")
         else:
-            out[name] = re.compile(rf"^\W*{_TITLES}?(?:{body})\s*(?:[,!?]|\.\.|…)"
-                                   rf"|,\s*(?:[A-Z][\w'-]*\.?\s+){{0,2}}(?:{body})\s*[.!?…]+[\"'”’]?\s*$")
+            out[name] = re.compile(rf"^\W*(?:{_INTERJECTIONS}\W+){{0,2}}{_TITLES}?(?P<a>{body})\s*(?:[,!?]|\.\.|…)"
+                                   rf"|,\s*(?:[A-Z][\w'-]*\.?\s+){{0,2}}(?P<b>{body})\s*[.!?…]+[\"'”’]?\s*$")
     return out
 
 
-def _called(text: str, vocative: re.Pattern[str]) -> bool:
-    """Whether some sentence of a speech calls the character (`vocative_patterns`)."""
-    return any(vocative.search(s) for s in sentences(text) or [text])
+def bare_title(said: str, name: str) -> bool:
+    """Whether the words a character was called by are only a title ('Captain' of Captain Clark
+    Terrell), which fits whoever holds the rank; not when the title is the whole name."""
+    words = re.findall(r"[\w']+", said.lower())
+    return bool(words) and all(w in TITLE_WORDS for w in words) and " ".join(words) != name.lower()
 
 
-def calling_line(speech: Speech, vocative: re.Pattern[str]) -> Element:
-    """The dialogue element of a speech in which it calls a character by name, or its first."""
-    return next((el for el in speech.lines if _called(el.text, vocative)), speech.first_line)
+def _called(text: str, vocative: re.Pattern[str], name: str = "", titled: bool = False) -> bool:
+    """Whether some sentence of a speech calls the character (`vocative_patterns`): by more
+    than a title (`bare_title`), or by the title alone when `titled` (the talk settles that
+    the title is theirs)."""
+    for sentence in sentences(text) or [text]:
+        m = vocative.search(sentence)
+        if m and (titled or not bare_title(next((g for g in m.groupdict().values() if g), m.group(0)), name)):
+            return True
+    return False
+
+
+def _address_sexes(text: str) -> set[str]:
+    """The sexes a speech's kin words of address say its listener is ('Mom, ...' -> {'she'})."""
+    return {sex for sex, pattern in _ADDRESS_SEX_RE.items()
+            if any(pattern.search(s) for s in sentences(text) or [text])}
+
+
+def _misfits(text: str, other: str, genders: dict[str, str]) -> bool:
+    """Whether a kin word of address in a speech says its listener is not `other` ('Pin him
+    down, mother!' to a man), by the pronoun the script calls them by."""
+    sexes = _address_sexes(own_words(text))
+    return bool(sexes) and other in genders and genders[other] not in sexes
+
+
+def calling_line(speech: Speech, vocative: re.Pattern[str], name: str = "") -> Element:
+    """The dialogue element of a speech in which it calls a character by name (by a title alone
+    when it does not call them by more), or its first."""
+    return next((el for titled in (False, True) for el in speech.lines if _called(el.text, vocative, name, titled)),
+                speech.first_line)
 
 
 def _introduced(text: str, pattern: re.Pattern[str]) -> bool:
@@ -167,6 +238,8 @@ def _directed_to(speech: Speech, text: str, patterns: dict[str, re.Pattern[str]]
             return named.pop(), True
         if len(named) > 1:
             return None, True
+    if _TO_ONESELF.search(text):
+        return None, True
     return None, False
 
 
@@ -235,7 +308,7 @@ def listeners(speeches: list[Speech], i: int, present: set[str],
         [('Anna', 'two_speakers')]
     """
     speech = speeches[i]
-    if speech.away:
+    if speech.away and not on_a_line(speech):
         return []
     patterns = patterns or {}
     here = present if here is None else here
@@ -243,21 +316,22 @@ def listeners(speeches: list[Speech], i: int, present: set[str],
     if said:
         return [(directed, "direction")] if directed is not None else []
     text = _head(speech, patterns)
-    called = sorted(n for n in present if n != speech.speaker and n in vocatives and _called(text, vocatives[n])
-                    and not (_introduced(text, patterns[n]) if n in patterns else _INTRODUCES.search(text)))
-    if called:
+    near = {speeches[j].speaker for j in (i - 1, i + 1) if 0 <= j < len(speeches) and not speeches[j].away}
+    called = _calls(text, speech.speaker, present, vocatives, patterns, near)
+    if called or speech.away:
         return [(n, "vocative") for n in called]
     if len(here) > 2 and addresses_group(text):
         return []
 
-    named, by_pronoun = faced(speeches, i, here, patterns, genders or {})
+    genders = genders or {}
+    named, by_pronoun = faced(speeches, i, here, patterns, genders)
     if named or len(by_pronoun) == 1:
         return [(n, "facing") for n in sorted(named or by_pronoun)]
     turned = by_pronoun
 
     def fits(other: str) -> bool:
         return other in here and (len(here) <= 2 or not talked_about(text, other, patterns)) \
-            and (not turned or other in turned)
+            and (not turned or other in turned) and not _misfits(text, other, genders)
 
     in_scene = {s.speaker for s in speeches if not s.away}
     if len(in_scene) == 2 and speech.speaker in in_scene and not other_voices:
@@ -267,14 +341,44 @@ def listeners(speeches: list[Speech], i: int, present: set[str],
     after_at = next((j for j in range(i + 1, len(speeches)) if not speeches[j].away), None)
     before = speeches[before_at] if before_at is not None else None
     after = speeches[after_at] if after_at is not None else None
-    # No voice of no one character (ALL, '一人应和') came between the speech and the one before.
-    follows = before_at is not None and speech.turn - speeches[before_at].turn <= i - before_at
+    # No voice of no one character (ALL, '一人应和') came between the speech and the one before,
+    # and that one was not said to someone else.
+    follows = before_at is not None and before is not None and speech.turn - before.turn <= i - before_at \
+        and not _aimed_elsewhere(before, speech.speaker, patterns, genders)
     if before and after and before.speaker == after.speaker != speech.speaker and follows:
         return [(before.speaker, "exchange")] if fits(before.speaker) else []
     if before_at == i - 1 and before is not None and before.speaker != speech.speaker and follows \
             and before.text.rstrip().endswith("?") and not text.rstrip().endswith("?") and not before.performed:
         return [(before.speaker, "answer")] if fits(before.speaker) else []
     return []
+
+
+def on_a_line(speech: Speech) -> bool:
+    """Whether a voice from elsewhere talks on a two-way line, a phone, a radio, a comm or an
+    intercom ('(OVER PHONE)', '(FILTERED)', '（电话里）'): it speaks to whom it calls there, where a
+    narrator's voice-over, a broadcast or a recording speaks to no one in the scene."""
+    notes = [*speech.cue.extensions, *(d.text for d in speech.directions if d.leading)]
+    return any(_LINE.search(n) for n in notes)
+
+
+def _calls(text: str, speaker: str, present: set[str], vocatives: dict[str, re.Pattern[str]],
+           patterns: dict[str, re.Pattern[str]], near: set[str]) -> list[str]:
+    """The characters of `present` a speech's words call by name (`vocative`), in name order; by
+    a title alone only one of `near`, who speaks right before or after it ('It's Dr. McCoy,
+    Captain.' and Captain Terrell answers)."""
+    return sorted(n for n in present if n != speaker and n in vocatives and _called(text, vocatives[n], n, n in near)
+                  and not (_introduced(text, patterns[n]) if n in patterns else _INTRODUCES.search(text)))
+
+
+def _aimed_elsewhere(speech: Speech, other: str, patterns: dict[str, re.Pattern[str]],
+                     genders: dict[str, str]) -> bool:
+    """Whether a speech's own words say it is not for `other`: a direction before it says it is
+    to oneself or to the camera ('(to himself)', '(TO CAMERA)'), or a kin word of address does
+    not fit `other` ('Pin him down, mother!' and a man). A call of someone else by name is not
+    read so: the one who replies may still answer the speaker."""
+    if any(d.leading and (_TO_NO_ONE.search(d.text) or _TO_ONESELF.search(d.text)) for d in speech.directions):
+        return True
+    return _misfits(_head(speech, patterns), other, genders)
 
 
 _OPENING = re.compile(r"\W*(?:then|now|and|still)?\W*", re.IGNORECASE)

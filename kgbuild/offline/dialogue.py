@@ -1,26 +1,33 @@
 """Speeches of a scene, and what their words say about the speaker's tie to the listener.
 
 A speech is the words of one cue, with its parentheticals ('(to Ben)', '(reading)', '（对静秋）'),
-its turn among the scene's cues (a voice of no one in particular, ALL or '一人应和', takes a turn)
-and the action line right before it. Whom it is addressed to is `kgbuild.offline.address`.
+its turn among the scene's cues (a voice of no one in particular, ALL or '一人应和', takes a turn),
+and the action line right before it.
+Whom it is addressed to is `kgbuild.offline.address`.
 
 Attitude cues are read only from a speech with one listener, settled by the words or the talk
 (not only by whom the speaker faces), and whose words are the speaker's own, not read, sung or
-recited ('(reading)', '(sings)', 'Henry reads aloud:', '（念）'): warm thanks and 'I love you'
-(favorable: one side's attitude), endearments (affinity), insults (unfavorable), threats to
-kill or hurt (hostility), each in the second person ('You're a liar.', '你就是个骗子') and
-stated, not asked ('Are you a murderer?' is no insult). Trading lines alone is `speaks_to`,
-nothing more.
+recited ('(reading)', '(sings)', 'Henry reads aloud:', '（念）'), nor quoted inside the speech
+('I don't know. "Get well. I love you."' suggests words for a letter; a speech wholly in quotes is
+the format's, and is read): warm thanks, 'I love you' and endearments (favorable: one side's
+attitude), insults (unfavorable), threats to kill or hurt (hostility), each in the second person
+('You're a liar.', '你就是个骗子') and stated, not asked ('Are you a murderer?' is no insult).
+Warmth is a tie (affinity, symmetric) only when both of the two show it to the other
+(`mutual_warmth`: 'darling' said by each, or 'I love you' answered by 'I love you too'); said by
+one side it is that side's attitude. Trading lines alone is `speaks_to`, nothing more.
 """
 
 from __future__ import annotations
 
 import re
+from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kgbuild.evidence import sentences
 from kgbuild.model import Element, ElementKind, Scene
 from kgbuild.offline.characters import Cast
+from kgbuild.offline.facts import RelationFinding
 from kgbuild.readers.cues import voice_is_away, voice_is_offscreen
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -147,7 +154,9 @@ ATTITUDE_CUES = (
         r"\bcan(?:'t|not) thank you enough\b|\bI(?:'m| am) (?:so |very |truly )?grateful\b", _I)),
     # Love declared by one side is an attitude; a tie needs both (affinity).
     Cue("love", "favorable_toward", re.compile(r"\bI love you\b", _I)),
-    Cue("endearment", "affinity_with", re.compile(
+    # An endearment, too, is one side's attitude ('Don't wait up, sweetheart.' to one who rebukes
+    # him); `mutual_warmth` makes a tie of warmth both ways.
+    Cue("endearment", "favorable_toward", re.compile(
         r"^\W*(?:darling|sweetheart|my love|my dear)\b\s*[,!.]|,\s*(?:darling|sweetheart|my love|"
         r"my dear)\s*[.!?]", _I)),
     Cue("insult", "unfavorable_toward", re.compile(
@@ -160,12 +169,15 @@ ATTITUDE_CUES = (
     # As in English, a bare 谢谢 is manners ('收队，谢谢配合'); only thanks said with weight count.
     Cue("thanks_zh", "favorable_toward", re.compile(
         r"(?:太|真|非常|十分|万分|实在|真是太?)(?:谢谢|感谢)(?!我)|感激不尽|谢谢(?:你|您)(?:们)?为")),
-    Cue("love_zh", "affinity_with", re.compile(r"我爱你|我喜欢你")),
+    Cue("love_zh", "favorable_toward", re.compile(r"我爱你|我喜欢你")),
     # In the second person, as in English: '你就是个骗子', '你这个混蛋', '滚蛋！' (an order to the
     # listener); not '那个混蛋' nor '让他滚蛋', said of someone else.
     Cue("insult_zh", "unfavorable_toward", re.compile(
         r"你[^，。！？,.!?他她它我]{0,4}?(?:混蛋|王八蛋|畜生|骗子|废物)|(?:^|[，。！？,.!?]|你(?:给我)?)滚蛋")),
-    Cue("threat_zh", "hostility_with", re.compile(r"我(?:要|会)?(?:杀了|弄死|宰了)你")),
+    # The listener, as in English ('kill you', not 'kill your mother'): 你 ends its clause or takes a
+    # particle ('我杀了你！', '我弄死你呀'), it owns nothing ('我弄死你妈' is a curse).
+    Cue("threat_zh", "hostility_with", re.compile(
+        r"我(?:要|会)?(?:杀了|弄死|宰了)你(?=$|[\s，。！？!?,.…~～、”\"|]|[了吧啊呀呢哦喔嘛]|这)")),
 )
 
 
@@ -174,10 +186,27 @@ ATTITUDE_CUES = (
 _ASSERTED = frozenset({"insult", "threat", "insult_zh", "threat_zh"})
 
 
+# Words a speech quotes: another's, or words for another to say or write.
+_QUOTED = re.compile(r'"[^"]{1,400}"|“[^”]{1,400}”|「[^」]{1,400}」|『[^』]{1,400}』')
+
+
+def own_words(text: str) -> str:
+    """A speech's words without what it quotes ('I don't know. "Get well. I love you."' suggests
+    the words of a letter); a speech wholly in quotes is the format's way of writing it, and kept.
+
+    Example:
+        >>> own_words('Write her. "I love you." Something like that.')
+        'Write her.   Something like that.'
+    """
+    rest = _QUOTED.sub(" ", text)
+    return rest if re.search(r"\w", rest) else text
+
+
 def attitude_cues(text: str) -> list[tuple[Cue, str]]:
-    """The attitude cues a speech holds, each with the matched words; an insult or a threat
-    only where it is stated, not asked."""
+    """The attitude cues a speech holds in its own words (`own_words`), each with the matched
+    words; an insult or a threat only where it is stated, not asked."""
     found = []
+    text = own_words(text)
     for cue in ATTITUDE_CUES:
         for sentence in sentences(text) or [text]:
             m = cue.pattern.search(sentence)
@@ -185,6 +214,36 @@ def attitude_cues(text: str) -> list[tuple[Cue, str]]:
                 found.append((cue, m.group(0)))
                 break
     return found
+
+
+#: The cues of warmth: one side's attitude, a tie when both sides show it.
+WARM_RULES = frozenset({"love", "endearment", "love_zh"})
+
+
+def mutual_warmth(findings: Sequence[RelationFinding]) -> list[RelationFinding]:
+    """`affinity_with` (rule 'warmth_both_ways') for each two characters who each say warm
+    words to the other (`WARM_RULES`: 'I love you', 'darling', '我爱你'), anywhere in the
+    script; its evidence is the first such words of each side. One side's warmth stays that
+    side's `favorable_toward`.
+
+    Args:
+        findings: The relation findings of the whole script.
+
+    Returns:
+        The affinity findings to add, one per side (the graph joins them: the type is symmetric).
+    """
+    warm: dict[tuple[tuple[str, str], tuple[str, str]], list[RelationFinding]] = defaultdict(list)
+    for f in findings:
+        if f.rule in WARM_RULES and f.type == "favorable_toward":
+            warm[(f.subject, f.object)].append(f)
+    out = []
+    for (a, b), said in warm.items():
+        if a < b and (b, a) in warm:
+            for f in (said[0], warm[(b, a)][0]):
+                evidence = tuple(e.model_copy(update={"producer": "rule:warmth_both_ways"}) for e in f.evidence)
+                out.append(RelationFinding(f.subject, "affinity_with", f.object, f.scene, "warmth_both_ways",
+                                           evidence))
+    return out
 
 
 def _asked(sentence: str, start: int, end: int) -> bool:

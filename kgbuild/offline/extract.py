@@ -23,8 +23,8 @@ Each rule names the evidence it reads and emits nothing without it (producer 'ru
   `speaks_to_exchange`, `speaks_to_answer`: whom a speech addresses, someone in the room when it
   is said (`kgbuild.offline.dialogue`, `kgbuild.offline.comings`).
 - attitude cues in a speech whose words are aimed at its listener (`thanks`, `love`,
-  `endearment`, `insult`, `threat`) and in action clauses (`embrace`, `violence`, `glare`,
-  `thanks_action`).
+  `endearment`, `insult`, `threat`), warmth both ways (`warmth_both_ways`: affinity needs both
+  sides) and in action clauses (`embrace`, `violence`, `glare`, `thanks_action`).
 - kinship: `kin_in_name`, `kin_apposition`, `kin_my`, `kin_vocative` (see `kgbuild.offline.kinship`).
 - action clauses (English): `action_event` (an Event named by who does what, with performs,
   undergoes and occurs_at), `handles` (interacts_with), `possessive` ("Neil's pen"),
@@ -77,7 +77,15 @@ from kgbuild.offline.actions import (
 from kgbuild.offline.address import calling_line, listeners, turned_to, vocative_patterns
 from kgbuild.offline.characters import Cast, common_words, find_cast, mention_patterns
 from kgbuild.offline.comings import rooms
-from kgbuild.offline.dialogue import Speech, aimed, attitude_cues, has_other_voices, quoted_line, scene_speeches
+from kgbuild.offline.dialogue import (
+    Speech,
+    aimed,
+    attitude_cues,
+    has_other_voices,
+    mutual_warmth,
+    quoted_line,
+    scene_speeches,
+)
 from kgbuild.offline.facts import Facts, Ref
 from kgbuild.offline.genders import learn_genders
 from kgbuild.offline.headings import HeadingPlaces, heading_places, learn_heading_places
@@ -360,7 +368,7 @@ def _dialogue(facts: Facts, scene: Scene, script: _Script, speeches: list[Speech
                                                   genders=script.genders) if n in refs]
         for name, how in heard:
             rule = "speaks_to_" + how
-            said = calling_line(speech, script.vocatives[name]) if how == "vocative" else speech.first_line
+            said = calling_line(speech, script.vocatives[name], name) if how == "vocative" else speech.first_line
             facts.relate(a, "speaks_to", refs[name], index, rule, [_ev(scene, said, said.text, rule)],
                          name="speaks to")
         if len(heard) != 1:
@@ -586,6 +594,7 @@ def collect_facts(screenplay: Screenplay, embedder: Embedder,
         _add_scene(facts, scene, script, events)
         if on_scene is not None:
             on_scene()
+    facts.relations.extend(mutual_warmth(facts.relations))
     return facts
 
 

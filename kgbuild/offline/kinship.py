@@ -1,5 +1,9 @@
 """Kinship, only where words tie two named characters.
 
+Kin words are a closed class: ties of blood, marriage and adoption (mother, son, wife, uncle,
+stepfather; 爸爸, 妻子, 女婿). An engagement ('my fiance', 未婚妻), a courtship or a friendship is
+no kin tie, whatever else it is.
+
 - A character named by kin of another: 'Ben's Mother', '程勇儿子'.
 - 'NAME's wife, NAME' or 'NAME, NAME's wife' in an action sentence.
 - 'my wife, NAME' or 'NAME, my son' in a speech: the speaker's kin.
@@ -21,12 +25,12 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 KIN_WORDS_EN = word_set("""
     mother father mom mum dad daddy mommy mummy mama papa son daughter brother sister wife
     husband uncle aunt auntie grandma grandpa grandmother grandfather granny cousin niece nephew
-    stepfather stepmother stepson stepdaughter fiance fiancee fiancé fiancée
+    stepfather stepmother stepson stepdaughter
 """)
 KIN_WORDS_ZH = (
     "爸爸", "妈妈", "父亲", "母亲", "儿子", "女儿", "妻子", "丈夫", "老婆", "老公", "前妻", "前夫",
     "哥哥", "姐姐", "弟弟", "妹妹", "爷爷", "奶奶", "外公", "外婆", "孙子", "孙女", "舅舅", "姑姑",
-    "媳妇", "女婿", "岳父", "岳母", "未婚夫", "未婚妻", "爸", "妈", "儿", "女",
+    "媳妇", "女婿", "岳父", "岳母", "爸", "妈", "儿", "女",
 )
 _KIN = "|".join(sorted(KIN_WORDS_EN, key=len, reverse=True))
 # Kin words that call the listener; 'son' and 'father' are also said to strangers and priests.

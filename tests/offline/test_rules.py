@@ -214,7 +214,9 @@ def test_attitude_cues():
     assert attitude_cues("Thank you for playing, Mr. Dalton.") == [] and attitude_cues("Thanks.") == []
     assert [c.relation for c, _ in attitude_cues("I'll kill you.")] == ["hostility_with"]
     assert [c.relation for c, _ in attitude_cues("You're a liar.")] == ["unfavorable_toward"]
-    assert [c.relation for c, _ in attitude_cues("I love you, darling.")] == ["favorable_toward", "affinity_with"]
+    # Love and endearments are one side's attitude; a tie needs both sides (`mutual_warmth`).
+    assert [c.rule for c, _ in attitude_cues("I love you, darling.")] == ["love", "endearment"]
+    assert {c.relation for c, _ in attitude_cues("I love you, darling.")} == {"favorable_toward"}
     assert attitude_cues("You can't kill time.") == [] and attitude_cues("See you tomorrow.") == []
 
 

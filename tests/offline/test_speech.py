@@ -144,6 +144,12 @@ COURTYARD = """1 厨房 夜 内
 老周：你这个骗子！
 
 秀兰：我没骗你。
+
+6 山谷 日 外
+
+老周：你们看见了吗？
+
+小军：我弄死你妈呀！
 """
 
 
@@ -192,6 +198,8 @@ def test_a_chinese_listener_is_in_the_room_and_called_not_introduced(tmp_path, e
     insults = {(a, b, s) for a, t, b, s in facts if t == "unfavorable_toward"}
     # '那个混蛋' is said of someone else; '你这个骗子' to the listener.
     assert ("老周", "秀兰", 3) not in insults and ("老周", "秀兰", 5) in insults
+    # '我弄死你妈' is a curse, not a threat to the one who hears it.
+    assert not any(t == "hostility_with" for _, t, _, _ in facts)
 
 
 def test_the_pieces_of_whom_words_are_aimed_at():
@@ -226,3 +234,141 @@ def test_the_pieces_of_whom_words_are_aimed_at():
     # Not there before he comes in, unless he comes in right after the speech that greets him.
     assert not in_room("Greta", 3, {"Greta": [7]}, [Move("Greta", 7, "comes")], upto=5)
     assert in_room("Greta", 3, {"Greta": [7]}, [Move("Greta", 7, "comes")], upto=9)
+
+
+OBSERVATORY = """Title: The Night Shift
+
+INT. OBSERVATORY CONTROL ROOM - NIGHT
+
+CAPTAIN RAY HOLT, fifties, sits at the back. He reads a report. VERA and OSKAR work the consoles.
+
+OSKAR
+Captain... I'm getting something on the long band.
+
+VERA
+Put it on the speakers.
+
+HOLT
+Wait. Not yet.
+
+VERA
+Yes, Captain Holt.
+
+INT. LAB - DAY
+
+NELL sits by the monitor. Her son TOBY paces behind her. She types.
+
+On the monitor is KELLER. He smiles.
+
+KELLER
+We have new orders.
+
+TOBY
+Make him say it, mother! Who gave the orders?
+
+KELLER
+The orders come from the board.
+
+TOBY
+I knew it!
+
+NELL
+This is completely improper, Keller.
+
+INT. LAB - LATER
+
+Nell and Toby lean over the desk. Keller sits at a table behind them. He yawns.
+
+NELL
+Can anyone hear me?
+
+Keller stares at the ceiling. Toby drops a cup.
+
+TOBY
+Who said that?
+
+KELLER
+(more to himself than to Toby)
+Keller, you old fool.
+
+INT. HOLT'S CABIN - NIGHT
+
+Holt and Vera sit by the window.
+
+HOLT
+Don't wait up for me, sweetheart.
+
+VERA
+You never change, Holt.
+
+INT. PORCH - NIGHT
+
+Toby writes a letter. Nell sits beside him.
+
+NELL
+I don't know. "Get well. I love you."
+
+TOBY
+Mom, this is my fiance, Vera. I told you.
+
+INT. VERA'S ROOM - NIGHT
+
+Vera and Toby sit on the bed.
+
+VERA
+I love you, darling.
+
+TOBY
+I love you too, darling.
+
+INT. RADIO ROOM - NIGHT
+
+Vera sits at the radio alone.
+
+HOLT (FILTERED)
+Vera, come in. Do you read me?
+
+VERA
+Loud and clear.
+
+INT. PORCH - LATER
+
+Nell sits alone on the porch.
+
+TOBY (V.O.)
+I always knew, Nell, that you would leave us.
+
+INT. GALLEY - DAY
+
+Vera, Toby and Nell eat in silence.
+
+NELL
+Oh, Vera, you look tired.
+"""
+
+
+def test_titles_kin_words_of_address_and_warmth_both_ways(tmp_path, embedder):
+    facts = _relations(tmp_path, OBSERVATORY, "observatory.fountain", embedder)
+    spoken = {(a, b, s) for a, t, b, s in facts if t == "speaks_to"}
+    # 'Captain...' alone fits whoever holds the rank; 'Captain Holt' calls him.
+    assert ("Oskar", "Captain Ray Holt", 1) not in spoken
+    assert ("Vera", "Captain Ray Holt", 1) in spoken
+    # 'mother' is not said to Keller, and his reply to it is no reply to Toby.
+    assert ("Toby", "Keller", 2) not in spoken and ("Keller", "Toby", 2) not in spoken
+    # 'This is completely improper, Keller.' introduces no one: it calls him.
+    assert ("Nell", "Keller", 2) in spoken
+    # Words more to himself than to Toby are to no one.
+    assert ("Keller", "Toby", 3) not in spoken
+    # One side's endearment is that side's attitude; warmth both ways is a tie.
+    assert ("Captain Ray Holt", "favorable_toward", "Vera", 4) in facts
+    assert not any(t == "affinity_with" and {a, b} == {"Captain Ray Holt", "Vera"} for a, t, b, _ in facts)
+    # Words suggested for a letter are not the speaker's; an engagement is no kin tie.
+    assert not any(t == "favorable_toward" and a == "Nell" for a, t, _, _ in facts)
+    assert not any(t == "kinship_with" and "Vera" in (a, b) for a, t, b, _ in facts)
+    assert {(a, b) for a, t, b, s in facts if t == "affinity_with" and s == 6} in ({("Toby", "Vera")},
+                                                                                    {("Vera", "Toby")})
+    # A voice on a radio calls whom it names; a narrator's voice-over speaks to no one there.
+    assert ("Captain Ray Holt", "Vera", 7) in spoken
+    assert ("Toby", "Nell", 8) not in spoken
+    # A call after an interjection.
+    assert ("Nell", "Vera", 9) in spoken
