@@ -46,16 +46,29 @@ def _not_speakers(scenes: list[Scene]) -> frozenset[str]:
                      if (is_editing_note(n) and not _CJK.search(n)) or (n in places and n not in speaking))
 
 
+def _cue_key(el: Element) -> str:
+    """The name a cue line stands for: its speaker, or, when the cue reader found no name in it
+    (an editing note such as 'LOSE SUPER' names no one), the line as written."""
+    return _key(el.speaker or el.text)
+
+
+def _is_note_cue(el: Element, names: frozenset[str]) -> bool:
+    key = _cue_key(el)
+    return key in names or (not el.speaker and is_editing_note(key) and not _CJK.search(key))
+
+
 def _demoted(elements: list[Element], names: frozenset[str]) -> list[Element]:
     out: list[Element] = []
+    under_note = False  # whether the lines read as speech follow a cue that is a slug or a note
     for el in elements:
-        if el.speaker is None or _key(el.speaker) not in names:
-            out.append(el)
-        elif el.kind is ElementKind.CHARACTER:
-            out.append(el.model_copy(update={"kind": ElementKind.SHOT, "speaker": None, "extensions": []}))
-        elif el.kind in _SPEECH:
+        if el.kind is ElementKind.CHARACTER:
+            under_note = _is_note_cue(el, names)
+            out.append(el.model_copy(update={"kind": ElementKind.SHOT, "speaker": None, "extensions": []})
+                       if under_note else el)
+        elif el.kind in _SPEECH and under_note:
             out.append(el.model_copy(update={"kind": ElementKind.ACTION, "speaker": None}))
         else:
+            under_note = False
             out.append(el)
     return out
 
@@ -75,8 +88,6 @@ def demote_slug_cues(scenes: list[Scene]) -> list[Scene]:
         ['scene_heading', 'shot', 'action']
     """
     names = _not_speakers(scenes)
-    if not names:
-        return scenes
     return [scene.model_copy(update={"elements": _demoted(scene.elements, names)})
-            if any(e.speaker and _key(e.speaker) in names for e in scene.elements) else scene
+            if any(e.kind is ElementKind.CHARACTER and _is_note_cue(e, names) for e in scene.elements) else scene
             for scene in scenes]

@@ -89,7 +89,7 @@ def test_chunk_contexts_give_scene_ids_markers_speakers_and_earlier_cues(shared_
     assert ctx.render_facts().splitlines() == [
         "- [scene 2] location: TRAILER HOME; time: DAY; speakers: JACK, DAN",
         "- [scene 3] location: BRICK'S POOL; time: DAY; speakers: STEEL",
-        "- [scene 4] location: SNIPER SCOPE POV; speakers: STEEL",
+        "- [scene 4] speakers: STEEL",  # a camera note (POV) names no place
         "- [scene 5] location: OPENING TITLES; speakers: none",
         "Other speakers heard before: BRICK",
     ]
