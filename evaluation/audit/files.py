@@ -1,8 +1,9 @@
 """The audit's files: the screenplay it reads, the folder it writes, the verdicts it tallies.
 
-An audit folder holds sheet.md (for a person), facts.jsonl (the sample), requests.jsonl (for an
-LLM judge through a Batch API), and after a tally verdicts.jsonl (when judged by an LLM),
-audit.md and audit.json.
+An audit folder holds sheet.md (for a person; with relations and entities also in two parts,
+sheet-relations.md and sheet-entities.md, each with the whole judge text), facts.jsonl (the
+sample), requests.jsonl (for an LLM judge through a Batch API), and after a tally verdicts.jsonl
+(when judged by an LLM), audit.md and audit.json.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from kgbuild.readers import load_screenplay as read_any_screenplay
 from kgbuild.schema import Schema
 
 SHEET_FILE = "sheet.md"
+# The sheet in two parts, each with the whole judge text: one per kind of fact.
+PART_SHEET_FILES = {"relation": "sheet-relations.md", "entity": "sheet-entities.md"}
 FACTS_FILE = "facts.jsonl"
 REQUESTS_FILE = "requests.jsonl"
 VERDICTS_FILE = "verdicts.jsonl"
@@ -59,7 +62,10 @@ def judge_sections(sample: AuditSample, screenplay: Screenplay, schema: Schema) 
 
 def write_audit(outdir: Path, sample: AuditSample, screenplay: Screenplay, schema: Schema, *,
                 model: str) -> list[Path]:
-    """Write sheet.md, facts.jsonl and requests.jsonl into `outdir` (created if missing).
+    """Write sheet.md, facts.jsonl and requests.jsonl into `outdir` (created if missing); when the
+    sample holds relations and entities, also sheet-relations.md and sheet-entities.md: the same
+    sheet in two parts, each with the whole judge text, for two judges (their verdicts files are
+    tallied together).
 
     Returns:
         The files written.
@@ -68,6 +74,10 @@ def write_audit(outdir: Path, sample: AuditSample, screenplay: Screenplay, schem
     sections = judge_sections(sample, screenplay, schema)
     files = [(SHEET_FILE, render_sheet(sample, screenplay, schema)), (FACTS_FILE, facts_jsonl(sample)),
              (REQUESTS_FILE, "".join(line + "\n" for line in request_lines(sections, model=model)))]
+    kinds = {f.kind for f in sample.facts}
+    if len(kinds) > 1:
+        files += [(name, render_sheet(sample, screenplay, schema, kinds=(kind,)))
+                  for kind, name in PART_SHEET_FILES.items()]
     return [write_text_atomic(outdir / name, text) for name, text in files]
 
 

@@ -125,8 +125,11 @@ def fact_section(fact: AuditFact, screenplay: Screenplay, schema: Schema, *,
     return "\n".join(out)
 
 
-def render_sheet(sample: AuditSample, screenplay: Screenplay, schema: Schema) -> str:
-    """The Markdown audit sheet: judge text, how to mark it, then one section per fact."""
+def render_sheet(sample: AuditSample, screenplay: Screenplay, schema: Schema, *,
+                 kinds: tuple[str, ...] = ("relation", "entity")) -> str:
+    """The Markdown audit sheet: the whole judge text, how to mark it, then one section per fact
+    of the given kinds ('relation', 'entity'; a part sheet holds one kind, for judges who split
+    the work, and still carries every instruction)."""
     relations = sum(f.kind == "relation" for f in sample.facts)
     entities = len(sample.facts) - relations
     header = [
@@ -141,7 +144,7 @@ def render_sheet(sample: AuditSample, screenplay: Screenplay, schema: Schema) ->
     ]
     parts = ["\n".join(header)]
     for kind, title in (("relation", "## Relations"), ("entity", "## Entities")):
-        facts = [f for f in sample.facts if f.kind == kind]
+        facts = [f for f in sample.facts if f.kind == kind and kind in kinds]
         if facts:
             parts.append(title + "\n")
             parts.extend(fact_section(f, screenplay, schema) for f in facts)

@@ -383,8 +383,22 @@ def test_cli_round_trip_sheet_then_verdicts(build_dir):
     result = runner.invoke(cli, ["audit", str(build_dir), "--relations", str(RELATIONS)])
     assert result.exit_code == 0, result.output
     audit = build_dir / "audit"
-    assert {p.name for p in audit.iterdir()} == {"sheet.md", "facts.jsonl", "requests.jsonl"}
+    assert {p.name for p in audit.iterdir()} == {"sheet.md", "facts.jsonl", "requests.jsonl",
+                                                  "sheet-relations.md", "sheet-entities.md"}
     assert (audit / "facts.jsonl").read_text() == (FIXTURE / "facts.jsonl").read_text()
+    # Each part sheet carries the whole judge text and only its kind of fact; together they hold
+    # every section of the whole sheet.
+    whole = (audit / "sheet.md").read_text()
+    parts = {kind: (audit / f"sheet-{kind}.md").read_text() for kind in ("relations", "entities")}
+    for kind, text in parts.items():
+        assert text.startswith(judge_text().rstrip()), kind
+        assert "## Verdicts" in text and "## Answer" in text and "# Audit sheet:" in text, kind
+    assert "### R001" in parts["relations"] and "### E001" not in parts["relations"]
+    assert "### E001" in parts["entities"] and "### R001" not in parts["entities"]
+    def sections(text: str) -> list[str]:
+        return sorted(s.split("\n## ")[0].rstrip() for s in text.split("\n### ")[1:])
+
+    assert sections(whole) == sorted(s for text in parts.values() for s in sections(text))
     assert len((audit / "requests.jsonl").read_text().splitlines()) == 23
     assert "Sampled 14 of 17 relations (4 types) and 10 of 10 entities (3 types), seed 0" in result.output
     result = runner.invoke(cli, ["audit", str(build_dir / "graph.json"), "--relations", str(RELATIONS),
