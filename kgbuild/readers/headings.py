@@ -55,6 +55,13 @@ _EN_PREFIX = re.compile(
     )(?:\.\s*|\s+|\s*[-–—:]\s*)(?=\S)""",
     re.IGNORECASE | re.VERBOSE,
 )
+# The same marker at the end, as European scripts print it, with the time after a slash:
+# 'RECTORY. STUDY. INT/NIGHT', 'MANOR EXT/DAY', 'DINING ROOM INT/EXT/NIGHT'.
+_EN_SUFFIX = re.compile(
+    r"""(?:^|[\s.,;:–—-]+)(?P<ie>INT\.?\s*/\s*EXT|EXT\.?\s*/\s*INT|INT|EXT)\.?
+        (?:\s*/\s*(?P<time>[^/]+?))?[\s.]*$""",
+    re.IGNORECASE | re.VERBOSE,
+)
 # A printed scene number on either side: "12", "12A", "A202", "198DB", "12-A", "#12A#".
 _SCENE_NUMBER = r"[A-Z]{0,3}\d{1,4}[A-Z]{0,3}(?:[-.]\d{1,3}[A-Z]?)?"
 _LEADING_NUMBER = re.compile(rf"^\s*(?P<num>{_SCENE_NUMBER})(?:[.)]|\s)\s*(?=\S)", re.IGNORECASE)
@@ -386,14 +393,20 @@ def parse_english_heading(line: str, *, forced: bool = False) -> Heading:
     Example:
         >>> parse_english_heading("12A INT. HOUSE - KITCHEN - NIGHT 12A").location
         ['HOUSE', 'KITCHEN']
+        >>> parse_english_heading("RECTORY. STUDY. INT/NIGHT", forced=True).location
+        ['RECTORY', 'STUDY']
     """
     text, number = strip_scene_numbers(line)
     rest = text
     int_ext = None
     m = _EN_PREFIX.match(text)
+    suffix = _EN_SUFFIX.search(text) if not m and forced else None
     if m:
         int_ext = _norm_int_ext(m.group("ie"))
         rest = text[m.end():]
+    elif suffix and suffix.start() > 0:
+        int_ext = _norm_int_ext(suffix.group("ie"))
+        rest = text[: suffix.start()] + (f" - {suffix.group('time')}" if suffix.group("time") else "")
     elif not forced:
         return Heading(text=text, number=number)
     parts, time = _split_time(split_parts(rest))

@@ -22,6 +22,24 @@ def test_english_heading_variants():
     assert parse_english_heading("INT. X #12A#").number == "12A"
 
 
+def test_int_ext_and_time_printed_at_the_end_of_a_heading():
+    # European scripts print the marker last, with the time after a slash.
+    cases = {
+        "RECTORY. STUDY. INT/NIGHT": ("INT", ["RECTORY", "STUDY"], "NIGHT"),
+        "MANOR EXT/DAY": ("EXT", ["MANOR"], "DAY"),
+        "RECTORY. DINING ROOM. INT/EXT/NIGHT": ("INT/EXT", ["RECTORY", "DINING ROOM"], "NIGHT"),
+        "FARM. ROOM. INT/DUSK": ("INT", ["FARM", "ROOM"], "DUSK"),
+        "BARN - INT": ("INT", ["BARN"], None),
+    }
+    for line, want in cases.items():
+        h = parse_english_heading(line, forced=True)
+        assert (h.int_ext, h.location, h.time_of_day) == want, line
+    # Words that end in the letters stay places; a line of prose is no heading.
+    assert parse_english_heading("THE MINT", forced=True).location == ["THE MINT"]
+    assert parse_english_heading("EMERGENCY EXIT", forced=True).location == ["EMERGENCY EXIT"]
+    assert parse_english_heading("MANOR EXT/DAY").location == []
+
+
 def test_words_that_contain_int_or_ext_are_not_headings():
     for line in ["CLINT BARTON walks in.", "INTERCUT WITH:", "EXTREME CLOSE UP", "INTO THE NIGHT"]:
         assert not is_english_heading(line), line
