@@ -23,6 +23,7 @@ from kgbuild.model import Element, ElementKind, ParseWarning
 from kgbuild.readers.assemble import ReadResult, assemble_scenes
 from kgbuild.readers.cues import parse_cue
 from kgbuild.readers.headings import is_editing_note, is_english_heading, parse_english_heading, strip_scene_numbers
+from kgbuild.readers.inline_cues import inline_elements, uses_inline_cues
 from kgbuild.timewords import HEADING_TIMES, PRESENT_NOTES
 
 logger = logging.getLogger(__name__)
@@ -754,6 +755,21 @@ def _elements_from_tags(lines: list[str], tags: list[str], first_line: int) -> l
     return elements
 
 
+def _inline_elements(lines: list[str], tags: list[str]) -> list[Element]:
+    """The elements of a script that writes speech on the cue's line: its headings as the
+    classifier found them, what comes before the first as usual, each scene's body read by
+    `kgbuild.readers.inline_cues.inline_elements`."""
+    headings = [i for i, tag in enumerate(tags) if tag == "S"]
+    if not headings:
+        return inline_elements(lines)
+    elements = _elements_from_tags(lines[: headings[0]], tags[: headings[0]], 1)
+    for n, start in enumerate(headings):
+        end = headings[n + 1] if n + 1 < len(headings) else len(lines)
+        elements += _elements_from_tags(lines[start:start + 1], ["S"], start + 1)
+        elements += inline_elements(lines[start + 1:end], first_line=start + 2)
+    return elements
+
+
 def _title_page_facts(lines: list[str], tags: list[str]) -> dict[str, str]:
     """Title, credit line and authors from the metadata lines before the first heading."""
     facts: dict[str, str] = {}
@@ -794,7 +810,7 @@ def read_plain(text: str, *, path: str) -> ReadResult:
         elements, warnings = chinese_elements(lines)
         return ReadResult(scenes=assemble_scenes(elements), warnings=warnings)
     tags, unsure = _classify(lines)
-    elements = _elements_from_tags(lines, tags, 1)
+    elements = _inline_elements(lines, tags) if uses_inline_cues(lines) else _elements_from_tags(lines, tags, 1)
     warnings = _shift(unsure, 1)
     logger.debug("%s: %d elements, %d warnings", path, len(elements), len(warnings))
     return ReadResult(

@@ -2,7 +2,8 @@
 
 One entry is one scene, exactly as the benchmark feeds it. The title is the heading (often with
 a number prefix such as `1、`); the content is unindented screenplay text, read with the
-plain-text line classifier (or the Chinese one). Line numbers count through a virtual text in
+plain-text line classifier (or the Chinese one; or, for a script that writes speech on the cue's
+line, `kgbuild.readers.inline_cues`). Line numbers count through a virtual text in
 which each entry is its title line followed by its content lines.
 """
 
@@ -15,6 +16,7 @@ from kgbuild.errors import InputError
 from kgbuild.model import Element, ElementKind, ParseWarning, Scene
 from kgbuild.readers.assemble import ReadResult, attach_speakers, heading_facts
 from kgbuild.readers.headings import chinese_heading_number, strip_scene_numbers
+from kgbuild.readers.inline_cues import inline_elements, uses_inline_cues
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
@@ -58,8 +60,12 @@ def _heading(title: str, line: int, fallback_number: str) -> Element:
     )
 
 
-def _body(lines: list[str], first_line: int, document: list[str] | None) -> tuple[list[Element], list[ParseWarning]]:
-    """A scene's elements; `document` (every scene's lines) is given for a Chinese script."""
+def _body(lines: list[str], first_line: int, document: list[str] | None, *,
+          inline: bool) -> tuple[list[Element], list[ParseWarning]]:
+    """A scene's elements; `document` (every scene's lines) is given for a Chinese script, `inline`
+    for a script that writes speech on the cue's line (`kgbuild.readers.inline_cues`)."""
+    if inline:
+        return inline_elements(lines, first_line=first_line), []
     if document is not None:
         from kgbuild.readers.chinese import chinese_elements
 
@@ -102,12 +108,13 @@ def read_stage_json(text: str, *, path: str) -> ReadResult:
     contents = [c.lstrip("、") if chinese else c.replace("\f", "\n") for c in contents]
     # Who speaks is learned from the whole script, not scene by scene.
     document = [line for c in contents for line in c.split("\n")] if chinese else None
+    inline = not chinese and uses_inline_cues([line for c in contents for line in c.split("\n")])
     line = 1
     for n, (entry, content) in enumerate(zip(entries, contents, strict=True), start=1):
         title = str(entry.get("title") or "")
         heading = _heading(title, line, str(entry.get("_id", n)))
         lines = content.split("\n")
-        body, found = _body(lines, line + 1, document)
+        body, found = _body(lines, line + 1, document, inline=inline)
         warnings.extend(found)
         elements = attach_speakers([heading, *_demote_headings(body)])
         facts = heading_facts(heading)
