@@ -22,6 +22,16 @@ the bracketed notes; what is left here is a place unless its grammar says it is 
 - after the first part, such a preposition, THE and a noun that is no place noun ('ON THE
   MOVE', 'IN THE RAIN'), unless the script's headings name that noun as a place elsewhere.
 
+A heading with no INT. or EXT. (a STAGE title cut from a script's sub-headings, a forced
+Fountain heading, a bare 'PLACE - NIGHT') may be a shot or a sentence rather than a place ('TUVIA
+STANDS THERE, FROZEN', 'THE BROTHERS', 'A BURNING TRUCK', 'SEEN FROM ABOVE'), so there a part is a
+place only by its words (`_unmarked_place`): a noun phrase with a place noun ('A REMOTE FARM',
+'AN ALLEY WAY IN NOVAGRUDOK'), the place after a preposition that opens the part ('IN THE LOFT'
+is the loft, 'BACK AT THE STAFF CAR' the staff car), or a bare name of one or two words
+('NOVAGRUDOK'); never a part with a subject pronoun, a participle or a verb before its place
+noun ('TWO MEN HIDE IN THE NEARBY WOODS'), and a time after the place is cut off ('THE FOREST
+AT DUSK').
+
 Places joined by a slash in a heading ('县长卧室/县衙院内', the bedroom / the courtyard) are two
 settings of one scene: neither holds the other, and each is read with the heading's other
 places without its alternative (`_settings`).
@@ -107,6 +117,57 @@ def is_state(part: str) -> bool:
     return len(words) == 2 and first in _COUNTS and words[1].endswith("s")
 
 
+# Prepositions that open or cut a noun phrase of place: 'IN THE LOFT', 'AN ALLEY WAY IN NOVAGRUDOK'.
+_LOCATIVES = word_set("""
+    in inside outside at by near on onto into through across along over under behind beyond up
+    down from to toward towards around for with
+""")
+# Words that make a part a clause or a count of people, not a name: 'THEY WADE IN', 'SEVERAL
+# MORE REFUGEES', 'ANOTHER DAY'.
+_NOT_NAME_WORDS = word_set("""
+    he she they we it i you him her them both everyone someone somebody nobody there is are was
+    were has have had does did can will another several more some many few all every
+""")
+_DIGIT_WORD = re.compile(r"\d+[a-z]?")
+_PLACE_ENDINGS = ("house", "room", "yard", "shop", "field", "ground", "way", "land", "side")
+
+
+def _place_noun(word: str) -> bool:
+    return (word in PLACE_HEADS or word.rstrip("s") in PLACE_HEADS or size(word) is not None
+            or (len(word) > 6 and word.endswith(_PLACE_ENDINGS)))
+
+
+def _unmarked_place(part: str, *, bare_names: bool = True, speakers: frozenset[str] = frozenset()) -> str | None:
+    """The place a part of a heading with no INT./EXT. names, or None (see the module docstring).
+    A bare name is one word, no adverb, number or speaker of the script, and only with
+    `bare_names` (not after a part that is no place: 'TUVIA STANDS THERE, FROZEN')."""
+    original = part.split()
+    words = [w.lower().strip(".,;:!?()") for w in original]
+    if not words or any(w in _NOT_NAME_WORDS for w in words):
+        return None
+    start = 1 if words[0] == "back" and len(words) > 1 and words[1] in _LOCATIVES else 0
+    if words[start] in _LOCATIVES:
+        rest = words[start + 1:]
+        if len(rest) < 2 or rest[0] not in _DETERMINERS or not any(_place_noun(w) for w in rest):
+            return None
+        return " ".join(original[start + 1:])
+    cut = next((i for i, w in enumerate(words) if i > 0 and w in _LOCATIVES), len(words))
+    head, tail = words[:cut], words[cut + 1:]
+    if any(_participle(w) for w in head):
+        return None
+    nouns = [i for i, w in enumerate(head) if _place_noun(w)]
+    if not nouns:
+        bare_name = (bare_names and len(words) == 1 and not words[0].endswith("ly")
+                     and not _DIGIT_WORD.fullmatch(words[0]) and key(part) not in speakers)
+        return part if bare_name else None
+    after = head[nouns[-1] + 1:]
+    if after and after[0] != "of" and after[0].endswith("s"):
+        return None  # a verb after the place noun: 'A SPOTTER PLANE BUZZES HIGH ABOVE'
+    if not tail or all(w.upper() in HEADING_TIMES or w in TIME_OF_DAY_WORDS or w in _DETERMINERS for w in tail):
+        return " ".join(original[:cut])
+    return part
+
+
 def _clean(part: str) -> str:
     part = _BRACKETED.sub(" ", part)
     return re.sub(r"[\s\-–—.:]+$", "", re.sub(r"^[\s\-–—.:]+", "", part)).strip()
@@ -137,7 +198,7 @@ def _guessed_size(part: str) -> float:
 
 
 def heading_places(scene: Scene, places_seen: frozenset[str] = frozenset(),
-                   people: frozenset[str] = frozenset()) -> list[str]:
+                   people: frozenset[str] = frozenset(), speakers: frozenset[str] = frozenset()) -> list[str]:
     """The scene's places as written in its heading, cleaned, outermost first by a guess of
     their sizes (the innermost is where the scene is).
 
@@ -146,11 +207,13 @@ def heading_places(scene: Scene, places_seen: frozenset[str] = frozenset(),
         places_seen: Heading parts the script names as places of their own (see
             `_joined_adjectives`).
         people: The names the script's cues speak under (see `_shows_people`).
+        speakers: Every name the cues speak under, for a heading with no INT./EXT. (see
+            `_unmarked_place`).
 
     Example: 'INT. APARTMENT, CHICAGO - NIGHT' -> ['CHICAGO', 'APARTMENT'];
     'EXT. CEMETERY / GRAVESIDE' -> ['CEMETERY']; 'INT. JOE'S CAR - DRIVING' -> ["JOE'S CAR"].
     """
-    return sorted(_cleaned(scene, places_seen, people), key=_guessed_size, reverse=True)
+    return sorted(_cleaned(scene, places_seen, people, speakers), key=_guessed_size, reverse=True)
 
 
 # 'TED AND STELLA', 'ON BONES', 'KIRK, SPOCK': names joined, after a camera's 'ON'.
@@ -187,12 +250,20 @@ def _is_place(part: str, n: int, places_seen: frozenset[str], people: frozenset[
 
 
 def _cleaned(scene: Scene, places_seen: frozenset[str] = frozenset(),
-             people: frozenset[str] = frozenset()) -> list[str]:
+             people: frozenset[str] = frozenset(), speakers: frozenset[str] = frozenset()) -> list[str]:
     """The scene's places as written, without what is not a place."""
     heading = scene.heading or ""
     # 'CEMETERY / GRAVESIDE', '747 / FLYING', 'CLEARING / THE ROAD': what follows a slash is a
     # detail, a manner or a second place, never reliably a part of the first.
     parts = [_clean(p.split(" / ")[0]) for p in _joined_adjectives(heading, scene.location, places_seen)]
+    if scene.int_ext is None and not _CJK.search(heading):
+        places: list[str] = []
+        clause = False  # a part that is no place came before: no bare name after it
+        for p in parts:
+            place = _unmarked_place(p, bare_names=not clause, speakers=speakers)
+            clause = clause or place is None
+            places += [place] if place else []
+        parts = places
     return [p for n, p in enumerate(parts) if _is_place(p, n, places_seen, people)]
 
 
@@ -228,11 +299,12 @@ class HeadingPlaces:
     containment: Containment
     places_seen: frozenset[str] = frozenset()
     people: frozenset[str] = frozenset()
+    speakers: frozenset[str] = frozenset()
 
     def places(self, scene: Scene) -> list[str]:
         """The scene's places, outermost first: by what the script shows where it shows it, by
         a guess of their sizes elsewhere. The last is where the scene is."""
-        guess = heading_places(scene, self.places_seen, self.people)
+        guess = heading_places(scene, self.places_seen, self.people, self.speakers)
         inside = set(self.part_of(scene))
         places: list[str] = []
         while guess:
@@ -244,7 +316,7 @@ class HeadingPlaces:
     def part_of(self, scene: Scene) -> list[tuple[str, str]]:
         """(inner, outer) for the scene's places whose order the script shows."""
         found: list[tuple[str, str]] = []
-        for setting in _settings(scene, _cleaned(scene, self.places_seen, self.people)):
+        for setting in _settings(scene, _cleaned(scene, self.places_seen, self.people, self.speakers)):
             found += [pair for pair in self.containment.part_of(setting, interior=scene.int_ext == "INT")
                       if pair not in found]
         return found
@@ -261,8 +333,9 @@ def learn_heading_places(screenplay: Screenplay) -> HeadingPlaces:
     # Who speaks: a heading part naming them is a shot of them; not a place the script's
     # headings open with (a cue misread from a slug line, 'ENTERPRISE BRIDGE').
     openers = {key(s.location[0]) for s in screenplay.scenes if s.location}
-    people = frozenset(key(e.speaker) for s in screenplay.scenes for e in s.elements
-                       if e.kind == ElementKind.CHARACTER and e.speaker and not _CJK.search(e.speaker)) - openers
+    speakers = frozenset(key(e.speaker) for s in screenplay.scenes for e in s.elements
+                         if e.kind == ElementKind.CHARACTER and e.speaker and not _CJK.search(e.speaker))
+    people = speakers - openers
     headings = ((setting, s.int_ext) for s in screenplay.scenes
-                for setting in _settings(s, _cleaned(s, seen, people)))
-    return HeadingPlaces(learn_containment(headings), seen, people)
+                for setting in _settings(s, _cleaned(s, seen, people, speakers)))
+    return HeadingPlaces(learn_containment(headings), seen, people, speakers)

@@ -49,6 +49,10 @@ def _heading(title: str, line: int, fallback_number: str) -> Element:
     number, rest = chinese_heading_number(title.strip())
     if not _CJK.search(rest):
         rest, printed = strip_scene_numbers(rest)
+        if number and not printed:
+            # The number printed on both sides ('6 AN ALLEY WAY IN NOVAGRUDOK 6'): the leading one
+            # is taken already, so the trailing one goes too.
+            rest = re.sub(rf"\s+{re.escape(number)}\s*\.?$", "", rest, flags=re.IGNORECASE)
         number = number or printed
     return Element(
         kind=ElementKind.SCENE_HEADING,

@@ -3,6 +3,8 @@ action clauses."""
 
 from __future__ import annotations
 
+import re
+
 from kgbuild.evidence import quote_evidence
 from kgbuild.model import Element, ElementKind, Scene, Screenplay, Source, SourceFormat
 from kgbuild.offline.actions import clauses
@@ -23,8 +25,9 @@ from kgbuild.timewords import TIME_OF_DAY_WORDS
 def _scene(heading: str, location: list[str], texts: list[str] = ()) -> Scene:
     elements = [Element(kind=ElementKind.ACTION, text=t, line_start=i + 2, line_end=i + 2)
                 for i, t in enumerate(texts)]
+    marker = re.match(r"(INT|EXT)\b", heading)
     return Scene(index=1, heading=heading, location=location, elements=elements,
-                 line_span=(1, len(texts) + 1))
+                 line_span=(1, len(texts) + 1), int_ext=marker.group(1) if marker else None)
 
 
 def _screenplay() -> Screenplay:
@@ -273,3 +276,26 @@ def test_a_name_in_an_insert_or_after_of_is_not_someone_shown():
     assert shown("She holds a photo of Sarah.", [(21, 26, "Sarah")]) == []
     assert shown("Borden's hat lies there.", [(0, 6, "Borden")]) == []
     assert shown("It reveals TESLA'S MACHINE.", [(11, 16, "Tesla")]) == []
+
+
+def test_a_heading_without_int_or_ext_names_a_place_only_by_its_words():
+    # Sub-headings cut as scene titles: shots and sentences are no places.
+    for heading in ["TWO MEN HIDE IN THE NEARBY WOODS", "THE BROTHERS", "A BURNING TRUCK", "SEEN FROM ABOVE",
+                    "ZUS OPENS FIRE", "THEY WADE IN", "SEVERAL MORE REFUGEES", "UP AHEAD", "SUDDENLY",
+                    "A SPOTTER PLANE BUZZES HIGH ABOVE", "THE CAMP HAS BEGUN TO SHOW PROGRESS", "117A"]:
+        assert heading_places(_scene(heading, [heading])) == [], heading
+    places = {
+        "A REMOTE FARM": ["A REMOTE FARM"],
+        "IN THE LOFT": ["THE LOFT"],
+        "BACK AT THE STAFF CAR": ["THE STAFF CAR"],
+        "THE FOREST AT DUSK": ["THE FOREST"],
+        "AN ALLEY WAY IN NOVAGRUDOK": ["AN ALLEY WAY IN NOVAGRUDOK"],
+        "NOVAGRUDOK": ["NOVAGRUDOK"],
+    }
+    for heading, want in places.items():
+        assert heading_places(_scene(heading, [heading])) == want, heading
+    # A bare name after a part that is a sentence is no place; nor is a speaker's name.
+    assert heading_places(_scene("TUVIA STANDS THERE, FROZEN", ["TUVIA STANDS THERE", "FROZEN"])) == []
+    assert heading_places(_scene("ZUS", ["ZUS"]), speakers=frozenset({"ZUS"})) == []
+    # With INT. or EXT. the heading is a place as before.
+    assert heading_places(_scene("EXT. COLORADO SPRINGS - DUSK", ["COLORADO SPRINGS"])) == ["COLORADO SPRINGS"]

@@ -84,3 +84,14 @@ def test_a_chinese_script_learns_its_speakers_from_every_scene(tmp_path):
     assert (ElementKind.ACTION, "警察将驾驶证递给了程勇") in rows
     assert (ElementKind.CHARACTER, "宾馆老板瞪眼") in rows
     assert (ElementKind.CHARACTER, "警察") in rows
+
+
+def test_a_scene_number_printed_on_both_sides_of_a_title_without_int_or_ext(tmp_path):
+    entries = [{"_id": 0, "title": "6 AN ALLEY WAY IN NOVAGRUDOK 6", "content": "Snow falls."},
+               {"_id": 1, "title": "162C IN A DEEP BOG 162C", "content": "They wade in."},
+               {"_id": 2, "title": "7 ROOM 101", "content": "A door."}]
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps(entries), encoding="utf-8")
+    scenes = read_screenplay(path).scenes
+    assert [(s.number, s.heading) for s in scenes] == [
+        ("6", "AN ALLEY WAY IN NOVAGRUDOK"), ("162C", "IN A DEEP BOG"), ("7", "ROOM 101")]
