@@ -91,3 +91,18 @@ def test_round_one_added_more_supported_facts_than_it_removed():
     assert len(data["scripts"]) == 10
     assert (round(estimate["removed"], 1), round(estimate["added"], 1)) == (170.3, 280.9)
     assert estimate["added"] > estimate["removed"]
+
+
+def test_rounds_one_and_two_on_the_later_draws_removed_about_as_many_supported_facts_as_they_added():
+    """The same accounting for rounds 1 and 2 together (3faf1cd -> ebbf2cc) on the eight after-3/after-4
+    scripts, Sicario and Joker: more supported facts removed than added, by the judged samples
+    (docs/results/truth-ledger.md says so)."""
+    data = json.loads((JUDGED / "rounds12-sides.json").read_text())
+    estimate = {"removed": 0.0, "added": 0.0}
+    for sides in data["scripts"].values():
+        for key, part in sides.items():
+            if part["verdicts"]:
+                supported = sum(v["verdict"] == "supported" for v in part["verdicts"])
+                estimate[key.split("_")[0]] += part["in_diff"] * supported / len(part["verdicts"])
+    assert len(data["scripts"]) == 10
+    assert (round(estimate["removed"], 1), round(estimate["added"], 1)) == (400.7, 381.0)
