@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from kgbuild.errors import InputError
+from kgbuild.llm.cli_options import EXIT_BATCH_PENDING, MODEL_ENV, LLMFlags, llm_options
 
 
 def _console() -> Console:
@@ -25,38 +26,40 @@ def _console() -> Console:
 @click.option("--k", type=click.IntRange(min=1), default=5, show_default=True, help="Scenes returned.")
 @click.option("--facts", type=click.IntRange(min=0), default=10, show_default=True, help="Facts returned at most.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def ask_command(outdir: Path, question: str, as_of: int | None, k: int, facts: int, fmt: str) -> None:
+@llm_options(model_help="Answer with this LLM, from the retrieved evidence only, citing scenes and quoting lines "
+             f"(any OpenAI-compatible endpoint; key from $OPENAI_API_KEY) [env {MODEL_ENV}; default: none, the "
+             "ranked evidence only].")
+def ask_command(outdir: Path, question: str, as_of: int | None, k: int, facts: int, fmt: str,
+                llm: LLMFlags) -> None:
     """Find what in the build OUTDIR bears on QUESTION: the entities it names, the scenes that hold
     the answer (with the lines that matched) and the graph's facts with their evidence.
 
     Scenes are ranked by the question's words (BM25), their meaning (MiniLM, English scripts) and
-    the graph (the named entities grounded in each scene). Nothing is sent anywhere.
+    the graph (the named entities grounded in each scene). Without --llm-model nothing is sent
+    anywhere. With it, the LLM writes a short answer from that evidence only, citing scenes and
+    quoting lines ("the script does not say" when the evidence does not hold it); citations to
+    scenes not retrieved, or quotes not in the cited lines, are dropped and shown as such.
+
+    Exit status: 0 done; 2 bad input or the LLM refusing; 3 batch-export mode wrote the request.
     """
     from kgbuild.ask import AskSession
+    from kgbuild.ask.render import result_lines
+    from kgbuild.llm.types import BatchPendingError
 
-    session = AskSession(outdir)
+    session = AskSession(outdir, llm=llm.settings())
     if as_of is not None and as_of > session.index.scene_count:
         raise InputError(f"--scene {as_of}: the script has {session.index.scene_count} scenes")
-    result = session.ask(question, as_of=as_of, k=k, facts=facts)
+    try:
+        result = session.ask(question, as_of=as_of, k=k, facts=facts)
+    except BatchPendingError as e:
+        click.echo(f"kgbuild: {e}", err=True)
+        sys.exit(EXIT_BATCH_PENDING)
     if fmt == "json":
         click.echo(result.model_dump_json(indent=1))
         return
     console = _console()
-    bound = f" (scenes 1-{as_of})" if as_of else ""
-    names = ", ".join(f"{e.name} ({e.type})" for e in result.entities) or "none"
-    console.print(f"Question{bound}: {result.question}", markup=False)
-    console.print(f"Named in the graph: {names}", markup=False)
-    for rank, scene in enumerate(result.scenes, start=1):
-        console.print(f"\n{rank}. Scene {scene.scene}: {scene.heading}  (score {scene.score:.2f})", markup=False)
-        for line in scene.lines:
-            who = f"{line.speaker}: " if line.speaker else ""
-            console.print(f"   line {line.lines[0]}: {who}{line.text}", markup=False)
-    if result.facts:
-        console.print("\nFacts:")
-        for fact in result.facts:
-            ev = fact.evidence[0]
-            where = f"scene {ev.scene}" + (f", line {ev.lines[0]}" if ev.lines else "")
-            console.print(f"  {fact.statement}  [{where}: \"{ev.quote}\"]", markup=False)
+    for line in result_lines(result):
+        console.print(line, markup=False)
 
 
 @click.command("qa-eval")
