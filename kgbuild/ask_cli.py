@@ -26,11 +26,18 @@ def _console() -> Console:
 @click.option("--k", type=click.IntRange(min=1), default=5, show_default=True, help="Scenes returned.")
 @click.option("--facts", type=click.IntRange(min=0), default=10, show_default=True, help="Facts returned at most.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--cypher", "as_cypher", is_flag=True,
+              help="Instead: turn QUESTION into one read-only Cypher query with the LLM, check it against the "
+              "store (retried once with the problem), run it and show its rows.")
+@click.option("--db", help="The store --cypher reads: a .lbdb file, a build folder, or a Bolt server at "
+              "bolt://HOST:PORT (Neo4j, FalkorDB; NEO4J_USERNAME / NEO4J_PASSWORD, empty for none) "
+              "[default: OUTDIR/graph.lbdb].")
+@click.option("--database", help="The Neo4j database of --db [default: the server's default].")
 @llm_options(model_help="Answer with this LLM, from the retrieved evidence only, citing scenes and quoting lines "
              f"(any OpenAI-compatible endpoint; key from $OPENAI_API_KEY) [env {MODEL_ENV}; default: none, the "
              "ranked evidence only].")
-def ask_command(outdir: Path, question: str, as_of: int | None, k: int, facts: int, fmt: str,
-                llm: LLMFlags) -> None:
+def ask_command(outdir: Path, question: str, as_of: int | None, k: int, facts: int, fmt: str, as_cypher: bool,
+                db: str | None, database: str | None, llm: LLMFlags) -> None:
     """Find what in the build OUTDIR bears on QUESTION: the entities it names, the scenes that hold
     the answer (with the lines that matched) and the graph's facts with their evidence.
 
@@ -40,26 +47,45 @@ def ask_command(outdir: Path, question: str, as_of: int | None, k: int, facts: i
     quoting lines ("the script does not say" when the evidence does not hold it); citations to
     scenes not retrieved, or quotes not in the cited lines, are dropped and shown as such.
 
-    Exit status: 0 done; 2 bad input or the LLM refusing; 3 batch-export mode wrote the request.
+    With --cypher the LLM writes one Cypher query instead, from the question and the schema the
+    store holds; a query that would write is refused before it reaches the store.
+
+    Exit status: 0 done; 2 bad input, the LLM refusing, or no query could run; 3 batch-export mode
+    wrote the request.
     """
     from kgbuild.ask import AskSession
-    from kgbuild.ask.render import result_lines
+    from kgbuild.ask.render import cypher_lines, result_lines
+    from kgbuild.ask.types import CypherAnswer
     from kgbuild.llm.types import BatchPendingError
 
-    session = AskSession(outdir, llm=llm.settings())
-    if as_of is not None and as_of > session.index.scene_count:
-        raise InputError(f"--scene {as_of}: the script has {session.index.scene_count} scenes")
-    try:
-        result = session.ask(question, as_of=as_of, k=k, facts=facts)
-    except BatchPendingError as e:
-        click.echo(f"kgbuild: {e}", err=True)
-        sys.exit(EXIT_BATCH_PENDING)
+    settings = llm.settings()
+    if as_cypher and settings is None:
+        raise click.UsageError(f"--cypher needs an LLM: add --llm-model (or set {MODEL_ENV})")
+    if not as_cypher and (db or database):
+        raise click.UsageError("--db and --database are for --cypher")
+    auth = None
+    if db is not None and "://" in db:
+        from kgbuild.store_cli import neo4j_credentials
+
+        auth = neo4j_credentials()
+    with AskSession(outdir, llm=settings, db=db, db_auth=auth, database=database) as session:
+        if as_of is not None and as_of > session.index.scene_count:
+            raise InputError(f"--scene {as_of}: the script has {session.index.scene_count} scenes")
+        try:
+            found = session.cypher(question) if as_cypher else session.ask(question, as_of=as_of, k=k, facts=facts)
+        except BatchPendingError as e:
+            click.echo(f"kgbuild: {e}", err=True)
+            sys.exit(EXIT_BATCH_PENDING)
     if fmt == "json":
-        click.echo(result.model_dump_json(indent=1))
-        return
-    console = _console()
-    for line in result_lines(result):
-        console.print(line, markup=False)
+        click.echo(found.model_dump_json(indent=1))
+    else:
+        console = _console()
+        for line in cypher_lines(found) if isinstance(found, CypherAnswer) else result_lines(found):
+            console.print(line, markup=False)
+    if isinstance(found, CypherAnswer) and found.error is not None:
+        from kgbuild.ask.cypher import CypherError
+
+        raise CypherError(found.error)
 
 
 @click.command("qa-eval")

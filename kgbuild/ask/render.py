@@ -1,4 +1,5 @@
-"""`ask`'s results as text for a reader: the answer with its citations, then the ranked evidence.
+"""`ask`'s results as text for a reader: the answer with its citations, then the ranked evidence;
+or the Cypher query, the attempts refused, and its rows.
 
 Example:
     >>> print("\\n".join(result_lines(session.ask("Where does Owen hide the whistle?"))))  # doctest: +SKIP
@@ -10,7 +11,10 @@ Example:
 
 from __future__ import annotations
 
-from kgbuild.ask.types import AskResult, Citation
+import json
+from typing import Any
+
+from kgbuild.ask.types import AskResult, Citation, CypherAnswer
 
 
 def _lines(citation: Citation) -> str:
@@ -57,3 +61,27 @@ def result_lines(result: AskResult) -> list[str]:
     bound = f" (scenes 1-{result.as_of_scene})" if result.as_of_scene else ""
     answer = answer_lines(result)
     return [f"Question{bound}: {result.question}", *answer, *([""] if answer else []), *evidence_lines(result)]
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, (list, dict)):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def cypher_lines(answer: CypherAnswer) -> list[str]:
+    """The question, each query the model wrote (the refused ones with why), and the rows, one per
+    line with its cells joined by ' | '."""
+    out = [f"Question: {answer.question}"]
+    for number, attempt in enumerate(answer.attempts, start=1):
+        state = "ran" if attempt.problem is None else f"refused: {attempt.problem}"
+        out += [f"Query {number} ({answer.model}, {state}):", *(f"  {line}" for line in attempt.cypher.splitlines())]
+    if answer.error is not None:
+        return out
+    out += ["", " | ".join(answer.columns)]
+    out += [" | ".join(_cell(v) for v in row) for row in answer.rows]
+    count = len(answer.rows)
+    out.append(f"{count} row{'' if count == 1 else 's'}" + (" (more were cut)" if answer.truncated else ""))
+    return out

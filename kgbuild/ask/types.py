@@ -3,6 +3,8 @@ ranked facts with their evidence, and (with an LLM) an answer that cites scenes.
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from kgbuild.model import Evidence
@@ -97,6 +99,39 @@ class Answer(_Model):
                                          "were not among the retrieved ones.")
     model: str
     prompt: str = Field(description="The prompt and its version, e.g. 'answer v1'.")
+
+
+class ModelCypher(_Model):
+    """The model's reply to a query request (`kgbuild.ask.cypher`)."""
+
+    cypher: str = Field(description="One read-only Cypher statement.")
+
+
+class CypherAttempt(_Model):
+    """A query the model wrote, and why it did not run (None: it ran)."""
+
+    cypher: str
+    problem: str | None = None
+
+
+class CypherAnswer(_Model):
+    """A question answered by one read-only Cypher query: the attempts and the rows of the one that ran."""
+
+    question: str
+    movie: str = Field(description="The movie the query read (its nodes' `movie`).")
+    store: str = Field(description="The store's path or Bolt address.")
+    attempts: list[CypherAttempt] = Field(description="The first query and, when it failed, the retry.")
+    columns: list[str] = Field(default_factory=list)
+    rows: list[list[Any]] = Field(default_factory=list)
+    truncated: bool = Field(default=False, description="More rows came back than are kept.")
+    model: str
+    prompt: str
+    error: str | None = Field(default=None, description="Why no query ran.")
+
+    @property
+    def cypher(self) -> str | None:
+        """The query that ran (None: none did)."""
+        return self.attempts[-1].cypher if self.error is None and self.attempts else None
 
 
 class AskResult(_Model):
