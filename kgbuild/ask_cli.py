@@ -98,13 +98,34 @@ def ask_command(outdir: Path, question: str, as_of: int | None, k: int, facts: i
               help="The script.json the build was made from [default: the build's own source].")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write every question's ranks and the tables as JSON.")
-def qa_eval_command(build: Path, questions: Path, corpus: bool, script: Path | None, json_out: Path | None) -> None:
+@click.option("--answers", is_flag=True,
+              help="Also answer every question with --llm-model from ask's evidence (--k scenes) and have a "
+              "judge tell right from wrong against the gold answer: accuracy per qa_type, retrieval and reading "
+              "misses.")
+@click.option("--k", type=click.IntRange(min=1), default=5, show_default=True,
+              help="Scenes retrieved for each answer.")
+@click.option("--judge-model", help="The judge's model [default: --llm-model].")
+@llm_options()
+def qa_eval_command(build: Path, questions: Path, corpus: bool, script: Path | None, json_out: Path | None,
+                    answers: bool, k: int, judge_model: str | None, llm: LLMFlags) -> None:
     """Retrieval on STAGE-QA questions: where kgbuild's retrieval and the baselines rank each question's
-    gold scene, as hit@1/5/10 and MRR per language and qa_type."""
+    gold scene, as hit@1/5/10 and MRR per language and qa_type.
+
+    With --answers, also answers: each question answered by the LLM from the evidence `kgbuild ask`
+    retrieves, judged right or wrong against the gold answer (evaluation/qa_judge.md); an answer citing
+    a scene that was not retrieved is wrong. Batch mode (--llm-batch-export) takes two rounds: the
+    answers, then the judge's requests (exit status 3 after each export; import, then rerun).
+    """
     import json
 
     from kgbuild.ask import StoryIndex
     from kgbuild.evaluation.qa_eval import METHODS, evaluate_movie, read_questions, script_titles, tables
+
+    settings = llm.settings()
+    if answers and settings is None:
+        raise click.UsageError(f"--answers needs an LLM: add --llm-model (or set {MODEL_ENV})")
+    if (settings is not None or judge_model) and not answers:
+        raise click.UsageError("--llm-model and --judge-model are for --answers")
 
     pairs: list[tuple[str, Path, Path, Path]] = []
     if corpus:
@@ -127,11 +148,29 @@ def qa_eval_command(build: Path, questions: Path, corpus: bool, script: Path | N
             index_source = source
         pairs.append((build.name, build, questions, index_source))
     rows = []
+    prepared = []
     for movie, folder, csv_path, script_path in pairs:
         click.echo(f"{movie}: indexing and ranking ...", err=True)
-        rows += evaluate_movie(StoryIndex.open(folder), read_questions(csv_path), titles=script_titles(script_path),
-                               movie=movie)
+        index, items, titles = StoryIndex.open(folder), read_questions(csv_path), script_titles(script_path)
+        rows += evaluate_movie(index, items, titles=titles, movie=movie)
+        if answers:
+            from kgbuild.evaluation.qa_answers import prepare_movie
+
+            prepared += prepare_movie(index, items, titles=titles, movie=movie, k=k)
     result = tables(rows)
+    answered = []
+    title = ""
+    if settings is not None:
+        title = f"Answers ({settings.model}, judged by {judge_model or settings.model})"
+        from kgbuild.evaluation.qa_answers import answer_and_judge
+        from kgbuild.llm.types import BatchPendingError
+
+        click.echo(f"answering {len(prepared)} questions with {settings.model} ...", err=True)
+        try:
+            answered = answer_and_judge(prepared, settings, judge_model=judge_model)
+        except BatchPendingError as e:
+            click.echo(f"kgbuild: {e}", err=True)
+            sys.exit(EXIT_BATCH_PENDING)
     console = _console()
     for group, methods in result.items():
         table = Table(title=group, title_justify="left")
@@ -143,10 +182,25 @@ def qa_eval_command(build: Path, questions: Path, corpus: bool, script: Path | N
                 table.add_row(method, str(t.questions), f"{t.hit1:.3f}", f"{t.hit5:.3f}", f"{t.hit10:.3f}",
                               f"{t.mrr:.3f}")
         console.print(table)
+    if answered:
+        from kgbuild.evaluation.qa_answers import answer_tables
+
+        answer_result = answer_tables(answered)
+        table = Table(title=title, title_justify="left")
+        for col in ("group", "questions", "right", "wrong", "accuracy", "retrieval miss", "reading miss",
+                    "cited unretrieved", "unresolved"):
+            table.add_column(col, justify="left" if col == "group" else "right")
+        for group, a in answer_result.items():
+            table.add_row(group, str(a.questions), str(a.right), str(a.wrong),
+                          "–" if a.accuracy is None else f"{a.accuracy:.3f}", str(a.retrieval_misses),
+                          str(a.reading_misses), str(a.cited_unretrieved), str(a.unresolved))
+        console.print(table)
     if json_out is not None:
         from kgbuild.atomic import write_text_atomic
 
-        write_text_atomic(json_out, json.dumps({"tables": {g: {m: t.model_dump() for m, t in ms.items()}
-                                                           for g, ms in result.items()},
-                                                "questions": [r.model_dump() for r in rows]},
-                                               ensure_ascii=False, indent=1))
+        data = {"tables": {g: {m: t.model_dump() for m, t in ms.items()} for g, ms in result.items()},
+                "questions": [r.model_dump() for r in rows]}
+        if answered:
+            data["answers"] = {"tables": {g: t.model_dump() for g, t in answer_result.items()},
+                               "questions": [r.model_dump() for r in answered]}
+        write_text_atomic(json_out, json.dumps(data, ensure_ascii=False, indent=1))
