@@ -63,7 +63,8 @@ NO_SUCH_LINE = "no such line in the scene"
 QUOTE_NOT_IN_LINES = "quote not in the cited lines"
 QUOTE_NOT_IN_SCENE = "quote not in the scene"
 NO_QUOTE = "no quote"
-_SCENE_REF = re.compile(r"(?:\bscenes?|场景|第)\s*((?:\d+\s*(?:(?:,|and|&|、|和|-|–)\s*)?)+)", re.IGNORECASE)
+_SCENE_REF = re.compile(r"(?:\bscenes?|场景)\s*((?:\d+\s*(?:(?:,|and|&|、|和|-|–)\s*)?)+)", re.IGNORECASE)
+_PARENTHESES = re.compile(r"[(（]([^()（）]*)[)）]")
 _TYPOGRAPHY = str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"', "—": "-", "–": "-"})
 _ELLIPSIS = re.compile(r"\.\.\.|…")
 
@@ -214,9 +215,10 @@ def check_citation(cited: CitedLines, shown: Mapping[int, set[int] | None], inde
 
 
 def scenes_named(text: str) -> set[int]:
-    """The scene numbers a text names: '(scene 4)', '(scenes 3, 7 and 9)', '(scenes 3-5)', '场景 4'."""
+    """The scene numbers a text names in parentheses, as the prompt asks: '(scene 4)', '(scenes 3, 7
+    and 9)', '(scenes 3-5)', '（场景 4）' (a number elsewhere in the text may be anything)."""
     found: set[int] = set()
-    for m in _SCENE_REF.finditer(text):
+    for m in (ref for inside in _PARENTHESES.finditer(text) for ref in _SCENE_REF.finditer(inside.group(1))):
         numbers = [int(n) for n in re.findall(r"\d+", m.group(1))]
         spans = re.findall(r"(\d+)\s*[-–]\s*(\d+)", m.group(1))
         found |= set(numbers)

@@ -116,6 +116,7 @@ def test_quotes_and_scene_mentions():
     assert not quote_holds(" ... ", "anything")
     assert scenes_named("He runs (scene 4), then hides it (scenes 3 and 7; scenes 9-11).") == {3, 4, 7, 9, 10, 11}
     assert scenes_named("他把哨子藏起来（场景 3）。") == {3}
+    assert scenes_named("In scene 12 he counts 40 boats (the first of 3).") == set()
 
 
 # -- the LLM through the project's client ---------------------------------------------------------
