@@ -1,5 +1,6 @@
-"""`kgbuild ask` (a question answered from a build's graph and script) and `kgbuild qa-eval`
-(STAGE-QA retrieval against baselines)."""
+"""`kgbuild ask` (a question answered from a build's graph and script: the ranked evidence, with an
+LLM an answer citing it, or one read-only Cypher query) and `kgbuild qa-eval` (STAGE-QA retrieval
+against baselines, and answers judged against the gold ones)."""
 
 from __future__ import annotations
 
@@ -63,6 +64,8 @@ def ask_command(outdir: Path, question: str, as_of: int | None, k: int, facts: i
         raise click.UsageError(f"--cypher needs an LLM: add --llm-model (or set {MODEL_ENV})")
     if not as_cypher and (db or database):
         raise click.UsageError("--db and --database are for --cypher")
+    if as_cypher and as_of is not None:
+        raise click.UsageError("--scene bounds the evidence of an answer; a --cypher query reads the whole graph")
     auth = None
     if db is not None and "://" in db:
         from kgbuild.store_cli import neo4j_credentials

@@ -188,6 +188,10 @@ def test_cypher_needs_an_llm_and_batch_export_writes_the_request(build, tmp_path
     runner = CliRunner()
     bare = runner.invoke(cli, ["ask", str(build), "Who?", "--cypher"])
     assert bare.exit_code == 2 and "--cypher needs an LLM" in bare.output
+    bounded = runner.invoke(cli, ["ask", str(build), "Who?", "--cypher", "--scene", "2", "--llm-model", "m"])
+    assert bounded.exit_code == 2 and "--scene bounds the evidence" in bounded.output
+    stray = runner.invoke(cli, ["ask", str(build), "Who?", "--db", str(build)])
+    assert stray.exit_code == 2 and "are for --cypher" in stray.output
     requests = tmp_path / "requests.jsonl"
     exported = runner.invoke(cli, ["ask", str(build), "Who?", "--cypher", "--llm-model", "m", "--llm-cache-dir",
                                    str(tmp_path / "c"), "--llm-batch-export", str(requests)])
