@@ -19,7 +19,7 @@ import logging
 import os
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -249,21 +249,61 @@ def run_query(db_path: str | os.PathLike[str], cypher: str, params: dict[str, An
             for Neo4j-only constructs, what to write instead).
         StoreError: the store cannot be opened.
     """
-    params = params or {}
-    check_parameters(cypher, params)
     with connect(db_path, read_only=not write) as connection:
-        try:
-            result = connection.execute(cypher, params)
-        except RuntimeError as e:
-            tables = [row[0] for row in _rows(connection.execute("CALL show_tables() RETURN name"))]
-            raise QueryError(explain_error(cypher, str(e), tables=sorted(tables))) from e
-        if isinstance(result, list):
-            raise QueryError("one query at a time, please: remove the ';' between statements")
-        columns = result.get_column_names()
-        written = returned_columns(cypher)
-        if written is not None and len(written) == len(columns):
-            columns = written  # un-aliased items named as written, as Neo4j does ('type(r)')
-        return QueryResult(columns=columns, rows=[[plain_value(v) for v in row] for row in _rows(result)])
+        return _execute(connection, cypher, params or {})
+
+
+def _execute(connection: ladybug.Connection, cypher: str, params: dict[str, Any]) -> QueryResult:
+    """Run one query on an open connection (see `run_query`)."""
+    check_parameters(cypher, params)
+    try:
+        result = connection.execute(cypher, params)
+    except RuntimeError as e:
+        tables = [row[0] for row in _rows(connection.execute("CALL show_tables() RETURN name"))]
+        raise QueryError(explain_error(cypher, str(e), tables=sorted(tables))) from e
+    if isinstance(result, list):
+        raise QueryError("one query at a time, please: remove the ';' between statements")
+    columns = result.get_column_names()
+    written = returned_columns(cypher)
+    if written is not None and len(written) == len(columns):
+        columns = written  # un-aliased items named as written, as Neo4j does ('type(r)')
+    return QueryResult(columns=columns, rows=[[plain_value(v) for v in row] for row in _rows(result)])
+
+
+class ReadOnlyStore:
+    """The embedded store opened read-only once, for many queries; close it, or use `with`.
+
+    Example:
+        >>> with ReadOnlyStore("out/lizard-people/graph.lbdb") as store:  # doctest: +SKIP
+        ...     store.query("MATCH (c:Character) RETURN count(c) AS n").rows
+        [[28]]
+
+    Raises:
+        StoreError: no store there, or it cannot be opened.
+    """
+
+    def __init__(self, db_path: str | os.PathLike[str]) -> None:
+        self.path = Path(db_path)
+        self._held = ExitStack()
+        self._connection = self._held.enter_context(connect(self.path, read_only=True))
+
+    def query(self, cypher: str, params: dict[str, Any] | None = None) -> QueryResult:
+        """Run one read-only query (see `run_query`).
+
+        Raises:
+            QueryError: parameters wrong, or the store refused the query.
+        """
+        return _execute(self._connection, cypher, params or {})
+
+    def close(self) -> None:
+        """Close the connection and the store."""
+        self._held.close()
+
+    def __enter__(self) -> ReadOnlyStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def script_statements(text: str) -> list[str]:

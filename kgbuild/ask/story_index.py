@@ -76,13 +76,7 @@ class StoryIndex:
         from kgbuild.graph import load_graph
         from kgbuild.readers import load_screenplay
 
-        folder = Path(build)
-        if folder.is_file():
-            folder = folder.parent
-        for name in ("graph.json", "screenplay.json"):
-            if not (folder / name).is_file():
-                raise InputError(f"no {name} here: ask reads a build folder of 'kgbuild build SCRIPT -o OUTDIR'",
-                                 path=str(folder))
+        folder = build_folder(build)
         return cls.build(load_graph(folder / "graph.json"), load_screenplay(folder / "screenplay.json"),
                          embedder=embedder)
 
@@ -127,6 +121,23 @@ class StoryIndex:
         for relation in self.graph.relations:
             for scene in sorted({ev.scene for ev in relation.evidence}):
                 self._relations_by_scene.setdefault(scene, []).append(relation)
+
+
+def build_folder(build: str | os.PathLike[str]) -> Path:
+    """The build folder of `build` (a folder, or a file in one), checked to hold graph.json and
+    screenplay.json.
+
+    Raises:
+        InputError: one of them is missing.
+    """
+    folder = Path(build)
+    if folder.is_file():
+        folder = folder.parent
+    for name in ("graph.json", "screenplay.json"):
+        if not (folder / name).is_file():
+            raise InputError(f"no {name} here: ask reads a build folder of 'kgbuild build SCRIPT -o OUTDIR'",
+                             path=str(folder))
+    return folder
 
 
 def _line(scene: int, element: Element) -> SceneLine:

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
-from kgbuild.ask import AskSession, StoryIndex
+from kgbuild.ask import StoryIndex
 from kgbuild.ask.link import link_entities
 from kgbuild.ask.text import words
 from kgbuild.cli import cli
@@ -20,21 +18,7 @@ from kgbuild.evaluation.qa_eval import (
     strip_pointer,
     tables,
 )
-
-FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "ask"
-
-
-@pytest.fixture(scope="module")
-def build(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("ask") / "lighthouse"
-    result = CliRunner().invoke(cli, ["build", str(FIXTURE / "script.json"), "-o", str(out)])
-    assert result.exit_code == 0, result.output
-    return out
-
-
-@pytest.fixture(scope="module")
-def session(build) -> AskSession:
-    return AskSession(build)
+from tests.ask.conftest import FIXTURE
 
 
 def test_words_stem_english_and_cut_chinese():

