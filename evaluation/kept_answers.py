@@ -1,6 +1,6 @@
 """Kept model answers: a measurement's LLM replies stored without the screenplay's words.
 
-An LLM measurement (see the README, "The LLM path, measured") enters a model's answers through
+An LLM measurement (docs/results/llm-path.md, "The LLM path, measured") enters a model's answers through
 batch import. Keeping those answers lets a test rebuild the measured graphs with no live request
 and check the scores. The screenplays measured on (the STAGE release) may not be copied into the
 repository, and a model's answers quote them. So every stretch of an answer's strings that occurs

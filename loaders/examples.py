@@ -5,7 +5,7 @@ kinds are compared through the stored `type` property rather than `labels(n)`, t
 `first_scene`/`last_scene` rather than list indexes, and `type(r)` works on the embedded store
 because kgbuild defines it there. A character is found by its name or any alias, in any case
 (`-p character=angier` finds Robert Angier), and a name no character has is an error that lists
-the close ones, never an empty answer. The README shows the same queries.
+the close ones, never an empty answer. The docs (stores.md) show the same queries.
 
 Example:
     >>> example("where-and-when").values({"character": "Reggie"})

@@ -1,13 +1,13 @@
-"""Screenshot of a story view page in headless Chromium, as the README shows it.
+"""Screenshot of a story view page in headless Chromium, as the README and the docs show it.
 
 Usage: .venv/bin/python scripts/view_screenshot.py PAGE.html OUT.png [--scene N] [--focus NAME]
 
 Opens the page, moves the slider to scene N, finds NAME with the search box and opens its panel,
 fits the view to it and its neighbours, then saves the window (about 1280 x 720 CSS pixels) as a PNG of
-128 colours (small enough to keep in the repository). The README's picture:
+128 colours (small enough to keep in the repository). The picture of the README and docs/story-view.md:
 
     scripts/dev example && .venv/bin/python scripts/view_screenshot.py out/lizard-people/view.html \
-        examples/lizard-people-view.png --scene 40 --focus Reggie
+        docs/assets/story-view.png --scene 40 --focus Reggie
 """
 
 from __future__ import annotations

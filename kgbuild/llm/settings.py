@@ -13,8 +13,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-#: Chunk size (estimated tokens) in LLM mode, a measured choice (README, "The LLM path,
-#: measured"): of 600, 1,200 and 2,500, the cheapest within .02 F1 of the best at >= 90% of
+#: Chunk size (estimated tokens) in LLM mode, a measured choice (docs/results/llm-path.md,
+#: "The LLM path, measured"): of 600, 1,200 and 2,500, the cheapest within .02 F1 of the best at >= 90% of
 #: audited facts supported. With prompt v4, 2,500 meets that in English (96.3% supported, F1
 #: within .001 and .015 of the best, the fewest tokens); in Chinese it has the best entity F1
 #: and is .022 below 1,200's relation F1, where 1,200 is .025 below in entity F1. (With prompt

@@ -1,5 +1,5 @@
-"""Open view pages in headless Chromium: for the view benchmark, the browser tests and the README
-screenshot.
+"""Open view pages in headless Chromium: for the view benchmark, the browser tests and the
+screenshot in the docs (docs/story-view.md).
 
 Drives the system's Chromium with Selenium and the matching chromedriver (Debian: the packages
 `chromium` and `chromium-driver`); nothing is downloaded. `KGBUILD_CHROMIUM` and
