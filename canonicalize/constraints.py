@@ -123,6 +123,9 @@ def _stages(name: NormalizedName) -> tuple[set[str], set[str]]:
     return stages, set(name.versions) - stages
 
 
+_NUMBERED_TOKEN = re.compile(r"^#?\d+[a-z]?$")
+
+
 @lru_cache(maxsize=4096)
 def _common_noun_zh(word: str) -> bool:
     """Whether jieba reads a Chinese word as one common noun of its dictionary ('男子')."""
@@ -138,7 +141,8 @@ def proper_name(name: NormalizedName, common_words: frozenset[str] = frozenset()
         return False
     if name.cjk and _common_noun_zh(name.key):
         return False
-    return not all(t in ROLE_WORDS or t in common_words for t in name.tokens)
+    # A number tells instances of a role apart ('MAN #1'): it names no one.
+    return not all(t in ROLE_WORDS or t in common_words or _NUMBERED_TOKEN.match(t) for t in name.tokens)
 
 
 def life_stage_link(a: Candidate, b: Candidate, common_words: frozenset[str] = frozenset()) -> bool:

@@ -72,7 +72,7 @@ ROLE_WORDS = _words("""
     男人 女人 孩子 店员 秘书 助理 律师 法官 记者
 """)
 #: Words marking a life stage (a closed class: the same person at another age).
-LIFE_STAGE_WORDS = frozenset({"young", "younger", "old", "older", "little", "baby", "adult", "teen",
+LIFE_STAGE_WORDS = frozenset({"young", "younger", "old", "older", "aged", "little", "baby", "adult", "teen",
                               "teenage", "teenaged", "elderly", "child", "kid"})
 #: Words marking a life stage or a parallel version of a character ('Good Cop Bob' and 'Bad Cop
 #: Bob', 'Future Marty'): mentions differing in them are never merged.

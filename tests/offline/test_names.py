@@ -122,6 +122,8 @@ def test_life_stages_need_a_life_stage_word_and_a_proper_name(cues):
         return Candidate(id=name, name=name, type="Character", norm=normalize_name(name, person=True))
 
     assert life_stage_link(cand("YOUNG ELLIE"), cand("Ellie"))
+    assert life_stage_link(cand("AGED TUVIA"), cand("Tuvia"))  # an epilogue cue: Tuvia years later
+    assert not life_stage_link(cand("YOUNG MAN #1"), cand("MAN #1"))  # two men, told apart by number
     assert not life_stage_link(cand("Young Woman"), cand("Old Woman"))
     assert not life_stage_link(cand("Good Cop Bob"), cand("Bad Cop Bob"))
     assert not life_stage_link(cand("Young Hunter"), cand("Hunter"), frozenset({"hunter"}))
