@@ -182,27 +182,38 @@ class Rebuilt(BaseModel):
     completion_tokens: int
 
 
-def rebuild(kept: dict[str, Any], build_args: list[str], out: Path, cache_dir: Path) -> Rebuilt:
-    """Run `kgbuild build *build_args -o out` in batch mode, answering every exported round from
-    the kept answers, until it finishes; no request leaves the machine.
+class Replayed(BaseModel):
+    """A measured command run again from kept answers."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rounds: int = Field(description="Export-import rounds until the command finished.")
+    requests: int
+    prompt_tokens: int
+    completion_tokens: int
+    stdout: str = Field(description="What the command printed in its last run.")
+
+
+def replay_rounds(kept: dict[str, Any], command: list[str], work: Path, cache_dir: Path) -> Replayed:
+    """Run `kgbuild *command` in batch mode, answering every exported round from the kept answers,
+    until it finishes; no request leaves the machine.
 
     Raises:
-        InputError: a request has no kept answer, or the build fails.
+        InputError: a request has no kept answer, or the command fails.
     """
-    work = out.parent / f"{out.name}.rounds"
     work.mkdir(parents=True, exist_ok=True)
     requests = prompt = completion = 0
     for n in range(1, MAX_ROUNDS + 1):
         exported = work / f"requests_{n}.jsonl"
-        run = subprocess.run([sys.executable, "-m", "kgbuild", "build", *build_args, "-o", str(out), "-q",
+        run = subprocess.run([sys.executable, "-m", "kgbuild", *command,
                               "--llm-cache-dir", str(cache_dir), "--llm-batch-export", str(exported)],
                              capture_output=True, text=True, env={**os.environ, "OPENAI_API_KEY": "kept-answers",
                                                                   "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"})
         if run.returncode == 0:
-            return Rebuilt(graph=out / "graph.json", rounds=n - 1, requests=requests, prompt_tokens=prompt,
-                           completion_tokens=completion)
+            return Replayed(rounds=n - 1, requests=requests, prompt_tokens=prompt, completion_tokens=completion,
+                            stdout=run.stdout)
         if run.returncode != EXIT_BATCH_PENDING:
-            raise InputError(f"the build failed (exit {run.returncode}): {run.stderr.strip()[-800:]}")
+            raise InputError(f"kgbuild {command[0]} failed (exit {run.returncode}): {run.stderr.strip()[-800:]}")
         lines = replay(kept, exported)
         for line, body in zip(lines, _bodies(exported), strict=True):
             requests += 1
@@ -214,7 +225,20 @@ def rebuild(kept: dict[str, Any], build_args: list[str], out: Path, cache_dir: P
                                    "--cache-dir", str(cache_dir)], capture_output=True, text=True)
         if imported.returncode != 0:
             raise InputError(f"importing round {n} failed: {imported.stderr.strip()[-800:]}")
-    raise InputError(f"the build still exported requests after {MAX_ROUNDS} rounds")
+    raise InputError(f"kgbuild {command[0]} still exported requests after {MAX_ROUNDS} rounds")
+
+
+def rebuild(kept: dict[str, Any], build_args: list[str], out: Path, cache_dir: Path) -> Rebuilt:
+    """Run `kgbuild build *build_args -o out` in batch mode, answering every exported round from
+    the kept answers, until it finishes (`replay_rounds`); no request leaves the machine.
+
+    Raises:
+        InputError: a request has no kept answer, or the build fails.
+    """
+    done = replay_rounds(kept, ["build", *build_args, "-o", str(out), "-q"], out.parent / f"{out.name}.rounds",
+                         cache_dir)
+    return Rebuilt(graph=out / "graph.json", rounds=done.rounds, requests=done.requests,
+                   prompt_tokens=done.prompt_tokens, completion_tokens=done.completion_tokens)
 
 
 def _bodies(path: Path) -> list[dict[str, Any]]:
