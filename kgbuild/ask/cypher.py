@@ -67,7 +67,7 @@ READ_PROCEDURES = frozenset({"db.labels", "db.relationshiptypes", "db.propertyke
 _WRITES = re.compile(
     r"(?<![\w.$])(CREATE|MERGE|SET|DELETE|DETACH|REMOVE|DROP|ALTER|FOREACH|COPY|INSTALL|LOAD|ATTACH|IMPORT|EXPORT|"
     r"CHECKPOINT|BEGIN|COMMIT|ROLLBACK|GRANT|REVOKE|DENY|USE|PROFILE|EXPLAIN)(?![\w])", re.IGNORECASE)
-_CALL = re.compile(r"(?<![\w.$])CALL\s*(\{|[\w.]+)", re.IGNORECASE)
+_CALL = re.compile(r"(?<![\w.$])CALL(?![\w])\s*(\{|[\w.]+)", re.IGNORECASE)
 _APOC = re.compile(r"(?<![\w.$])apoc\.", re.IGNORECASE)
 _NODE_LABELS = re.compile(r"\(\s*(?:[A-Za-z_]\w*)?\s*:\s*((?:`[^`]+`|\w+)(?:\s*[:|&]\s*(?:`[^`]+`|\w+))*)")
 _REL_TYPES = re.compile(r"\[\s*(?:[A-Za-z_]\w*)?\s*:\s*((?:`[^`]+`|\w+)(?:\s*\|\s*:?\s*(?:`[^`]+`|\w+))*)")

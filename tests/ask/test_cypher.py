@@ -87,6 +87,8 @@ def test_every_write_is_found(query, words):
     "MATCH (c:Character) WHERE c.name = 'SET the table; DROP it' RETURN c.name // CREATE nothing",
     "MATCH (c:Character) /* MERGE */ RETURN c.set, c.created AS create_date",
     "CALL db.labels()",
+    # A word that begins with CALL is no CALL (found measuring --cypher: 'p.name AS caller').
+    "MATCH (p:Character)-[:speaks_to]->(c:Character) RETURN p.name AS caller, c.name AS callee",
     SPEAKERS,
 ])
 def test_reading_queries_pass_the_guard(query):
