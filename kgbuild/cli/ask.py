@@ -3,18 +3,13 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
-from rich.console import Console
 from rich.table import Table
 
+from kgbuild.cli.console import stdout_console
 from kgbuild.errors import InputError
-
-
-def _console() -> Console:
-    return Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 120)
 
 
 @click.command("ask")
@@ -41,7 +36,7 @@ def ask_command(outdir: Path, question: str, as_of: int | None, k: int, facts: i
     if fmt == "json":
         click.echo(result.model_dump_json(indent=1))
         return
-    console = _console()
+    console = stdout_console()
     bound = f" (scenes 1-{as_of})" if as_of else ""
     names = ", ".join(f"{e.name} ({e.type})" for e in result.entities) or "none"
     console.print(f"Question{bound}: {result.question}", markup=False)
@@ -103,7 +98,7 @@ def qa_eval_command(build: Path, questions: Path, corpus: bool, script: Path | N
         rows += evaluate_movie(StoryIndex.open(folder), read_questions(csv_path), titles=script_titles(script_path),
                                movie=movie)
     result = tables(rows)
-    console = _console()
+    console = stdout_console()
     for group, methods in result.items():
         table = Table(title=group, title_justify="left")
         for col in ("method", "questions", "hit@1", "hit@5", "hit@10", "MRR"):

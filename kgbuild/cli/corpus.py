@@ -11,18 +11,14 @@ from typing import TYPE_CHECKING
 
 import click
 
+from kgbuild.cli.exits import EXIT_BATCH_PENDING, EXIT_MOVIES_FAILED, EXIT_PARTIAL
 from kgbuild.corpus.spec import CorpusSpec
 from kgbuild.corpus.status import MovieStatus
-from kgbuild.llm.cli_options import EXIT_BATCH_PENDING
 from kgbuild.llm.limits import LimitSettings, serve_limits
 
 if TYPE_CHECKING:
     from kgbuild.corpus.executors import Executor
 
-#: Exit status of a corpus build in which some movies failed (the others were built).
-EXIT_MOVIES_FAILED = 5
-#: Exit status of a corpus build in which some movies' LLM chunks failed (rebuilt by the next run).
-EXIT_PARTIAL = 4
 #: Single-build options a corpus build refuses, with what to do instead.
 REFUSED = {
     "from_stage": "--from-stage reruns one build folder",

@@ -1,262 +1,27 @@
-"""The `kgbuild` command line. Only this module turns exceptions into messages and exit codes."""
+"""`kgbuild build`: one script into a build folder, or a corpus (several scripts, a folder or a
+manifest) into one folder per movie (`kgbuild.cli.corpus`)."""
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
-from rich.table import Table
 
-from kgbuild.atomic import write_text_atomic
-from kgbuild.chunking import DEFAULT_TOKEN_BUDGET, chunk_screenplay
-from kgbuild.errors import KgbuildError
-from kgbuild.llm.cli_options import EXIT_BATCH_PENDING, LLMFlags, llm_options
+from kgbuild.chunking import DEFAULT_TOKEN_BUDGET
+from kgbuild.cli.exits import EXIT_BATCH_PENDING, EXIT_PARTIAL
+from kgbuild.cli.options import LLMFlags, llm_options, scenes_param, schema_option
 from kgbuild.llm.settings import DEFAULT_LLM_CHUNK_TOKENS
-from kgbuild.model import SourceFormat
 from kgbuild.paths import cache_dir as resolve_cache_dir
-from kgbuild.paths import check_writable_dir, check_writable_file
-from kgbuild.readers import DEFAULT_MAX_BYTES, read_screenplay
-from kgbuild.scenes import SceneSelection, scenes_param
-from kgbuild.schema_option import schema_option
-from kgbuild.summary import ScreenplaySummary, summarize
+from kgbuild.paths import check_writable_dir
+from kgbuild.readers import DEFAULT_MAX_BYTES
 
 if TYPE_CHECKING:
     from kgbuild.llm.run import LLMExtraction
     from kgbuild.llm.settings import LLMSettings
-
-_FORMATS = click.Choice([f.value for f in SourceFormat])
-_DEFAULT_SHARED_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
-
-
-def _console() -> Console:
-    # Rich assumes 80 columns when writing to a file or pipe, which cuts table labels.
-    return Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 120)
-
-
-def _show_summary(console: Console, summary: ScreenplaySummary, warnings: list[str], top: int) -> None:
-    console.print(
-        f"[bold]{summary.title}[/bold]  ({summary.format}, {summary.language}): "
-        f"{summary.scenes} scenes, {summary.scenes_with_heading} with a heading, "
-        f"{len(summary.characters)} speaking characters"
-    )
-    table = Table(title="Characters", title_justify="left")
-    for col in ("name", "speeches", "first scene"):
-        table.add_column(col, justify="left" if col == "name" else "right")
-    for c in summary.characters[:top]:
-        table.add_row(c.name, str(c.speeches), str(c.first_scene))
-    if len(summary.characters) > top:
-        table.caption = f"... and {len(summary.characters) - top} more"
-    console.print(table)
-    locations = Table(title="Locations", title_justify="left")
-    locations.add_column("location")
-    locations.add_column("scenes", justify="right")
-    for name, count in summary.locations[:top]:
-        locations.add_row(name, str(count))
-    if len(summary.locations) > top:
-        locations.caption = f"... and {len(summary.locations) - top} more"
-    console.print(locations)
-    spread = ", ".join(f"{t} {n}" for t, n in summary.time_of_day) or "none stated"
-    console.print(f"Time of day: {spread}")
-    console.print("Elements: " + ", ".join(f"{k} {v}" for k, v in summary.elements.items()))
-    if warnings:
-        console.print(f"[yellow]{len(warnings)} warnings[/yellow] (lines the parser was unsure of):")
-        for w in warnings[:top]:
-            console.print(f"  {w}")
-        if len(warnings) > top:
-            console.print(f"  ... and {len(warnings) - top} more (all are in the JSON output)")
-
-
-@click.group()
-@click.version_option(package_name="kgbuild")
-def cli() -> None:
-    """kgbuild: movie screenplays to knowledge graphs."""
-
-
-@cli.command()
-@click.argument("script", type=click.Path(dir_okay=False, path_type=Path))
-@click.option(
-    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-    help="Also write the scene model as JSON to this file [default: write nothing, print the summary].",
-)
-@click.option("--format", "fmt", type=_FORMATS, help="Skip detection and read as this format.")
-@click.option("--max-bytes", type=int, default=DEFAULT_MAX_BYTES, show_default=True,
-              help="Refuse larger input files.")
-@click.option("--top", type=int, default=15, show_default=True, help="Rows per summary table.")
-def parse(script: Path, output: Path | None, fmt: str | None, max_bytes: int, top: int) -> None:
-    """Parse SCRIPT (Fountain, FDX, PDF, plain text, STAGE script.json) and summarize it."""
-    if output is not None:
-        check_writable_file(output)
-    screenplay = read_screenplay(
-        script, format=SourceFormat(fmt) if fmt else None, max_bytes=max_bytes
-    )
-    console = _console()
-    warnings = [f"line {w.line}: {w.message}" if w.line else w.message for w in screenplay.warnings]
-    _show_summary(console, summarize(screenplay), warnings, top)
-    if output is not None:
-        write_text_atomic(output, screenplay.model_dump_json(indent=1))
-        console.print(f"Wrote {output}")
-
-
-@cli.command()
-@click.argument("script", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="Where to write the chunks (JSON Lines, one chunk per line).")
-@click.option("--budget", type=click.IntRange(min=1), default=DEFAULT_TOKEN_BUDGET,
-              show_default=True, help="Token budget per chunk.")
-@click.option("--no-pack", is_flag=True, help="One chunk per scene at least (no packing).")
-def chunk(script: Path, output: Path, budget: int, no_pack: bool) -> None:
-    """Cut SCRIPT into scene-aligned chunks, as the extraction stages see it."""
-    check_writable_file(output)
-    screenplay = read_screenplay(script)
-    chunks = chunk_screenplay(screenplay, token_budget=budget, pack_scenes=not no_pack)
-    write_text_atomic(output, "".join(c.model_dump_json() + "\n" for c in chunks))
-    sizes = sorted(c.token_estimate for c in chunks)
-    click.echo(
-        f"{len(chunks)} chunks from {len(screenplay.scenes)} scenes; tokens per chunk: "
-        f"median {sizes[len(sizes) // 2]}, max {sizes[-1]}. Wrote {output}"
-    )
-    over = sum(size > budget for size in sizes)
-    if over:
-        click.echo(f"Note: {over} chunks exceed the budget of {budget} tokens: a chunk never cuts inside "
-                   "a speech or an action paragraph, and those are longer than the budget.")
-
-
-_BENCHES = ("parsing", "scoring", "build", "store", "llm", "merge", "view", "corpus", "faults")
-
-
-@cli.command()
-@click.option("--data", type=click.Path(file_okay=False, path_type=Path),
-              default=_DEFAULT_SHARED_DATA, show_default=True,
-              help="The shared data folder holding the screenplays.")
-@click.option("--only", type=click.Choice(_BENCHES), multiple=True,
-              help="Run these benchmarks instead of all (repeatable).")
-@click.option("--repeat", type=click.IntRange(min=1), default=3, show_default=True,
-              help="Parsing runs per file; the fastest counts.")
-@click.option("--llm-latency", type=click.FloatRange(min=0), default=1.0, show_default=True,
-              help="Seconds the local LLM server waits before each answer (llm benchmark).")
-@click.option("--json", "as_json", is_flag=True, help="Print the numbers as JSON.")
-def bench(data: Path, only: tuple[str, ...], repeat: int, llm_latency: float, as_json: bool) -> None:
-    """Time parsing, STAGE-KG scoring, an offline build, the embedded store, an LLM build, merging
-    and the story view.
-
-    The LLM benchmark builds a feature-length script against a local OpenAI-compatible server
-    (no network) with one request in flight and with 32. The merge benchmark clusters 10,000 and
-    50,000 synthetic mentions with cached embeddings, then measures embedding throughput. The view
-    benchmark writes the pages of the example and of the largest STAGE reference graph and times
-    their first render in headless Chromium (skipped, with the reason, when Chromium is missing).
-    The corpus benchmark builds the STAGE dev movies offline with 1 and 2 local workers (one torch
-    thread each) and on a local Ray instance with 2 CPUs when Ray is installed.
-    """
-    from kgbuild.benchmarks.build import bench_build
-    from kgbuild.benchmarks.parsing import bench_parsing, discover_inputs
-    from kgbuild.benchmarks.scoring import bench_scoring
-
-    chosen = set(only or _BENCHES)
-    paths = discover_inputs(data)
-    if not paths:
-        raise click.UsageError(f"no screenplays found under {data}; pass --data")
-    feature = data / "screenplays" / "lizard-people.fountain"
-    rows = bench_parsing(paths, repeat=repeat) if "parsing" in chosen else []
-    scoring = bench_scoring(data / "stage") if "scoring" in chosen else None
-    building = bench_build(feature) if "build" in chosen else None
-    store = llm_result = merge_result = view_result = corpus_result = None
-    fault_rows = None
-    if "store" in chosen:
-        from kgbuild.benchmarks.store import bench_embedded_store
-
-        store = bench_embedded_store(data / "stage")
-    if "llm" in chosen:
-        from kgbuild.benchmarks.llm import bench_llm
-
-        llm_result = bench_llm(feature, latency=llm_latency)
-    if "merge" in chosen:
-        from kgbuild.benchmarks.merge import bench_merge
-
-        merge_result = bench_merge()
-    if "view" in chosen:
-        from kgbuild.benchmarks.view import bench_view
-        from kgbuild.view.browser import BrowserMissingError
-
-        try:
-            view_result = bench_view(feature, data / "stage")
-        except BrowserMissingError as e:
-            click.echo(f"kgbuild: view benchmark skipped: {e}", err=True)
-    if "corpus" in chosen:
-        from kgbuild.benchmarks.corpus import bench_corpus
-
-        corpus_result = bench_corpus(data / "stage")
-    if "faults" in chosen:
-        from kgbuild.benchmarks.faults import bench_faults
-
-        fault_rows = bench_faults()
-    if as_json:
-        from pydantic import BaseModel
-
-        results: dict[str, Any] = {"parsing": [r.model_dump() for r in rows], "scoring": scoring,
-                                   "build": building, "store": store, "llm": llm_result, "merge": merge_result,
-                                   "view": view_result, "corpus": corpus_result,
-                                   "faults": [r.model_dump() for r in fault_rows] if fault_rows is not None else None}
-        click.echo(json.dumps({k: v.model_dump() if isinstance(v, BaseModel) else v
-                               for k, v in results.items()}, indent=1))
-        return
-    console = _console()
-    if rows:
-        table = Table(title=f"Parsing {len(paths)} files (best of {repeat})", title_justify="left")
-        for col in ("format", "files", "MB", "scenes", "pages", "seconds", "MB/s", "scenes/s",
-                    "pages/s"):
-            table.add_column(col, justify="left" if col == "format" else "right")
-        for r in rows:
-            table.add_row(
-                r.format, str(r.files), f"{r.megabytes:.2f}", str(r.scenes), str(r.pages or "-"),
-                f"{r.seconds:.3f}", f"{r.mb_per_s:.1f}", f"{r.scenes_per_s:.0f}",
-                f"{r.pages_per_s:.1f}" if r.pages else "-",
-            )
-        text_rows = [r for r in rows if r.format in {"plain", "fountain", "stage_json"}]
-        console.print(table)
-        console.print(
-            f"Plain text, Fountain and STAGE JSON together: "
-            f"{sum(r.seconds for r in text_rows):.2f} s (target < 3 s); PDF target >= 20 pages/s"
-        )
-    if scoring:
-        console.print(
-            f"STAGE-KG scoring of {scoring.movies} movies ({scoring.predictions}): "
-            f"cold cache {scoring.cold_seconds:.1f} s (target < 30 s, {scoring.texts_embedded} "
-            f"texts embedded), warm cache {scoring.warm_seconds:.1f} s (target < 5 s)"
-        )
-    if building:
-        console.print(
-            f"Offline build of {building.script} ({building.scenes} scenes): cold cache "
-            f"{building.cold_seconds:.1f} s (target < 20 s), warm {building.warm_seconds:.1f} s, "
-            f"peak memory {building.peak_rss_mb:.0f} MB"
-        )
-    if store:
-        from kgbuild.benchmarks.store import format_store_bench
-
-        console.print("\n".join(format_store_bench(store)))
-    if llm_result:
-        from kgbuild.benchmarks.llm import format_llm_bench
-
-        console.print("\n".join(format_llm_bench(llm_result)))
-    if merge_result:
-        from kgbuild.benchmarks.merge import format_merge_bench
-
-        console.print("\n".join(format_merge_bench(merge_result)))
-    if view_result:
-        from kgbuild.benchmarks.view import format_view_bench
-
-        console.print("\n".join(format_view_bench(view_result)))
-    if corpus_result:
-        from kgbuild.benchmarks.corpus import format_corpus_bench
-
-        console.print("\n".join(format_corpus_bench(corpus_result)))
-    if fault_rows is not None:
-        from kgbuild.benchmarks.faults import format_faults
-
-        console.print("\n".join(format_faults(fault_rows)))
+    from kgbuild.scenes import SceneSelection
 
 
 class _Bars:
@@ -288,11 +53,7 @@ class _Bars:
             self._progress.advance(self._task, units)
 
 
-#: Exit status of an LLM build in which some chunks got no valid answer after the retries.
-EXIT_PARTIAL = 4
-
-
-@cli.command()
+@click.command()
 @click.argument("scripts", metavar="SCRIPT...", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("-o", "--output", "outdir", type=click.Path(file_okay=False, path_type=Path),
               help="Folder for graph.json, screenplay.json, report.md, graph.graphml "
@@ -410,7 +171,7 @@ def build(scripts: tuple[Path, ...], outdir: Path | None, workers: int | None, w
         for line in dry_run_lines(script, options):
             click.echo(line)
         return
-    from kgbuild.store_cli import neo4j_credentials
+    from kgbuild.cli.store import neo4j_credentials
 
     credentials = neo4j_credentials() if neo4j_uri else None
     from rich.progress import (
@@ -505,8 +266,8 @@ def _build_corpus(scripts: list[Path], outdir: Path | None, *, workers: int | No
                   quiet: bool, ray_address: str | None, refused: dict[str, object], budget: int | None, lenient: bool,
                   cache_dir: Path | None, max_bytes: int, no_merge: bool, schema_file: Path | None,
                   settings: LLMSettings | None) -> None:
+    from kgbuild.cli.corpus import check_corpus_options, run_corpus_build
     from kgbuild.corpus.spec import CorpusSpec
-    from kgbuild.corpus_cli import check_corpus_options, run_corpus_build
     from kgbuild.schema import load_schema
 
     check_corpus_options(refused)
@@ -559,58 +320,3 @@ def _show_llm_usage(llm: LLMExtraction, outdir: Path) -> None:
                f"({rates.first_requests:.2f} and {rates.first_tokens:.0f} before reflection retries)")
     click.echo(f"{len(review)} of {len(llm.run.outcomes)} chunks need review"
                + (f": {', '.join(e.chunk for e in review)} (see {outdir / REVIEW_FILE})" if review else "."))
-
-
-def _register() -> None:
-    from kgbuild.score_cli import baseline, score
-
-    cli.add_command(score)
-    cli.add_command(baseline)
-    from kgbuild.store_cli import export, load, query
-
-    for command in (query, load, export):
-        cli.add_command(command)
-    from kgbuild.llm.llm_cli import llm
-
-    cli.add_command(llm)
-    from kgbuild.merge_cli import merge
-
-    cli.add_command(merge)
-    from kgbuild.audit_cli import audit
-
-    cli.add_command(audit)
-    from kgbuild.view_cli import view
-
-    cli.add_command(view)
-    from kgbuild.diff_cli import diff
-
-    cli.add_command(diff)
-    from kgbuild.story_cli import dossier_command, knows_command
-
-    cli.add_command(knows_command)
-    cli.add_command(dossier_command)
-    from kgbuild.ask_cli import ask_command, qa_eval_command
-
-    cli.add_command(ask_command)
-    cli.add_command(qa_eval_command)
-
-
-_register()
-
-
-def main() -> None:
-    """Entry point: run the CLI, turning kgbuild errors into a message and exit code 2."""
-    from kgbuild.journal import settle_named
-
-    try:
-        settle_named(sys.argv[1:])  # a folder a build crashed in: its old build back before anything reads it
-        cli.main(standalone_mode=False)
-    except click.exceptions.Abort:
-        click.echo("Aborted.", err=True)
-        sys.exit(130)
-    except click.ClickException as e:
-        e.show()
-        sys.exit(e.exit_code)
-    except KgbuildError as e:
-        click.echo(f"kgbuild: error: {e}", err=True)
-        sys.exit(2)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -11,13 +10,14 @@ from rich.console import Console
 from rich.table import Table
 
 from kgbuild.atomic import write_text_atomic
+from kgbuild.cli.console import stdout_console
+from kgbuild.cli.options import scenes_param, schema_option
 from kgbuild.errors import InputError
 from kgbuild.evaluation.metrics import PRF, Averaged
 from kgbuild.evaluation.stage_kg import PROTOCOLS, Grading, MovieScore, ScoreOptions
 from kgbuild.model import KnowledgeGraph
-from kgbuild.scenes import SceneSelection, scenes_param
+from kgbuild.scenes import SceneSelection
 from kgbuild.schema import Schema
-from kgbuild.schema_option import schema_option
 
 _ID_CHARS = 14  # enough to tell STAGE ids apart; the JSON output keeps the whole id
 
@@ -269,8 +269,7 @@ def score(pred: Path, ref: Path, corpus: bool, json_out: Path | None, explain: b
                                "pred_min_degree": pred_min_degree}.items()
              if v is not None}
     options = PROTOCOLS[protocol].model_copy(update=given)
-    console = Console(highlight=False, soft_wrap=True,
-                      width=None if sys.stdout.isatty() else 120)
+    console = stdout_console()
     missing: set[str] = set()
     missed_line = None
     if corpus:

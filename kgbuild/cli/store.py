@@ -6,31 +6,25 @@ import csv
 import io
 import json
 import os
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from kgbuild.cli.console import stdout_console
+from kgbuild.cli.options import schema_option
 from kgbuild.graph import graph_file, load_graph
 from kgbuild.loaders.plan import DEFAULT_BATCH_SIZE
 from kgbuild.loaders.records import LoadCounts, Refusal, refusal_summary
 from kgbuild.loaders.results import QueryResult
 from kgbuild.model import KnowledgeGraph
 from kgbuild.schema import schema_for_graph
-from kgbuild.schema_option import schema_option
 
 _FORMATS = click.Choice(["table", "json", "csv"])
 _EXPORTS = click.Choice(["graphml", "csv", "cypher"])
-
-
-def _console(stderr: bool = False) -> Console:
-    return Console(highlight=False, soft_wrap=True, stderr=stderr,
-                   width=None if sys.stdout.isatty() else 120)
 
 
 def neo4j_credentials() -> tuple[str, str]:
@@ -75,7 +69,7 @@ def _show_result(result: QueryResult, fmt: str) -> None:
             table.add_column(escape(column))
         for row in result.rows:
             table.add_row(*(escape(_cell(v)) for v in row))
-        _console().print(table)
+        stdout_console().print(table)
 
 
 def _show_refused(refused: list[Refusal]) -> None:
