@@ -183,19 +183,15 @@ def build(
                                    corrections=Path(corrections) if corrections is not None else None,
                                    movie=movie, scenes=selection, schema=_schema(schema))
             state = run_build(script, options)
-        failed = 0
-        if state.llm is not None:
-            from kgbuild.llm.extract import ChunkStatus
+        from kgbuild.output import failed_chunks, keeps_existing_build, write_build
 
-            failed = state.llm.run.count(ChunkStatus.FAILED)
-            if failed:
-                logging.getLogger(__name__).warning(
-                    "%d of %d chunks of %s got no valid answer after the retries; build again to retry them",
-                    failed, len(state.llm.run.outcomes), script)
+        failed = failed_chunks(state)
+        if failed and state.llm is not None:
+            logging.getLogger(__name__).warning(
+                "%d of %d chunks of %s got no valid answer after the retries; build again to retry them",
+                failed, len(state.llm.run.outcomes), script)
         if outdir is not None:
-            from kgbuild.output import write_build
-
-            if failed and (Path(outdir) / "graph.json").exists():
+            if keeps_existing_build(outdir, failed):
                 logging.getLogger(__name__).warning("the build in %s was kept: this one is partial", outdir)
             else:
                 write_build(state, outdir)

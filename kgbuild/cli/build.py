@@ -184,7 +184,7 @@ def build(scripts: tuple[Path, ...], outdir: Path | None, workers: int | None, w
 
     from kgbuild.embeddings import default_embedder
     from kgbuild.llm.types import BatchPendingError, LLMStallError
-    from kgbuild.output import build_folder, check_build_target, write_build
+    from kgbuild.output import build_folder, check_build_target, failed_chunks, keeps_existing_build, write_build
     from kgbuild.pipeline import BuildOptions, resume_build, run_build
     from kgbuild.schema import load_schema
 
@@ -230,9 +230,9 @@ def build(scripts: tuple[Path, ...], outdir: Path | None, workers: int | None, w
             except BaseException:
                 shown.hide_unstarted()
                 raise
-        failed = _failed_chunks(state.llm)
+        failed = failed_chunks(state)
         chunks = len(state.llm.run.outcomes) if state.llm is not None else 0
-        if failed and not allow_partial and (outdir / "graph.json").exists():
+        if keeps_existing_build(outdir, failed, allow_partial=allow_partial):
             click.echo(f"kgbuild: {failed} of {chunks} chunks failed; the build in {outdir} "
                        "was kept (rerun to retry the failed requests, or add --allow-partial to replace it)", err=True)
             sys.exit(EXIT_PARTIAL)
@@ -297,15 +297,6 @@ def _build_corpus(scripts: list[Path], outdir: Path | None, *, workers: int | No
                       llm=settings, graph_schema=schema, cache_dir=cache_dir)
     run_corpus_build(scripts, outdir, spec, workers=workers, worker_threads=worker_threads, quiet=quiet,
                      limits=limits, ray_address=ray_address)
-
-
-def _failed_chunks(llm: LLMExtraction | None) -> int:
-    """How many LLM chunks got no valid answer after the retries (0 offline)."""
-    if llm is None:
-        return 0
-    from kgbuild.llm.extract import ChunkStatus
-
-    return llm.run.count(ChunkStatus.FAILED)
 
 
 def _show_llm_usage(llm: LLMExtraction, outdir: Path) -> None:

@@ -180,9 +180,8 @@ def build_movie(task: MovieTask) -> MovieOutcome:
     'pending') instead of writing a file of its own: the driver writes one export for the corpus.
     """
     from kgbuild.embeddings import CachedEmbedder
-    from kgbuild.llm.extract import ChunkStatus
     from kgbuild.llm.types import BatchPendingError
-    from kgbuild.output import write_build
+    from kgbuild.output import failed_chunks, write_build
     from kgbuild.pipeline import run_build
 
     setup = _setup()
@@ -217,6 +216,6 @@ def build_movie(task: MovieTask) -> MovieOutcome:
     counts = {"scenes": len(state.screenplay.scenes), "chunks": len(state.chunks),
               "entities": len(graph.entities), "relations": len(graph.relations)}
     usage = state.llm.usage.total if state.llm is not None else None
-    failed = state.llm.run.count(ChunkStatus.FAILED) if state.llm is not None else 0
+    failed = failed_chunks(state)
     return outcome("done", timings=dict(state.timings), counts=counts, llm=usage, failed_chunks=failed,
                    files=files)
