@@ -151,6 +151,7 @@ def build(
     """
     import logging
     from contextlib import ExitStack
+    from dataclasses import replace
     from pathlib import Path
 
     from kgbuild.embeddings import default_embedder
@@ -159,7 +160,9 @@ def build(
     from kgbuild.paths import check_writable_dir
     from kgbuild.pipeline import BuildOptions, run_build
 
-    selection = _selection(scenes)
+    options = BuildOptions(strict_repairs=not lenient, merge=merge, movie=movie, scenes=_selection(scenes),
+                           corrections=Path(corrections) if corrections is not None else None,
+                           cache_dir=Path(cache_dir) if cache_dir is not None else None, schema=_schema(schema))
     if outdir is not None:
         from kgbuild.output import check_build_target
 
@@ -178,11 +181,8 @@ def build(
 
             held.enter_context(build_folder(outdir))
             check_build_target(outdir, script, force=force)  # again, now that no other build can write there
-        with default_embedder(cache_dir) as embedder:
-            options = BuildOptions(strict_repairs=not lenient, embedder=embedder, llm=llm, merge=merge,
-                                   corrections=Path(corrections) if corrections is not None else None,
-                                   movie=movie, scenes=selection, schema=_schema(schema))
-            state = run_build(script, options)
+        with default_embedder(options.cache_dir) as embedder:  # closed after the build
+            state = run_build(script, replace(options, embedder=embedder, llm=llm))
         from kgbuild.output import failed_chunks, keeps_existing_build, write_build
 
         failed = failed_chunks(state)

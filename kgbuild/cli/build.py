@@ -21,6 +21,7 @@ from kgbuild.readers import DEFAULT_MAX_BYTES
 if TYPE_CHECKING:
     from kgbuild.llm.run import LLMExtraction
     from kgbuild.llm.settings import LLMSettings
+    from kgbuild.pipeline import BuildOptions
     from kgbuild.scenes import SceneSelection
 
 
@@ -139,14 +140,19 @@ def build(scripts: tuple[Path, ...], outdir: Path | None, workers: int | None, w
     kept unless --allow-partial), or the LLM work ran out of time: the server never answered
     its first request within --llm-timeout, or --llm-deadline passed (nothing written).
     """
-    from kgbuild.corpus.inputs import is_corpus
+    from dataclasses import replace
 
+    from kgbuild.corpus.inputs import is_corpus
+    from kgbuild.pipeline import BuildOptions
+    from kgbuild.schema import load_schema
+
+    # The one set of build options (kgbuild.pipeline.BuildOptions) of these flags; the LLM settings
+    # and the schema join it once the command line is known to be usable.
+    given = BuildOptions(token_budget=budget, strict_repairs=not lenient, max_bytes=max_bytes, merge=not no_merge,
+                         cache_dir=cache_dir, movie=movie, corrections=corrections, scenes=scenes)
     if is_corpus(list(scripts)) and from_stage is None:
-        _build_corpus(list(scripts), outdir, workers=workers, worker_threads=worker_threads, quiet=quiet,
-                      ray_address=ray_address,
-                      refused={"movie": movie, "corrections": corrections, "scenes": scenes, "dry_run": dry_run,
-                               "neo4j_uri": neo4j_uri},
-                      budget=budget, lenient=lenient, cache_dir=cache_dir, max_bytes=max_bytes, no_merge=no_merge,
+        _build_corpus(list(scripts), outdir, given, workers=workers, worker_threads=worker_threads, quiet=quiet,
+                      ray_address=ray_address, refused={"dry_run": dry_run, "neo4j_uri": neo4j_uri},
                       schema_file=schema_file, settings=llm.settings(threshold=threshold, max_retries=max_retries,
                                                                      admit_below_threshold=admit or None))
         return
@@ -163,11 +169,9 @@ def build(scripts: tuple[Path, ...], outdir: Path | None, workers: int | None, w
         if llm.batch_export is not None:
             raise click.UsageError("--dry-run writes nothing: leave out --llm-batch-export")
         from kgbuild.dry_run import dry_run_lines
-        from kgbuild.pipeline import BuildOptions
 
         settings = llm.settings(threshold=threshold, max_retries=max_retries, admit_below_threshold=admit or None)
-        options = BuildOptions(token_budget=budget, max_bytes=max_bytes, llm=settings, movie=movie,
-                               corrections=corrections, scenes=scenes)
+        options = replace(given, llm=settings, schema=load_schema(schema_file) if schema_file is not None else None)
         for line in dry_run_lines(script, options):
             click.echo(line)
         return
@@ -182,11 +186,9 @@ def build(scripts: tuple[Path, ...], outdir: Path | None, workers: int | None, w
         TimeElapsedColumn,
     )
 
-    from kgbuild.embeddings import default_embedder
     from kgbuild.llm.types import BatchPendingError, LLMStallError
     from kgbuild.output import build_folder, check_build_target, failed_chunks, keeps_existing_build, write_build
-    from kgbuild.pipeline import BuildOptions, resume_build, run_build
-    from kgbuild.schema import load_schema
+    from kgbuild.pipeline import resume_build, run_build
 
     if outdir is None and from_stage is None:
         raise click.UsageError("Missing option '-o' / '--output'.")
@@ -203,9 +205,8 @@ def build(scripts: tuple[Path, ...], outdir: Path | None, workers: int | None, w
         from kgbuild.llm.responses import response_models
 
         response_models(schema or load_schema())  # a schema LLM extraction cannot use fails before any work
-    options = BuildOptions(token_budget=budget, strict_repairs=not lenient, max_bytes=max_bytes,
-                           embedder=default_embedder(cache_dir), llm=settings, merge=not no_merge,
-                           corrections=corrections, movie=movie, scenes=scenes, schema=schema)
+    check_writable_dir(resolve_cache_dir(cache_dir), "cache folder")
+    options = replace(given, llm=settings, schema=schema)
     columns = (TextColumn("{task.description:<18}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn())
     with build_folder(outdir):
@@ -262,15 +263,15 @@ def build(scripts: tuple[Path, ...], outdir: Path | None, workers: int | None, w
         sys.exit(EXIT_PARTIAL)
 
 
-def _build_corpus(scripts: list[Path], outdir: Path | None, *, workers: int | None, worker_threads: int | None,
-                  quiet: bool, ray_address: str | None, refused: dict[str, object], budget: int | None, lenient: bool,
-                  cache_dir: Path | None, max_bytes: int, no_merge: bool, schema_file: Path | None,
-                  settings: LLMSettings | None) -> None:
+def _build_corpus(scripts: list[Path], outdir: Path | None, given: BuildOptions, *, workers: int | None,
+                  worker_threads: int | None, quiet: bool, ray_address: str | None, refused: dict[str, object],
+                  schema_file: Path | None, settings: LLMSettings | None) -> None:
+    from dataclasses import replace
+
     from kgbuild.cli.corpus import check_corpus_options, run_corpus_build
-    from kgbuild.corpus.spec import CorpusSpec
     from kgbuild.schema import load_schema
 
-    check_corpus_options(refused)
+    check_corpus_options({"movie": given.movie, "corrections": given.corrections, "scenes": given.scenes, **refused})
     if ray_address is not None:
         from kgbuild.corpus.ray_executor import require_ray
 
@@ -279,7 +280,7 @@ def _build_corpus(scripts: list[Path], outdir: Path | None, *, workers: int | No
         raise click.UsageError("Missing option '-o' / '--output': the corpus output folder.")
     if settings is not None:
         check_writable_dir(resolve_cache_dir(settings.cache_dir), "LLM cache folder")
-    check_writable_dir(resolve_cache_dir(cache_dir), "cache folder")
+    check_writable_dir(resolve_cache_dir(given.cache_dir), "cache folder")
     schema = load_schema(schema_file) if schema_file is not None else None
     if settings is not None:
         from kgbuild.llm.responses import response_models
@@ -293,10 +294,8 @@ def _build_corpus(scripts: list[Path], outdir: Path | None, *, workers: int | No
         limits = LimitSettings(rpm=settings.rpm, tpm=settings.tpm, max_requests=settings.max_requests,
                                max_cost=settings.max_cost)
         settings = settings.model_copy(update={"max_requests": None, "max_cost": None})
-    spec = CorpusSpec(token_budget=budget, strict_repairs=not lenient, max_bytes=max_bytes, merge=not no_merge,
-                      llm=settings, graph_schema=schema, cache_dir=cache_dir)
-    run_corpus_build(scripts, outdir, spec, workers=workers, worker_threads=worker_threads, quiet=quiet,
-                     limits=limits, ray_address=ray_address)
+    run_corpus_build(scripts, outdir, replace(given, llm=settings, schema=schema), workers=workers,
+                     worker_threads=worker_threads, quiet=quiet, limits=limits, ray_address=ray_address)
 
 
 def _show_llm_usage(llm: LLMExtraction, outdir: Path) -> None:

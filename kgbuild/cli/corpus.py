@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING
 import click
 
 from kgbuild.cli.exits import EXIT_BATCH_PENDING, EXIT_MOVIES_FAILED, EXIT_PARTIAL
-from kgbuild.corpus.spec import CorpusSpec
 from kgbuild.corpus.status import MovieStatus
 from kgbuild.llm.limits import LimitSettings, serve_limits
 
 if TYPE_CHECKING:
     from kgbuild.corpus.executors import Executor
+    from kgbuild.pipeline import BuildOptions
 
 #: Single-build options a corpus build refuses, with what to do instead.
 REFUSED = {
@@ -62,7 +62,7 @@ def _progress(total: int) -> Callable[[MovieStatus], None]:
     return show
 
 
-def run_corpus_build(paths: list[Path], outdir: Path, spec: CorpusSpec, *, workers: int | None,
+def run_corpus_build(paths: list[Path], outdir: Path, options: BuildOptions, *, workers: int | None,
                      worker_threads: int | None, quiet: bool, limits: LimitSettings | None = None,
                      ray_address: str | None = None) -> None:
     """Build a corpus with local worker processes (or on Ray) and exit with its status.
@@ -94,13 +94,13 @@ def run_corpus_build(paths: list[Path], outdir: Path, spec: CorpusSpec, *, worke
         stack.enter_context(folder_lock(outdir))  # before any work: a second build into OUTDIR stops at once
         items = discover(paths)
         if ray_address is None:
-            executor, threads = _local_executor(stack, spec, len(items), workers, worker_threads, limits)
+            executor, threads = _local_executor(stack, options, len(items), workers, worker_threads, limits)
         else:
-            executor, threads = _ray_executor(stack, spec, ray_address, workers, worker_threads, limits)
+            executor, threads = _ray_executor(stack, options, ray_address, workers, worker_threads, limits)
         if not quiet:
             click.echo(f"kgbuild: {len(items)} scripts, {executor.description}, {threads} torch thread"
                        f"{'s' if threads != 1 else ''} each", err=True)
-        result = build_corpus(items, outdir, spec, executor,
+        result = build_corpus(items, outdir, options, executor,
                               on_movie=None if quiet else _progress(len(items)))
     done, skipped, failed = result.count("done"), result.count("skipped"), result.count("failed")
     click.echo(f"{len(result.statuses)} movies: {done} built, {skipped} up to date, {failed} failed"
@@ -122,7 +122,7 @@ def run_corpus_build(paths: list[Path], outdir: Path, spec: CorpusSpec, *, worke
         sys.exit(EXIT_PARTIAL)
 
 
-def _local_executor(stack: ExitStack, spec: CorpusSpec, scripts: int, workers: int | None,
+def _local_executor(stack: ExitStack, options: BuildOptions, scripts: int, workers: int | None,
                     worker_threads: int | None, limits: LimitSettings | None) -> tuple[Executor, int]:
     from kgbuild.corpus.executors import LocalExecutor
     from kgbuild.corpus.worker import WorkerSetup
@@ -130,11 +130,11 @@ def _local_executor(stack: ExitStack, spec: CorpusSpec, scripts: int, workers: i
     count = min(workers or default_workers(), scripts)
     threads = worker_threads or max(1, default_workers() // count)
     handle = stack.enter_context(serve_limits(limits)) if limits is not None and limits.active else None
-    setup = WorkerSetup(spec=spec, torch_threads=threads, limits=handle)
+    setup = WorkerSetup(options=options, torch_threads=threads, limits=handle)
     return stack.enter_context(LocalExecutor(setup, workers=count)), threads
 
 
-def _ray_executor(stack: ExitStack, spec: CorpusSpec, address: str, workers: int | None,
+def _ray_executor(stack: ExitStack, options: BuildOptions, address: str, workers: int | None,
                   worker_threads: int | None, limits: LimitSettings | None) -> tuple[Executor, int]:
     from kgbuild.corpus.ray_executor import RayExecutor, ray_session, serve_ray_limits
     from kgbuild.corpus.worker import WorkerSetup
@@ -142,5 +142,5 @@ def _ray_executor(stack: ExitStack, spec: CorpusSpec, address: str, workers: int
     threads = worker_threads or 1
     stack.enter_context(ray_session(address))
     handle = stack.enter_context(serve_ray_limits(limits)) if limits is not None and limits.active else None
-    setup = WorkerSetup(spec=spec, torch_threads=threads, limits=handle)
+    setup = WorkerSetup(options=options, torch_threads=threads, limits=handle)
     return stack.enter_context(RayExecutor(setup, workers=workers)), threads
