@@ -93,6 +93,7 @@ def build(
     merge: bool = True,
     lenient: bool = False,
     movie: str | None = None,
+    title: str | None = None,
     corrections: PathLike | None = None,
     cache_dir: PathLike | None = None,
     llm_model: str | None = None,
@@ -115,6 +116,8 @@ def build(
         merge: Run the entity-merging stage.
         lenient: Keep relations that break the schema (flagged) instead of dropping them.
         movie: The movie id stores key on; None: the reader's (title page title, else file stem).
+        title: The movie's title; None: the reader's (the title page's; for a STAGE script.json the
+            title the release's `*_movie_info.csv` gives its folder; else the movie id).
         corrections: The corrections file to apply instead of the one beside the script.
         cache_dir: The embedding cache folder; None: `$KGBUILD_CACHE_DIR`, else ~/.cache/kgbuild.
         llm_model: Extract with this LLM (OpenAI-compatible; key from `$OPENAI_API_KEY`).
@@ -160,7 +163,7 @@ def build(
     from kgbuild.paths import check_writable_dir
     from kgbuild.pipeline import BuildOptions, run_build
 
-    options = BuildOptions(strict_repairs=not lenient, merge=merge, movie=movie, scenes=_selection(scenes),
+    options = BuildOptions(strict_repairs=not lenient, merge=merge, movie=movie, title=title, scenes=_selection(scenes),
                            corrections=Path(corrections) if corrections is not None else None,
                            cache_dir=Path(cache_dir) if cache_dir is not None else None, schema=_schema(schema))
     if outdir is not None:
@@ -307,7 +310,7 @@ def _graph_for_scoring(given: KnowledgeGraph | PathLike, schema: Schema, scenes:
     and its title."""
     from pathlib import Path
 
-    from kgbuild.evaluation.reference import check_prediction, load_any, stage_title
+    from kgbuild.evaluation.reference import check_prediction, load_any
     from kgbuild.model import KnowledgeGraph
     from kgbuild.scenes import restrict_graph
 
@@ -317,9 +320,6 @@ def _graph_for_scoring(given: KnowledgeGraph | PathLike, schema: Schema, scenes:
             graph = restrict_graph(graph, scenes)
         return graph, report, {}, given.movie.key, given.movie.title
     graph, report, renames = load_any(Path(given), schema=schema, scenes=scenes)
-    path = Path(given)
-    if path.is_dir() and (path / "extraction_results.json").is_file():
-        return graph, report, renames, path.resolve().name, stage_title(path)
     return graph, report, renames, graph.movie.key, graph.movie.title
 
 

@@ -98,6 +98,9 @@ class _Bars:
               help="Skip entity merging (normalize, cluster, adjudicate; logged in merge_log.jsonl).")
 @click.option("--movie", help="The movie id stores key on [default: the STAGE folder name of a "
               "script.json, else the title page's title, else the file name without extension].")
+@click.option("--title", help="The movie's title in the graph, report.md, the story view and score tables [default: "
+              "the title page's title; for a STAGE script.json, the title the release's *_movie_info.csv gives "
+              "its folder; else the movie id].")
 @click.option("--force", is_flag=True, help="Replace OUTDIR even when it holds the build of another script.")
 @click.option("--allow-partial", is_flag=True,
               help="Replace an existing build even when some LLM chunks failed (exit status 4 all the same).")
@@ -117,8 +120,8 @@ def build(scripts: tuple[Path, ...], outdir: Path | None, workers: int | None, w
           ray_address: str | None, from_stage: str | None, budget: int | None, lenient: bool,
           cache_dir: Path | None, max_bytes: int, quiet: bool, threshold: int | None, max_retries: int | None,
           admit: bool | None, neo4j_uri: str | None, neo4j_database: str | None, no_merge: bool, movie: str | None,
-          force: bool, allow_partial: bool, corrections: Path | None, scenes: SceneSelection | None, dry_run: bool,
-          schema_file: Path | None, llm: LLMFlags) -> None:
+          title: str | None, force: bool, allow_partial: bool, corrections: Path | None, scenes: SceneSelection | None,
+          dry_run: bool, schema_file: Path | None, llm: LLMFlags) -> None:
     """Build the story graph of SCRIPT into OUTDIR: offline by default, with an LLM if given one.
 
     Several scripts, a folder (a STAGE tree of */script.json, or a folder of .fountain, .fdx,
@@ -149,7 +152,7 @@ def build(scripts: tuple[Path, ...], outdir: Path | None, workers: int | None, w
     # The one set of build options (kgbuild.pipeline.BuildOptions) of these flags; the LLM settings
     # and the schema join it once the command line is known to be usable.
     given = BuildOptions(token_budget=budget, strict_repairs=not lenient, max_bytes=max_bytes, merge=not no_merge,
-                         cache_dir=cache_dir, movie=movie, corrections=corrections, scenes=scenes)
+                         cache_dir=cache_dir, movie=movie, title=title, corrections=corrections, scenes=scenes)
     if is_corpus(list(scripts)) and from_stage is None:
         _build_corpus(list(scripts), outdir, given, workers=workers, worker_threads=worker_threads, quiet=quiet,
                       ray_address=ray_address, refused={"dry_run": dry_run, "neo4j_uri": neo4j_uri},
@@ -271,7 +274,8 @@ def _build_corpus(scripts: list[Path], outdir: Path | None, given: BuildOptions,
     from kgbuild.cli.corpus import check_corpus_options, run_corpus_build
     from kgbuild.schema import load_schema
 
-    check_corpus_options({"movie": given.movie, "corrections": given.corrections, "scenes": given.scenes, **refused})
+    check_corpus_options({"movie": given.movie, "title": given.title, "corrections": given.corrections,
+                          "scenes": given.scenes, **refused})
     if ray_address is not None:
         from kgbuild.corpus.ray_executor import require_ray
 

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 REFUSED = {
     "from_stage": "--from-stage reruns one build folder",
     "movie": "--movie names one script; give ids in a manifest (CSV or JSONL with path,movie)",
+    "title": "--title names one script; give titles in a manifest (CSV or JSONL with path,title)",
     "corrections": "--corrections is per script; put SCRIPT_STEM.corrections.jsonl beside each script",
     "scenes": "--scenes selects scenes of one script",
     "dry_run": "--dry-run reads one script",

@@ -258,8 +258,9 @@ def score(pred: Path, ref: Path, corpus: bool, json_out: Path | None, explain: b
         check_writable_dir(missed_dir, "missed-facts folder")
     from kgbuild.embeddings import default_embedder
     from kgbuild.evaluation.corpus import aggregate, find_predictions, find_references, load_pair, score_corpus
-    from kgbuild.evaluation.reference import scoring_schema, stage_title
+    from kgbuild.evaluation.reference import scoring_schema
     from kgbuild.evaluation.stage_kg import grade, score_movie
+    from kgbuild.readers.stage_json import stage_title
     from kgbuild.schema import load_schema
 
     given = {k: v for k, v in {"threshold": threshold, "entity_text": entity_text, "name_identity": name_identity,
@@ -292,11 +293,11 @@ def score(pred: Path, ref: Path, corpus: bool, json_out: Path | None, explain: b
             raise InputError(f"the reference has no facts in scenes "
                              f"{SceneSelection.of(reference.movie.scene_ranges).describe()}; check the range "
                              "against the reference's script ('kgbuild parse REF/script.json')", path=str(ref))
-        title = stage_title(ref) if ref.is_dir() else reference.movie.title
         embedder = default_embedder(cache_dir)
         graded = grade(predicted, reference, renames=renames, embedder=embedder, options=options, schema=schema)
         single = score_movie(predicted, reference, renames=renames, embedder=embedder, options=options,
-                             schema=schema, movie=ref.name, title=title, graded=graded)
+                             schema=schema, movie=reference.movie.key, title=reference.movie.title,
+                             graded=graded)
         single = single.model_copy(update={"prediction_report": pred_report,
                                            "reference_report": ref_report})
         movies = [single]
