@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import unicodedata
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -284,3 +285,44 @@ def scoring_schema(pred: str | os.PathLike[str] | None, ref: str | os.PathLike[s
                           "built with different schemas; pass --schema FILE to score both with one",
                           path=str(ref))
     return ref_schema or pred_schema or load_schema()
+
+
+#: A title's trailing "(film)" or "(1996 film)", as the STAGE release writes some titles.
+_FILM_SUFFIX = re.compile(r"\s*\((?:\d{4}\s+)?film\)\s*$")
+
+
+def _movie_names(movie: MovieInfo) -> set[str]:
+    """A movie's id and title, case, width, punctuation and a "(film)" suffix aside."""
+    names = set()
+    for text in (movie.id, movie.title):
+        folded = _FILM_SUFFIX.sub("", unicodedata.normalize("NFKC", text).casefold())
+        name = "".join(ch for ch in folded if ch.isalnum())
+        if name:
+            names.add(name)
+    return names
+
+
+def check_same_movie(predicted: MovieInfo, reference: MovieInfo) -> None:
+    """Refuse to score a prediction against the reference of another movie.
+
+    The two are the same movie when an id or title of one is an id or title of the other (case,
+    punctuation and a "(film)" suffix aside): a build of a STAGE script.json carries the
+    release's id; a build of another copy of the script carries its title page's title, which
+    matches the release's title. A graph without a movie id (written before kgbuild stored ids,
+    or by another tool) is not refused: nothing says which movie it is.
+
+    Raises:
+        InputError: one line naming both movies and what to do.
+
+    Example:
+        >>> check_same_movie(MovieInfo(id="FARGO", title="FARGO", language="en"),
+        ...                  MovieInfo(id="en44fd740e98fd44c186677b99ad139c57", title="Fargo (film)", language="en"))
+    """
+    if not predicted.id or not reference.id:
+        return
+    if not _movie_names(predicted) & _movie_names(reference):
+        def named(movie: MovieInfo) -> str:
+            return f"{movie.title!r}" + (f" (id {movie.id})" if movie.id and movie.id != movie.title else "")
+
+        raise InputError(f"the prediction is of {named(predicted)} and the reference of {named(reference)}: "
+                         "another movie; give the reference of the same movie, or --force to score them anyway")

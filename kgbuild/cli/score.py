@@ -233,19 +233,22 @@ def _write_missed(folder: Path, reference: KnowledgeGraph, graded: Grading, sche
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Embedding cache folder [default: $KGBUILD_CACHE_DIR or ~/.cache/kgbuild].")
 @click.option("--top", type=int, default=12, show_default=True, help="Examples per list.")
+@click.option("--force", is_flag=True, help="Score PRED against REF even when they name different movies (ids "
+              "and titles differ).")
 @schema_option("The graph schema (a JSON file like kgbuild's schema/stage_kg.json) [default: the schema.json "
                "beside REF's graph, else beside PRED's, else the STAGE-KG schema; with --corpus, STAGE-KG].")
 def score(pred: Path, ref: Path, corpus: bool, json_out: Path | None, explain: bool, missed_dir: Path | None,
           protocol: str,
           threshold: float | None, entity_text: str | None, name_identity: bool | None, alias_identity: bool | None,
           description_weight: float | None, cjk_similarity: str | None, min_degree: int | None,
-          pred_min_degree: int | None, scenes: SceneSelection | None, cache_dir: Path | None, top: int,
+          pred_min_degree: int | None, scenes: SceneSelection | None, cache_dir: Path | None, top: int, force: bool,
           schema_file: Path | None) -> None:
     """Score predicted graph(s) PRED against STAGE reference(s) REF with STAGE-KG P/R/F1.
 
     PRED is a graph.json (or a STAGE movie folder); REF is a STAGE movie folder
     (extraction_results.json + rename_map.json) or a graph.json. The output says which
-    protocol (preset of options) and which scenes were scored.
+    protocol (preset of options) and which scenes were scored. A REF of another movie (neither
+    id nor title of one is the other's) is refused unless --force.
     """
     from kgbuild.paths import check_writable_dir, check_writable_file
 
@@ -258,7 +261,7 @@ def score(pred: Path, ref: Path, corpus: bool, json_out: Path | None, explain: b
         check_writable_dir(missed_dir, "missed-facts folder")
     from kgbuild.embeddings import default_embedder
     from kgbuild.evaluation.corpus import aggregate, find_predictions, find_references, load_pair, score_corpus
-    from kgbuild.evaluation.reference import scoring_schema
+    from kgbuild.evaluation.reference import check_same_movie, scoring_schema
     from kgbuild.evaluation.stage_kg import grade, score_movie
     from kgbuild.readers.stage_json import stage_title
     from kgbuild.schema import load_schema
@@ -289,6 +292,8 @@ def score(pred: Path, ref: Path, corpus: bool, json_out: Path | None, explain: b
         schema = scoring_schema(pred, ref, schema_file)
         predicted, pred_report, reference, ref_report, renames = load_pair(pred, ref, scenes=scenes, schema=schema)
         assert predicted is not None
+        if not force:
+            check_same_movie(predicted.movie, reference.movie)
         if reference.movie.scene_ranges and not reference.entities:
             raise InputError(f"the reference has no facts in scenes "
                              f"{SceneSelection.of(reference.movie.scene_ranges).describe()}; check the range "
