@@ -270,15 +270,19 @@ def read_screenplay(path: PathLike) -> Screenplay:
     return load_screenplay(path)
 
 
-def query(cypher: str, *, db: PathLike | None = None,
-          params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+def query(cypher: str, *, db: PathLike | None = None, params: dict[str, Any] | None = None,
+          movie: str | None = None) -> list[dict[str, Any]]:
     """Run a read-only Cypher query on the embedded store of a build.
 
     Args:
         cypher: One Cypher statement; node labels are entity types (`Character`, ...),
             relationship types are relation types (`speaks_to`, ...).
-        db: The store: a `.lbdb` file or a build folder holding graph.lbdb; None: ./graph.lbdb.
+        db: The store: a `.lbdb` file, a build folder holding graph.lbdb, or a graph.json (loaded
+            once into a store in the cache folder, `kgbuild.loaders.query_store`); None:
+            ./graph.lbdb.
         params: Values of the query's `$name` parameters (each one used, no others).
+        movie: Only this movie's nodes and relationships, in a store holding several (a corpus
+            store): `kgbuild.loaders.scope`.
 
     Returns:
         One dict per row, keyed by column (the alias, else the item as written); nodes and
@@ -286,16 +290,24 @@ def query(cypher: str, *, db: PathLike | None = None,
 
     Raises:
         kgbuild.loaders.errors.QueryError: wrong parameters, or the store refused the query
-            (the message gives the position and what to write instead).
+            (the message gives the position and what to write instead), or it holds no `movie`.
         kgbuild.loaders.errors.StoreError: no store there, or it cannot be opened.
+        InputError: a graph.json that cannot be read.
 
     Example:
         >>> query("MATCH (c:Character) RETURN count(c) AS n", db="out/lizard-people")  # doctest: +SKIP
         [{'n': 28}]
     """
-    from kgbuild.loaders.embedded import resolve_db_path, run_query
+    from functools import partial
 
-    return run_query(resolve_db_path(db), cypher, params).as_dicts()
+    from kgbuild.loaders.embedded import run_query
+    from kgbuild.loaders.query_store import query_store
+    from kgbuild.loaders.scope import Runner, movie_runner
+
+    run: Runner = partial(run_query, query_store(db))
+    if movie is not None:
+        run = movie_runner(run, movie)
+    return run(cypher, params or {}).as_dicts()
 
 
 def _selection(scenes: str | SceneSelection | None) -> SceneSelection | None:
