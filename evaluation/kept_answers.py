@@ -32,8 +32,8 @@ import click
 from pydantic import BaseModel, ConfigDict, Field
 
 from kgbuild.atomic import write_text_atomic
+from kgbuild.cli.exits import EXIT_BATCH_PENDING
 from kgbuild.errors import InputError
-from kgbuild.llm.cli_options import EXIT_BATCH_PENDING
 from kgbuild.tokens import estimate_tokens
 
 #: The shortest verbatim stretch of the request kept as a pointer.

@@ -165,7 +165,7 @@ def build_for(movie_dir: Path, builds: Path | None) -> tuple[KnowledgeGraph, Scr
 @click.option("--json", "as_json", type=click.Path(dir_okay=False, path_type=Path), help="Write the numbers here.")
 def main(data: Path, builds: Path | None, errors: int, as_json: Path | None) -> None:
     """Per-scene characters of the offline builds against the STAGE references, micro F1 per language."""
-    from kgbuild.evaluation.reference import stage_title
+    from kgbuild.readers.stage_json import stage_title
 
     if builds is not None:
         builds.mkdir(parents=True, exist_ok=True)

@@ -17,12 +17,11 @@ be restricted to some scenes (`scenes=`): only the parts of those scenes are rea
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import re
+import unicodedata
 from collections import Counter, defaultdict
-from functools import lru_cache
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -37,6 +36,7 @@ from kgbuild.graph import (
     relation_id,
 )
 from kgbuild.model import Entity, KnowledgeGraph, MovieInfo, Relation, Scope
+from kgbuild.readers.stage_json import stage_title
 from kgbuild.scenes import SceneSelection, restrict_graph
 from kgbuild.schema import SCHEMA_FILE, Schema, SchemaError, load_schema
 
@@ -189,50 +189,14 @@ def load_stage_movie(
             scenes=[index],
         )
         relations[key] = merge_relation_records(relations[key], record) if key in relations else record
+    movie = folder.resolve().name
     graph = KnowledgeGraph(
-        movie=MovieInfo(id=folder.name, title=folder.name, language="zh" if folder.name.startswith("ch") else "en",
+        movie=MovieInfo(id=movie, title=stage_title(folder) or movie, language="zh" if movie.startswith("ch") else "en",
                         scenes=len(results), scene_ranges=scenes.as_list() if scenes is not None else []),
         entities=list(entities.values()),
         relations=list(relations.values()),
     )
     return graph, report, renames
-
-
-@lru_cache(maxsize=16)
-def _titles_in(folder: Path) -> dict[str, str]:
-    titles: dict[str, str] = {}
-    for path in sorted(folder.glob("*movie_info.csv")):
-        try:
-            with path.open(encoding="utf-8-sig", newline="") as f:
-                rows = list(csv.DictReader(f))
-        except (UnicodeDecodeError, csv.Error) as e:
-            raise InputError(f"cannot read the movie titles: {e}", path=str(path)) from e
-        for row in rows:
-            movie_id, title = (row.get("movie_id") or "").strip(), (row.get("title") or "").strip()
-            if movie_id and title:
-                titles[movie_id] = title
-    return titles
-
-
-def stage_title(movie_dir: str | Path) -> str:
-    """The title of a STAGE movie folder, from a `*movie_info.csv` beside it or one level up.
-
-    The STAGE release keeps `english_movie_info.csv` and `chinese_movie_info.csv` (columns
-    movie_id, title, ...) next to its `English/` and `Chinese/` folders.
-
-    Returns:
-        The title, or "" when no such file names the folder.
-
-    Example:
-        >>> stage_title("../shared/data/stage/English/en049957b3c0b54085baddbec23e00506c")
-        'Birthday Girl'
-    """
-    folder = Path(movie_dir).resolve()
-    for parent in (folder.parent, folder.parent.parent):
-        title = _titles_in(parent).get(folder.name)
-        if title:
-            return title
-    return ""
 
 
 def check_prediction(
@@ -321,3 +285,44 @@ def scoring_schema(pred: str | os.PathLike[str] | None, ref: str | os.PathLike[s
                           "built with different schemas; pass --schema FILE to score both with one",
                           path=str(ref))
     return ref_schema or pred_schema or load_schema()
+
+
+#: A title's trailing "(film)" or "(1996 film)", as the STAGE release writes some titles.
+_FILM_SUFFIX = re.compile(r"\s*\((?:\d{4}\s+)?film\)\s*$")
+
+
+def _movie_names(movie: MovieInfo) -> set[str]:
+    """A movie's id and title, case, width, punctuation and a "(film)" suffix aside."""
+    names = set()
+    for text in (movie.id, movie.title):
+        folded = _FILM_SUFFIX.sub("", unicodedata.normalize("NFKC", text).casefold())
+        name = "".join(ch for ch in folded if ch.isalnum())
+        if name:
+            names.add(name)
+    return names
+
+
+def check_same_movie(predicted: MovieInfo, reference: MovieInfo) -> None:
+    """Refuse to score a prediction against the reference of another movie.
+
+    The two are the same movie when an id or title of one is an id or title of the other (case,
+    punctuation and a "(film)" suffix aside): a build of a STAGE script.json carries the
+    release's id; a build of another copy of the script carries its title page's title, which
+    matches the release's title. A graph without a movie id (written before kgbuild stored ids,
+    or by another tool) is not refused: nothing says which movie it is.
+
+    Raises:
+        InputError: one line naming both movies and what to do.
+
+    Example:
+        >>> check_same_movie(MovieInfo(id="FARGO", title="FARGO", language="en"),
+        ...                  MovieInfo(id="en44fd740e98fd44c186677b99ad139c57", title="Fargo (film)", language="en"))
+    """
+    if not predicted.id or not reference.id:
+        return
+    if not _movie_names(predicted) & _movie_names(reference):
+        def named(movie: MovieInfo) -> str:
+            return f"{movie.title!r}" + (f" (id {movie.id})" if movie.id and movie.id != movie.title else "")
+
+        raise InputError(f"the prediction is of {named(predicted)} and the reference of {named(reference)}: "
+                         "another movie; give the reference of the same movie, or --force to score them anyway")

@@ -93,6 +93,7 @@ def build(
     merge: bool = True,
     lenient: bool = False,
     movie: str | None = None,
+    title: str | None = None,
     corrections: PathLike | None = None,
     cache_dir: PathLike | None = None,
     llm_model: str | None = None,
@@ -115,6 +116,8 @@ def build(
         merge: Run the entity-merging stage.
         lenient: Keep relations that break the schema (flagged) instead of dropping them.
         movie: The movie id stores key on; None: the reader's (title page title, else file stem).
+        title: The movie's title; None: the reader's (the title page's; for a STAGE script.json the
+            title the release's `*_movie_info.csv` gives its folder; else the movie id).
         corrections: The corrections file to apply instead of the one beside the script.
         cache_dir: The embedding cache folder; None: `$KGBUILD_CACHE_DIR`, else ~/.cache/kgbuild.
         llm_model: Extract with this LLM (OpenAI-compatible; key from `$OPENAI_API_KEY`).
@@ -151,6 +154,7 @@ def build(
     """
     import logging
     from contextlib import ExitStack
+    from dataclasses import replace
     from pathlib import Path
 
     from kgbuild.embeddings import default_embedder
@@ -159,7 +163,9 @@ def build(
     from kgbuild.paths import check_writable_dir
     from kgbuild.pipeline import BuildOptions, run_build
 
-    selection = _selection(scenes)
+    options = BuildOptions(strict_repairs=not lenient, merge=merge, movie=movie, title=title, scenes=_selection(scenes),
+                           corrections=Path(corrections) if corrections is not None else None,
+                           cache_dir=Path(cache_dir) if cache_dir is not None else None, schema=_schema(schema))
     if outdir is not None:
         from kgbuild.output import check_build_target
 
@@ -178,24 +184,17 @@ def build(
 
             held.enter_context(build_folder(outdir))
             check_build_target(outdir, script, force=force)  # again, now that no other build can write there
-        with default_embedder(cache_dir) as embedder:
-            options = BuildOptions(strict_repairs=not lenient, embedder=embedder, llm=llm, merge=merge,
-                                   corrections=Path(corrections) if corrections is not None else None,
-                                   movie=movie, scenes=selection, schema=_schema(schema))
-            state = run_build(script, options)
-        failed = 0
-        if state.llm is not None:
-            from kgbuild.llm.extract import ChunkStatus
+        with default_embedder(options.cache_dir) as embedder:  # closed after the build
+            state = run_build(script, replace(options, embedder=embedder, llm=llm))
+        from kgbuild.output import failed_chunks, keeps_existing_build, write_build
 
-            failed = state.llm.run.count(ChunkStatus.FAILED)
-            if failed:
-                logging.getLogger(__name__).warning(
-                    "%d of %d chunks of %s got no valid answer after the retries; build again to retry them",
-                    failed, len(state.llm.run.outcomes), script)
+        failed = failed_chunks(state)
+        if failed and state.llm is not None:
+            logging.getLogger(__name__).warning(
+                "%d of %d chunks of %s got no valid answer after the retries; build again to retry them",
+                failed, len(state.llm.run.outcomes), script)
         if outdir is not None:
-            from kgbuild.output import write_build
-
-            if failed and (Path(outdir) / "graph.json").exists():
+            if keeps_existing_build(outdir, failed):
                 logging.getLogger(__name__).warning("the build in %s was kept: this one is partial", outdir)
             else:
                 write_build(state, outdir)
@@ -271,15 +270,19 @@ def read_screenplay(path: PathLike) -> Screenplay:
     return load_screenplay(path)
 
 
-def query(cypher: str, *, db: PathLike | None = None,
-          params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+def query(cypher: str, *, db: PathLike | None = None, params: dict[str, Any] | None = None,
+          movie: str | None = None) -> list[dict[str, Any]]:
     """Run a read-only Cypher query on the embedded store of a build.
 
     Args:
         cypher: One Cypher statement; node labels are entity types (`Character`, ...),
             relationship types are relation types (`speaks_to`, ...).
-        db: The store: a `.lbdb` file or a build folder holding graph.lbdb; None: ./graph.lbdb.
+        db: The store: a `.lbdb` file, a build folder holding graph.lbdb, or a graph.json (loaded
+            once into a store in the cache folder, `kgbuild.loaders.query_store`); None:
+            ./graph.lbdb.
         params: Values of the query's `$name` parameters (each one used, no others).
+        movie: Only this movie's nodes and relationships, in a store holding several (a corpus
+            store): `kgbuild.loaders.scope`.
 
     Returns:
         One dict per row, keyed by column (the alias, else the item as written); nodes and
@@ -287,16 +290,24 @@ def query(cypher: str, *, db: PathLike | None = None,
 
     Raises:
         kgbuild.loaders.errors.QueryError: wrong parameters, or the store refused the query
-            (the message gives the position and what to write instead).
+            (the message gives the position and what to write instead), or it holds no `movie`.
         kgbuild.loaders.errors.StoreError: no store there, or it cannot be opened.
+        InputError: a graph.json that cannot be read.
 
     Example:
         >>> query("MATCH (c:Character) RETURN count(c) AS n", db="out/lizard-people")  # doctest: +SKIP
         [{'n': 28}]
     """
-    from kgbuild.loaders.embedded import resolve_db_path, run_query
+    from functools import partial
 
-    return run_query(resolve_db_path(db), cypher, params).as_dicts()
+    from kgbuild.loaders.embedded import run_query
+    from kgbuild.loaders.query_store import query_store
+    from kgbuild.loaders.scope import Runner, movie_runner
+
+    run: Runner = partial(run_query, query_store(db))
+    if movie is not None:
+        run = movie_runner(run, movie)
+    return run(cypher, params or {}).as_dicts()
 
 
 def _selection(scenes: str | SceneSelection | None) -> SceneSelection | None:
@@ -311,7 +322,7 @@ def _graph_for_scoring(given: KnowledgeGraph | PathLike, schema: Schema, scenes:
     and its title."""
     from pathlib import Path
 
-    from kgbuild.evaluation.reference import check_prediction, load_any, stage_title
+    from kgbuild.evaluation.reference import check_prediction, load_any
     from kgbuild.model import KnowledgeGraph
     from kgbuild.scenes import restrict_graph
 
@@ -321,9 +332,6 @@ def _graph_for_scoring(given: KnowledgeGraph | PathLike, schema: Schema, scenes:
             graph = restrict_graph(graph, scenes)
         return graph, report, {}, given.movie.key, given.movie.title
     graph, report, renames = load_any(Path(given), schema=schema, scenes=scenes)
-    path = Path(given)
-    if path.is_dir() and (path / "extraction_results.json").is_file():
-        return graph, report, renames, path.resolve().name, stage_title(path)
     return graph, report, renames, graph.movie.key, graph.movie.title
 
 

@@ -138,6 +138,32 @@ def _check_room(target: Path, files: dict[str, bytes]) -> None:
                           "some space, or write into another folder (-o)")
 
 
+def failed_chunks(state: BuildResult) -> int:
+    """How many LLM chunks of a build got no valid answer after the retries (0 for an offline build)."""
+    if state.llm is None:
+        return 0
+    from kgbuild.llm.extract import ChunkStatus
+
+    return state.llm.run.count(ChunkStatus.FAILED)
+
+
+def keeps_existing_build(outdir: str | os.PathLike[str], failed: int, *, allow_partial: bool = False) -> bool:
+    """The rule for a partial build: one in which `failed` LLM chunks got no valid answer does not
+    replace the build already in `outdir` (that one may hold the facts of those chunks), unless
+    `allow_partial`. A partial build is written where there is no build yet, with the failed
+    chunks in review.jsonl, so a rerun retries them. `kgbuild build` and `kgbuild.build` both
+    follow it; a corpus rebuilds a partial movie on its next run instead.
+
+    Returns:
+        True when the build must not be written into `outdir`.
+
+    Example:
+        >>> keeps_existing_build("out/lizard-people", failed=0)
+        False
+    """
+    return failed > 0 and not allow_partial and (Path(outdir) / "graph.json").exists()
+
+
 def write_build(state: BuildResult, outdir: str | os.PathLike[str]) -> list[Path]:
     """Write screenplay.json, report.md, graph.graphml, the story view view.html, the embedded
     store graph.lbdb (a fresh database holding this movie only) and graph.json into `outdir`, and

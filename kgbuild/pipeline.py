@@ -65,14 +65,19 @@ class _Silent:
 
 @dataclass(frozen=True)
 class BuildOptions:
-    """What `kgbuild build` can be told.
+    """What a build can be told: the one set of options `kgbuild build` makes from its command
+    line, `kgbuild.build` from its keywords, and a corpus build shares among its movies
+    (`kgbuild.corpus.spec`: each movie gets its id, title and language, each worker its embedder).
 
     Attributes:
         token_budget: Tokens per chunk; None means 600 offline (the STAGE setting) and
             `kgbuild.llm.settings.DEFAULT_LLM_CHUNK_TOKENS` with an LLM.
         strict_repairs: Drop relations the schema repair cannot fix (else flag them).
         max_bytes: Refuse larger input files.
-        embedder: Text embedder for the stages that need one.
+        embedder: Text embedder for the stages that need one; None: the bundled MiniLM model
+            behind the cache in `cache_dir`.
+        cache_dir: The embedding cache folder of that default embedder; None means
+            `$KGBUILD_CACHE_DIR`, else ~/.cache/kgbuild.
         llm: LLM settings; None builds offline (no LLM).
         llm_backend: Send the LLM requests to this backend instead of the OpenAI-compatible
             endpoint of `llm` (a scripted backend in tests); used only with `llm`.
@@ -104,6 +109,7 @@ class BuildOptions:
     schema: Schema | None = None
     title: str | None = None
     language: str | None = None
+    cache_dir: Path | None = None
 
     def graph_schema(self) -> Schema:
         """The schema in effect."""
@@ -117,6 +123,14 @@ class BuildOptions:
             return self.corrections
         beside = corrections_file(script)
         return beside if beside.is_file() else None
+
+    def text_embedder(self) -> Embedder:
+        """The embedder in effect: `embedder`, else the default one over `cache_dir`."""
+        if self.embedder is not None:
+            return self.embedder
+        from kgbuild.embeddings import default_embedder
+
+        return default_embedder(self.cache_dir)
 
     def chunk_budget(self) -> int:
         """The token budget per chunk in effect."""
@@ -287,7 +301,7 @@ def _extract_offline(state: Chunked, progress: Progress) -> Extracted:
 
     selection = state.options.scenes
     progress.stage("extract (offline)", len(selection) if selection is not None else len(state.screenplay.scenes))
-    graph = extract_offline(state.screenplay, embedder=state.options.embedder, version=__version__,
+    graph = extract_offline(state.screenplay, embedder=state.options.text_embedder(), version=__version__,
                             on_scene=progress.advance, scenes=selection, schema=state.options.graph_schema())
     return _advance(state, Extracted, graph=graph, llm=None)
 
@@ -363,10 +377,9 @@ def _merge(state: Repaired, progress: Progress) -> Merged:
         return _advance(state, Merged, merge_log=list(state.prior_merge_log))
     from kgbuild.canonicalize.corrections import keep_apart
     from kgbuild.canonicalize.merge import MergeOptions, merge_graph, merge_graph_llm
-    from kgbuild.embeddings import default_embedder
 
     progress.stage("merge", 1)
-    embedder = state.options.embedder or default_embedder()
+    embedder = state.options.text_embedder()
     options = MergeOptions(keep_apart=keep_apart(state.corrections))
     schema = state.options.graph_schema()
     if state.options.llm is None:
@@ -469,8 +482,16 @@ def run_build(
         >>> len(result.graph.entities) > 0  # doctest: +SKIP
         True
     """
-    state = BuildInput(script=Path(script), options=options or BuildOptions())
+    state = BuildInput(script=Path(script), options=_one_embedder(options or BuildOptions()))
     return _run(state, STAGES, progress or _Silent())
+
+
+def _one_embedder(options: BuildOptions) -> BuildOptions:
+    """The options with the embedder the stages of one build share (the model loads once), made
+    when a stage will need it: offline extraction or merging."""
+    if options.embedder is not None or (options.llm is not None and not options.merge):
+        return options
+    return replace(options, embedder=options.text_embedder())
 
 
 def prepare_build(
@@ -554,6 +575,6 @@ def resume_build(
     """
     if from_stage not in RESUMABLE:
         raise InputError(f"a build can be resumed from {', '.join(RESUMABLE)}, not from '{from_stage}'")
-    state = _read_build_folder(Path(build_dir), options or BuildOptions())
+    state = _read_build_folder(Path(build_dir), _one_embedder(options or BuildOptions()))
     start = [stage.name for stage in STAGES].index(from_stage)
     return _run(state, STAGES[start:], progress or _Silent())

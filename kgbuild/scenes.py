@@ -156,18 +156,3 @@ def restrict_graph(graph: KnowledgeGraph, selection: SceneSelection) -> Knowledg
     movie = graph.movie.model_copy(update={"scene_ranges": selection.as_list()})
     return graph.model_copy(update={"movie": movie, "entities": entities, "relations": relations})
 
-
-def scenes_param(ctx: object, param: object, value: str | None) -> SceneSelection | None:
-    """A click callback reading a `--scenes` option (None when not given).
-
-    Raises:
-        click.BadParameter: the value is not a scene range (exit status 2).
-    """
-    import click
-
-    if value is None:
-        return None
-    try:
-        return parse_scene_ranges(value)
-    except InputError as e:
-        raise click.BadParameter(str(e)) from e

@@ -28,8 +28,8 @@ from rich.markup import escape
 from kgbuild.corpus.executors import Executor
 from kgbuild.corpus.inputs import discover
 from kgbuild.corpus.run import build_corpus
-from kgbuild.corpus.spec import CorpusSpec
 from kgbuild.corpus.worker import WorkerSetup
+from kgbuild.pipeline import BuildOptions
 
 
 class CorpusRun(BaseModel):
@@ -73,11 +73,11 @@ MakeExecutor = Callable[[WorkerSetup], tuple[Executor, float]]
 
 def _timed(name: str, workers: int, threads: int, stage: Path, make: MakeExecutor) -> CorpusRun:
     with tempfile.TemporaryDirectory(prefix="kgbuild-bench-corpus-") as tmp:
-        setup = WorkerSetup(spec=CorpusSpec(cache_dir=Path(tmp) / "cache"), torch_threads=threads)
+        setup = WorkerSetup(options=BuildOptions(cache_dir=Path(tmp) / "cache"), torch_threads=threads)
         executor, startup = make(setup)
         start = time.perf_counter()
         try:
-            result = build_corpus(discover([stage]), Path(tmp) / "out", setup.spec, executor)
+            result = build_corpus(discover([stage]), Path(tmp) / "out", setup.options, executor)
         finally:
             executor.close()
         seconds = time.perf_counter() - start

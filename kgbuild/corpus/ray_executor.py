@@ -11,8 +11,8 @@ tasks return the movies' files; the driver writes them. `serve_ray_limits` runs 
 
 Example:
     >>> with ray_session("local", num_cpus=2):
-    ...     with RayExecutor(WorkerSetup(spec=spec, torch_threads=1)) as pool:
-    ...         result = build_corpus(items, Path("out"), spec, pool)
+    ...     with RayExecutor(WorkerSetup(options=options, torch_threads=1)) as pool:
+    ...         result = build_corpus(items, Path("out"), options, pool)
 """
 
 from __future__ import annotations

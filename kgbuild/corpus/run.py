@@ -10,8 +10,9 @@ rewritten in input order, report.md written, and in batch-export mode one Batch 
 holds every movie's pending requests.
 
 Example:
-    >>> with LocalExecutor(WorkerSetup(spec=spec), workers=2) as pool:
-    ...     result = build_corpus(discover([Path("scripts/")]), Path("out"), spec, pool)
+    >>> options = BuildOptions(merge=False)
+    >>> with LocalExecutor(WorkerSetup(options=options), workers=2) as pool:
+    ...     result = build_corpus(discover([Path("scripts/")]), Path("out"), options, pool)
     >>> result.count("failed")
     0
 """
@@ -32,11 +33,13 @@ from kgbuild.corpus.folders import built_key, clean_staging, commit_movie
 from kgbuild.corpus.ids import unique_ids
 from kgbuild.corpus.inputs import CorpusItem
 from kgbuild.corpus.report import REPORT_FILE, corpus_report
-from kgbuild.corpus.spec import CorpusSpec, file_sha256, input_key
+from kgbuild.corpus.spec import PER_SCRIPT, file_sha256, input_key
 from kgbuild.corpus.status import STATUS_FILE, MovieStatus, Status, StatusLog, read_statuses, write_statuses
 from kgbuild.corpus.worker import Identity, MovieOutcome, MovieTask, build_movie, identify, stage_id
+from kgbuild.errors import InputError
 from kgbuild.lock import folder_lock
 from kgbuild.paths import write_error
+from kgbuild.pipeline import BuildOptions
 
 logger = logging.getLogger(__name__)
 
@@ -110,28 +113,35 @@ def _status(task: MovieTask, identity: Identity, reader_id: str, outcome: MovieO
                        reader_id=reader_id, key=task.key, error=error, **fields)
 
 
-def build_corpus(items: Sequence[CorpusItem], outdir: Path, spec: CorpusSpec, executor: Executor, *,
+def build_corpus(items: Sequence[CorpusItem], outdir: Path, options: BuildOptions, executor: Executor, *,
                  on_movie: Callable[[MovieStatus], None] | None = None) -> CorpusResult:
     """Build every movie of a corpus into OUTDIR/<movie>/, skipping those already complete.
 
     Args:
         items: The scripts (`kgbuild.corpus.inputs.discover`).
         outdir: The corpus output folder: OUTDIR/<movie>/ per movie, corpus.jsonl, report.md.
-        spec: The options every movie is built with.
-        executor: Runs the workers (set up with the same `spec`).
+        options: The options every movie is built with (`kgbuild.corpus.spec.movie_options` adds
+            each movie's id, title and language).
+        executor: Runs the workers (set up with the same `options`).
         on_movie: Called with each movie's status as soon as it is known (progress).
 
     Returns:
         Every movie's status, in input order, and the batch files written (batch-export mode).
 
     Raises:
+        InputError: `options` name one script (a movie id, title, language, corrections file or
+            scene range).
         OutputError: OUTDIR cannot be written, or its disk is full (a movie whose folder alone
             cannot be written is recorded failed, and the others go on).
         FolderBusyError: another build holds OUTDIR (the message names its process).
     """
+    named = [name for name in PER_SCRIPT if getattr(options, name) is not None]
+    if named:
+        raise InputError(f"the options of a corpus name no one script: leave {', '.join(named)} unset (a manifest "
+                         "gives each movie its id, title and language)")
     with folder_lock(outdir):
         try:
-            return _build_locked(items, outdir, spec, executor, on_movie)
+            return _build_locked(items, outdir, options, executor, on_movie)
         except OSError as e:
             raise write_error(outdir, e, "corpus output folder") from e
 
@@ -148,7 +158,7 @@ def _commit(outdir: Path, task: MovieTask, identity: Identity, outcome: MovieOut
     return None
 
 
-def _build_locked(items: Sequence[CorpusItem], outdir: Path, spec: CorpusSpec, executor: Executor,
+def _build_locked(items: Sequence[CorpusItem], outdir: Path, options: BuildOptions, executor: Executor,
                   on_movie: Callable[[MovieStatus], None] | None) -> CorpusResult:
     start = time.perf_counter()
     clean_staging(outdir)
@@ -169,7 +179,7 @@ def _build_locked(items: Sequence[CorpusItem], outdir: Path, spec: CorpusSpec, e
 
     try:
         for item, identity, reader_id, movie in zip(items, identities, reader_ids, movies, strict=True):
-            key = input_key(spec, script_sha256=identity.sha256, movie=movie, title=item.title,
+            key = input_key(options, script_sha256=identity.sha256, movie=movie, title=item.title,
                             language=item.language, corrections_sha256=_corrections_sha(item.path))
             task = MovieTask(movie=movie, path=item.path, key=key, title=item.title, language=item.language)
             if identity.error is not None:
@@ -198,10 +208,10 @@ def _build_locked(items: Sequence[CorpusItem], outdir: Path, spec: CorpusSpec, e
     wall = time.perf_counter() - start
     write_text_atomic(outdir / REPORT_FILE, corpus_report(ordered, executor=executor.description, wall_seconds=wall))
     files: list[Path] = []
-    if batch_lines and spec.llm is not None and spec.llm.batch_export is not None:
+    if batch_lines and options.llm is not None and options.llm.batch_export is not None:
         from kgbuild.llm.batch import export_batch_lines
 
-        files = export_batch_lines(spec.llm.batch_export, list(batch_lines.values()))
+        files = export_batch_lines(options.llm.batch_export, list(batch_lines.values()))
     return CorpusResult(statuses=ordered, wall_seconds=round(wall, 3), executor=executor.description,
                         batch_files=files, batch_requests=len(batch_lines))
 

@@ -8,7 +8,7 @@ folder, also when the worker runs on another machine (Ray). A failure is returne
 its message; the other movies go on.
 
 Example:
-    >>> init_worker(WorkerSetup(spec=CorpusSpec()))
+    >>> init_worker(WorkerSetup(options=BuildOptions()))
     >>> outcome = build_movie(MovieTask(movie="fargo", path=Path("fargo.fountain"), key="..."))
 """
 
@@ -23,12 +23,13 @@ import time
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, InstanceOf
 
-from kgbuild.corpus.spec import CorpusSpec, file_sha256
+from kgbuild.corpus.spec import file_sha256, movie_options
 from kgbuild.errors import KgbuildError
 from kgbuild.llm.costs import TaskUsage
 from kgbuild.model import SourceFormat
+from kgbuild.pipeline import BuildOptions
 
 logger = logging.getLogger(__name__)
 
@@ -38,7 +39,8 @@ class WorkerSetup(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    spec: CorpusSpec
+    options: InstanceOf[BuildOptions] = Field(description="The corpus's shared build options (no embedder: "
+                                              "each worker opens its own).")
     torch_threads: int | None = Field(default=None, ge=1,
                                       description="Threads torch may use in each worker; None: torch's default.")
     limits: Any = Field(default=None, description="A handle to the corpus's one LLM rate limit and budget "
@@ -110,7 +112,7 @@ def init_worker(setup: WorkerSetup) -> None:
 
         install_shared_limits(setup.limits)
     _state["setup"] = setup
-    _state["embedder"] = default_embedder(setup.spec.cache_dir)
+    _state["embedder"] = default_embedder(setup.options.cache_dir)
 
 
 def _setup() -> WorkerSetup:
@@ -163,7 +165,7 @@ def identify(path: Path) -> Identity:
     except OSError as e:
         return Identity(path=path, sha256="", movie=fallback_id(path), error=f"cannot read the script: {e}")
     try:
-        screenplay = read_screenplay(path, max_bytes=setup.spec.max_bytes)
+        screenplay = read_screenplay(path, max_bytes=setup.options.max_bytes)
     except KgbuildError as e:
         return Identity(path=path, sha256=sha, movie=fallback_id(path), error=str(e))
     return Identity(path=path, sha256=sha, movie=screenplay.id or fallback_id(path))
@@ -180,9 +182,8 @@ def build_movie(task: MovieTask) -> MovieOutcome:
     'pending') instead of writing a file of its own: the driver writes one export for the corpus.
     """
     from kgbuild.embeddings import CachedEmbedder
-    from kgbuild.llm.extract import ChunkStatus
     from kgbuild.llm.types import BatchPendingError
-    from kgbuild.output import write_build
+    from kgbuild.output import failed_chunks, write_build
     from kgbuild.pipeline import run_build
 
     setup = _setup()
@@ -195,12 +196,13 @@ def build_movie(task: MovieTask) -> MovieOutcome:
                             worker=worker, peak_rss_mb=round(peak, 1), **fields)
 
     with tempfile.TemporaryDirectory(prefix="kgbuild-movie-") as tmp:
-        llm = setup.spec.llm
+        llm = setup.options.llm
         batch_file = Path(tmp) / "batch.jsonl"
         if llm is not None and llm.batch_export is not None:
             llm = llm.model_copy(update={"batch_export": batch_file})
-        options = setup.spec.build_options(movie=task.movie, embedder=embedder if isinstance(embedder, CachedEmbedder)
-                                           else None, llm=llm, title=task.title, language=task.language)
+        options = movie_options(setup.options, movie=task.movie,
+                                embedder=embedder if isinstance(embedder, CachedEmbedder) else None, llm=llm,
+                                title=task.title, language=task.language)
         try:
             state = run_build(task.path, options)
             write_build(state, Path(tmp) / "out")
@@ -217,6 +219,6 @@ def build_movie(task: MovieTask) -> MovieOutcome:
     counts = {"scenes": len(state.screenplay.scenes), "chunks": len(state.chunks),
               "entities": len(graph.entities), "relations": len(graph.relations)}
     usage = state.llm.usage.total if state.llm is not None else None
-    failed = state.llm.run.count(ChunkStatus.FAILED) if state.llm is not None else 0
+    failed = failed_chunks(state)
     return outcome("done", timings=dict(state.timings), counts=counts, llm=usage, failed_chunks=failed,
                    files=files)

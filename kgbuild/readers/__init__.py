@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from kgbuild.errors import InputError, NotAScreenplayError
-from kgbuild.model import ElementKind, Screenplay, Source, SourceFormat
+from kgbuild.model import ElementKind, ParseWarning, Screenplay, Source, SourceFormat
 from kgbuild.readers.assemble import ReadResult
 from kgbuild.readers.decode import decode_text
 from kgbuild.readers.detect import detect_text_format, sniff_binary
@@ -77,6 +77,22 @@ def movie_id(path: Path, fmt: SourceFormat, title: str | None) -> str:
     return title or path.stem
 
 
+def _release_title(path: Path, fmt: SourceFormat, warnings: list[ParseWarning]) -> str | None:
+    """The title a STAGE release's `*_movie_info.csv` gives the folder of a `script.json`, if any.
+
+    A csv that cannot be read costs the title, not the build: it adds a warning.
+    """
+    if fmt is not SourceFormat.STAGE_JSON or path.name != "script.json":
+        return None
+    from kgbuild.readers.stage_json import stage_title
+
+    try:
+        return stage_title(path.parent) or None
+    except InputError as e:
+        warnings.append(ParseWarning(message=f"{e}; the movie is titled by its id"))
+        return None
+
+
 def read_screenplay(
     path: str | os.PathLike[str],
     *,
@@ -135,9 +151,10 @@ def read_screenplay(
         None,
     )
     movie = movie_id(file, fmt, given)
+    warnings = list(result.warnings)
     return Screenplay(
         id=movie,
-        title=given or movie,
+        title=given or _release_title(file, fmt, warnings) or movie,
         language=detect_language(body),
         source=Source(
             path=name,
@@ -148,7 +165,7 @@ def read_screenplay(
         ),
         title_page=result.title_page,
         scenes=result.scenes,
-        warnings=result.warnings,
+        warnings=warnings,
     )
 
 

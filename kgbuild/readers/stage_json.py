@@ -5,12 +5,19 @@ a number prefix such as `1、`); the content is unindented screenplay text, read
 plain-text line classifier (or the Chinese one; or, for a script that writes speech on the cue's
 line, `kgbuild.readers.inline_cues`). Line numbers count through a virtual text in
 which each entry is its title line followed by its content lines.
+
+A STAGE release names its movies in `english_movie_info.csv` and `chinese_movie_info.csv`
+(movie_id, title, ...) beside its `English/` and `Chinese/` folders: `stage_title` reads a movie
+folder's title there, and a `script.json` read from such a folder is titled by it.
 """
 
 from __future__ import annotations
 
+import csv
 import json
 import re
+from functools import lru_cache
+from pathlib import Path
 
 from kgbuild.errors import InputError
 from kgbuild.model import Element, ElementKind, ParseWarning, Scene
@@ -137,3 +144,48 @@ def read_stage_json(text: str, *, path: str) -> ReadResult:
         )
         line = last + 1
     return ReadResult(scenes=scenes, warnings=warnings)
+
+
+@lru_cache(maxsize=16)
+def _titles_of(path: Path, mtime_ns: int, size: int) -> dict[str, str]:
+    """The titles one `*movie_info.csv` gives (read once while the file stays the same)."""
+    titles: dict[str, str] = {}
+    try:
+        with path.open(encoding="utf-8-sig", newline="") as f:
+            rows = list(csv.DictReader(f))
+    except (UnicodeDecodeError, csv.Error) as e:
+        raise InputError(f"cannot read the movie titles: {e}", path=str(path)) from e
+    for row in rows:
+        movie_id, title = (row.get("movie_id") or "").strip(), (row.get("title") or "").strip()
+        if movie_id and title:
+            titles[movie_id] = title
+    return titles
+
+
+def _titles_in(folder: Path) -> dict[str, str]:
+    titles: dict[str, str] = {}
+    for path in sorted(folder.glob("*movie_info.csv")):
+        info = path.stat()
+        titles.update(_titles_of(path, info.st_mtime_ns, info.st_size))
+    return titles
+
+
+def stage_title(movie_dir: str | Path) -> str:
+    """The title of a STAGE movie folder, from a `*movie_info.csv` beside it or one level up.
+
+    The STAGE release keeps `english_movie_info.csv` and `chinese_movie_info.csv` (columns
+    movie_id, title, ...) next to its `English/` and `Chinese/` folders.
+
+    Returns:
+        The title, or "" when no such file names the folder.
+
+    Example:
+        >>> stage_title("../shared/data/stage/English/en049957b3c0b54085baddbec23e00506c")
+        'Birthday Girl'
+    """
+    folder = Path(movie_dir).resolve()
+    for parent in (folder.parent, folder.parent.parent):
+        title = _titles_in(parent).get(folder.name)
+        if title:
+            return title
+    return ""

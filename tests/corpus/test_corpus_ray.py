@@ -21,8 +21,8 @@ from kgbuild.corpus.folders import KEY_FILE
 from kgbuild.corpus.inputs import discover
 from kgbuild.corpus.ray_executor import RAY_MISSING, RayExecutor, ray_session
 from kgbuild.corpus.run import build_corpus
-from kgbuild.corpus.spec import CorpusSpec
 from kgbuild.corpus.worker import WorkerSetup
+from kgbuild.pipeline import BuildOptions
 from tests.corpus.helpers import SCRIPTS, assert_paced, graph_without_timings, llm_env, movie_folders, statuses
 
 
@@ -39,9 +39,9 @@ def local_ray() -> Iterator[None]:
 def test_a_corpus_on_ray_gives_the_graphs_of_the_process_pool(local_ray: None, uninterrupted: Path, cache: Path,
                                                               tmp_path: Path):
     out = tmp_path / "out"
-    spec = CorpusSpec(cache_dir=cache)
-    with ray_session() as session, RayExecutor(WorkerSetup(spec=spec, torch_threads=1)) as pool:
-        result = build_corpus(discover(SCRIPTS), out, spec, pool)
+    options = BuildOptions(cache_dir=cache)
+    with ray_session() as session, RayExecutor(WorkerSetup(options=options, torch_threads=1)) as pool:
+        result = build_corpus(discover(SCRIPTS), out, options, pool)
     assert not session.started and session.cpus == 2  # the test's instance, used and left running
     assert pool.workers == 2
     assert [s.status for s in result.statuses] == ["done"] * len(SCRIPTS)

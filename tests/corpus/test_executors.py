@@ -9,8 +9,8 @@ import pytest
 
 from kgbuild.corpus.executors import PRELOAD, LocalExecutor, WorkerLost, start_process_server
 from kgbuild.corpus.preload import MODULES
-from kgbuild.corpus.spec import CorpusSpec
 from kgbuild.corpus.worker import WorkerSetup
+from kgbuild.pipeline import BuildOptions
 
 VARIABLE = "KGBUILD_TEST_EXECUTOR_VALUE"
 
@@ -31,7 +31,7 @@ def fail(_: int) -> None:
 
 
 def run(fn, tmp_path, items=(0, 1)) -> list:
-    setup = WorkerSetup(spec=CorpusSpec(cache_dir=tmp_path / "cache"), torch_threads=1)
+    setup = WorkerSetup(options=BuildOptions(cache_dir=tmp_path / "cache"), torch_threads=1)
     with LocalExecutor(setup, workers=2) as pool:
         return [result for _, result in pool.map_unordered(fn, list(items))]
 

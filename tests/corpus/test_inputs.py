@@ -10,10 +10,13 @@ import pytest
 from kgbuild.corpus.folders import KEY_FILE, STAGING, built_key, clean_staging, commit_movie
 from kgbuild.corpus.ids import safe_id, unique_ids
 from kgbuild.corpus.inputs import discover, is_corpus
-from kgbuild.corpus.spec import CorpusSpec, input_key
+from kgbuild.corpus.run import build_corpus
+from kgbuild.corpus.spec import input_key, movie_options
 from kgbuild.errors import InputError
 from kgbuild.llm.batch import export_batch_lines
 from kgbuild.llm.settings import LLMSettings
+from kgbuild.pipeline import BuildOptions
+from kgbuild.scenes import parse_scene_ranges
 from tests.corpus.helpers import SCRIPTS
 
 
@@ -71,18 +74,18 @@ def test_manifests_give_paths_relative_to_themselves_and_ids_titles_languages(tm
 
 
 def test_the_key_follows_the_input_and_the_options_that_change_a_graph(tmp_path: Path):
-    base = CorpusSpec()
+    base = BuildOptions()
     key = input_key(base, script_sha256="a" * 64, movie="m")
-    assert key == input_key(CorpusSpec(cache_dir=tmp_path), script_sha256="a" * 64, movie="m")
+    assert key == input_key(BuildOptions(cache_dir=tmp_path), script_sha256="a" * 64, movie="m")
     assert key != input_key(base, script_sha256="b" * 64, movie="m")
     assert key != input_key(base, script_sha256="a" * 64, movie="n")
     assert key != input_key(base, script_sha256="a" * 64, movie="m", corrections_sha256="c" * 64)
-    assert key != input_key(CorpusSpec(merge=False), script_sha256="a" * 64, movie="m")
-    fast = CorpusSpec(llm=LLMSettings(model="m", concurrency=64, max_cost=1))
+    assert key != input_key(BuildOptions(merge=False), script_sha256="a" * 64, movie="m")
+    fast = BuildOptions(llm=LLMSettings(model="m", concurrency=64, max_cost=1))
     assert input_key(fast, script_sha256="a" * 64, movie="m") == input_key(
-        CorpusSpec(llm=LLMSettings(model="m")), script_sha256="a" * 64, movie="m")
+        BuildOptions(llm=LLMSettings(model="m")), script_sha256="a" * 64, movie="m")
     assert input_key(fast, script_sha256="a" * 64, movie="m") != input_key(
-        CorpusSpec(llm=LLMSettings(model="other")), script_sha256="a" * 64, movie="m")
+        BuildOptions(llm=LLMSettings(model="other")), script_sha256="a" * 64, movie="m")
 
 
 def test_a_movie_folder_is_replaced_whole(tmp_path: Path):
@@ -108,3 +111,12 @@ def test_batch_exports_are_split_at_the_per_file_limits(tmp_path: Path):
     assert [len(f.read_text().splitlines()) for f in files] == [2, 2, 2, 1]
     assert export_batch_lines(tmp_path / "req.jsonl", lines) == [tmp_path / "req.jsonl"]
     assert not (tmp_path / "req-2.jsonl").exists()  # the parts of the longer export are gone
+
+
+def test_a_corpus_shares_the_options_of_one_build_without_what_names_one_script(tmp_path: Path):
+    shared = BuildOptions(merge=False, cache_dir=tmp_path)
+    one = movie_options(shared, movie="fargo", embedder=None, title="Fargo", language="en")
+    assert (one.movie, one.title, one.language, one.merge, one.cache_dir) == ("fargo", "Fargo", "en", False, tmp_path)
+    with pytest.raises(InputError, match="leave movie, scenes unset"):
+        build_corpus([], tmp_path / "out", BuildOptions(movie="fargo", scenes=parse_scene_ranges("1-3")), None)
+    assert not (tmp_path / "out").exists()

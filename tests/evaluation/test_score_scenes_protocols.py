@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 import kgbuild
+from kgbuild.cli.score import score as score_command
 from kgbuild.errors import InputError
 from kgbuild.evaluation.corpus import load_pair
 from kgbuild.evaluation.reference import load_stage_movie, stage_scene_index
@@ -17,7 +18,6 @@ from kgbuild.evaluation.stage_kg import PROTOCOLS, ScoreOptions, protocol_name, 
 from kgbuild.graph import entity_id, relation_id, save_graph
 from kgbuild.model import Entity, KnowledgeGraph, MovieInfo, Relation
 from kgbuild.scenes import parse_scene_ranges
-from kgbuild.score_cli import score as score_command
 
 
 def mention(type_, name, description=""):

@@ -8,13 +8,14 @@ from itertools import pairwise
 import pytest
 from click.testing import CliRunner
 
+from kgbuild.cli.score import score as score_command
 from kgbuild.embeddings import default_embedder
 from kgbuild.errors import InputError
-from kgbuild.evaluation.reference import check_prediction, load_any, stage_title
+from kgbuild.evaluation.reference import check_prediction, load_any
 from kgbuild.evaluation.stage_kg import CrossTypeMatch, MissedRelations, NamedOtherwise, ScoreOptions, score_movie
 from kgbuild.graph import entity_id, relation_id, save_graph
 from kgbuild.model import Entity, KnowledgeGraph, MovieInfo, Relation
-from kgbuild.score_cli import score as score_command
+from kgbuild.readers.stage_json import stage_title
 
 LOCATIONS = ["Kitchen", "Harbour", "Lighthouse", "Train Station", "Police Department",
              "Cathedral", "Hospital Ward", "Football Stadium", "Bakery"]

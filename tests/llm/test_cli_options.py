@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from kgbuild.cli import cli
-from kgbuild.llm.cli_options import LLMFlags, llm_options
+from kgbuild.cli.options import LLMFlags, llm_options
 
 SHARED = ["--llm-base-url", "--llm-cache-dir", "--concurrency", "--max-cost", "--max-requests"]
 

@@ -214,7 +214,7 @@ def test_examples_exist_and_take_parameters_from_the_graph(small_graph):
 @pytest.mark.shared_data
 def test_stage_graph_loads_with_its_refusals_counted(stage_store, stage_graph):
     with connect(stage_store, read_only=True) as connection:
-        nodes, relations = movie_counts(connection, stage_graph.movie.title)
+        nodes, relations = movie_counts(connection, stage_graph.movie.key)
     refused = prepare_rows(stage_graph).refused
     assert nodes == len(stage_graph.entities) > 1000
     assert relations == len(stage_graph.relations) - len(refused) > 2500

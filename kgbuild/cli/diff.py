@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import click
-from rich.console import Console
 from rich.table import Table
 
+from kgbuild.cli.console import stdout_console
+from kgbuild.cli.options import scenes_param
 from kgbuild.diff import GraphDiff, TypeCounts
 from kgbuild.model import Entity, Evidence, KnowledgeGraph, Relation
-from kgbuild.scenes import SceneSelection, scenes_param
+from kgbuild.scenes import SceneSelection
 
 _FORMATS = ("table", "json", "markdown")
 _COLUMNS = ("type", "OLD", "NEW", "only OLD", "only NEW", "renamed")
@@ -75,7 +75,7 @@ def _summary(diff: GraphDiff) -> str:
 
 
 def _print_table(diff: GraphDiff, limit: int) -> None:
-    console = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 120)
+    console = stdout_console()
     console.print(f"OLD: {diff.old}\nNEW: {diff.new}", markup=False)
     for note in diff.notes:
         console.print(f"Note: {note}", style="yellow", markup=False)

@@ -1,4 +1,4 @@
-"""`kgbuild llm ...`: the LLM response cache and Batch API imports."""
+"""`kgbuild llm import` and `kgbuild llm stats`: the LLM response cache and Batch API imports."""
 
 from __future__ import annotations
 

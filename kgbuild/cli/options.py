@@ -1,4 +1,4 @@
-"""The LLM options of the commands that use an LLM (`build`, `merge`, `audit`), defined once.
+"""The options several commands share, defined once: the LLM options, `--schema` and `--scenes`.
 
 `llm_options` adds --llm-model, --llm-base-url, --llm-cache-dir, --concurrency, --max-cost,
 --max-requests, --rpm, --tpm, --prices, --llm-timeout, --llm-deadline and, where a command can stop for a Batch
@@ -6,10 +6,18 @@ API round trip, --llm-batch-export,
 with the same names, help and environment variables everywhere. The command receives them as
 one `LLMFlags` argument named `llm`; `LLMFlags.settings` turns them into `LLMSettings`.
 
+`schema_option` adds `--schema FILE` to the commands that build, store, export, merge, score or
+audit a graph. A build made with another schema than the default writes it as `schema.json`
+beside graph.json; every command reading that folder (or its graph.json) uses it, and
+`--schema FILE` overrides it (`kgbuild.schema.schema_for_graph`).
+
+`scenes_param` is the callback of every `--scenes RANGES` option (`kgbuild.scenes`).
+
 Example:
     >>> @click.command()
     ... @llm_options()
-    ... def merge(graph: Path, llm: LLMFlags) -> None:
+    ... @schema_option()
+    ... def merge(graph: Path, schema_file: Path | None, llm: LLMFlags) -> None:
     ...     settings = llm.settings()          # None without --llm-model
 """
 
@@ -23,12 +31,13 @@ from typing import Any, TypeVar
 import click
 from pydantic import BaseModel, ConfigDict, Field
 
+from kgbuild.cli.exits import EXIT_BATCH_PENDING
+from kgbuild.errors import InputError
 from kgbuild.llm.settings import LLMSettings
+from kgbuild.scenes import SceneSelection, parse_scene_ranges
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-#: Exit status of a command stopped by batch-export mode (requests written; import, then rerun).
-EXIT_BATCH_PENDING = 3
 #: The environment variable of --llm-model.
 MODEL_ENV = "KGBUILD_LLM_MODEL"
 MODEL_HELP = (f"Use this LLM (any OpenAI-compatible endpoint; key from $OPENAI_API_KEY) [env {MODEL_ENV}; "
@@ -154,3 +163,28 @@ def llm_options(*, batch_export: bool = True, model_env: str = MODEL_ENV, model_
         return wrapper  # type: ignore[return-value]
 
     return decorate
+
+
+#: The help of `--schema`, the same on every command that does not say more.
+SCHEMA_HELP = ("The graph schema (a JSON file like kgbuild's schema/stage_kg.json) [default: the schema.json "
+               "beside the graph when there is one, else the STAGE-KG schema].")
+
+
+def schema_option(help_text: str = SCHEMA_HELP) -> Callable[[F], F]:
+    """Add `--schema FILE` (passed as `schema_file`, a Path or None) to a command."""
+    return click.option("--schema", "schema_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                        help=help_text)
+
+
+def scenes_param(ctx: object, param: object, value: str | None) -> SceneSelection | None:
+    """A click callback reading a `--scenes` option (None when not given).
+
+    Raises:
+        click.BadParameter: the value is not a scene range (exit status 2).
+    """
+    if value is None:
+        return None
+    try:
+        return parse_scene_ranges(value)
+    except InputError as e:
+        raise click.BadParameter(str(e)) from e

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
@@ -11,17 +10,14 @@ from rich.console import Console
 from rich.table import Table
 
 from kgbuild.atomic import write_text_atomic
+from kgbuild.cli.console import stdout_console
+from kgbuild.cli.options import LLMFlags, llm_options
 from kgbuild.errors import InputError
 from kgbuild.graph import graph_file, load_graph
-from kgbuild.llm.cli_options import LLMFlags, llm_options
 from kgbuild.model import Screenplay
 from kgbuild.schema import schema_for_graph
 from kgbuild.story.knows import ItemKnowledge, Knowledge, knows
 from kgbuild.story.order import Order
-
-
-def _console() -> Console:
-    return Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 140)
 
 
 def _evidence(item: ItemKnowledge) -> str:
@@ -74,7 +70,7 @@ def knows_command(outdir: Path, character: str, scene: int, order: str, about: s
     if fmt == "json":
         click.echo(result.model_dump_json(indent=1))
         return
-    show_knowledge(_console(), result, single=about is not None)
+    show_knowledge(stdout_console(width=140), result, single=about is not None)
 
 
 def _screenplay_for(outdir: Path, given: Path | None) -> Screenplay:

@@ -2,28 +2,23 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
 from rich.console import Console
 from rich.table import Table
 
+from kgbuild.cli.console import stdout_console
+from kgbuild.cli.options import LLMFlags, llm_options, schema_option
 from kgbuild.errors import InputError
 from kgbuild.evaluation.audit.requests import DEFAULT_JUDGE_MODEL
 from kgbuild.evaluation.audit.sample import DEFAULT_ENTITIES, DEFAULT_RELATIONS
 from kgbuild.evaluation.audit.types import AuditReport, AuditSample, TypeShare, Verdict, WeightedShare
-from kgbuild.llm.cli_options import LLMFlags, llm_options
 from kgbuild.llm.settings import LLMSettings
 from kgbuild.model import KnowledgeGraph
 from kgbuild.schema import Schema
-from kgbuild.schema_option import schema_option
 
 _SHOWN_ERRORS = 20
-
-
-def _console() -> Console:
-    return Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 120)
 
 
 def _pct(value: float | None) -> str:
@@ -121,7 +116,7 @@ def audit(graph: Path, outdir: Path | None, relations: int, entities: int, seed:
     kg = load_graph(source)
     target = outdir or source.parent / "audit"
     sample = sample_facts(kg, relations=relations, entities=entities, seed=seed)
-    console = _console()
+    console = stdout_console()
     if verdicts is None and results is None and not judge:
         sp = files.load_screenplay(source, kg, screenplay)
         sheet_files = files.write_audit(target, sample, sp, schema, model=llm_model)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -11,13 +10,14 @@ from rich.console import Console
 from rich.table import Table
 
 from kgbuild.atomic import write_text_atomic
+from kgbuild.cli.console import stdout_console
+from kgbuild.cli.options import scenes_param, schema_option
 from kgbuild.errors import InputError
 from kgbuild.evaluation.metrics import PRF, Averaged
 from kgbuild.evaluation.stage_kg import PROTOCOLS, Grading, MovieScore, ScoreOptions
 from kgbuild.model import KnowledgeGraph
-from kgbuild.scenes import SceneSelection, scenes_param
+from kgbuild.scenes import SceneSelection
 from kgbuild.schema import Schema
-from kgbuild.schema_option import schema_option
 
 _ID_CHARS = 14  # enough to tell STAGE ids apart; the JSON output keeps the whole id
 
@@ -233,19 +233,22 @@ def _write_missed(folder: Path, reference: KnowledgeGraph, graded: Grading, sche
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Embedding cache folder [default: $KGBUILD_CACHE_DIR or ~/.cache/kgbuild].")
 @click.option("--top", type=int, default=12, show_default=True, help="Examples per list.")
+@click.option("--force", is_flag=True, help="Score PRED against REF even when they name different movies (ids "
+              "and titles differ).")
 @schema_option("The graph schema (a JSON file like kgbuild's schema/stage_kg.json) [default: the schema.json "
                "beside REF's graph, else beside PRED's, else the STAGE-KG schema; with --corpus, STAGE-KG].")
 def score(pred: Path, ref: Path, corpus: bool, json_out: Path | None, explain: bool, missed_dir: Path | None,
           protocol: str,
           threshold: float | None, entity_text: str | None, name_identity: bool | None, alias_identity: bool | None,
           description_weight: float | None, cjk_similarity: str | None, min_degree: int | None,
-          pred_min_degree: int | None, scenes: SceneSelection | None, cache_dir: Path | None, top: int,
+          pred_min_degree: int | None, scenes: SceneSelection | None, cache_dir: Path | None, top: int, force: bool,
           schema_file: Path | None) -> None:
     """Score predicted graph(s) PRED against STAGE reference(s) REF with STAGE-KG P/R/F1.
 
     PRED is a graph.json (or a STAGE movie folder); REF is a STAGE movie folder
     (extraction_results.json + rename_map.json) or a graph.json. The output says which
-    protocol (preset of options) and which scenes were scored.
+    protocol (preset of options) and which scenes were scored. A REF of another movie (neither
+    id nor title of one is the other's) is refused unless --force.
     """
     from kgbuild.paths import check_writable_dir, check_writable_file
 
@@ -258,8 +261,9 @@ def score(pred: Path, ref: Path, corpus: bool, json_out: Path | None, explain: b
         check_writable_dir(missed_dir, "missed-facts folder")
     from kgbuild.embeddings import default_embedder
     from kgbuild.evaluation.corpus import aggregate, find_predictions, find_references, load_pair, score_corpus
-    from kgbuild.evaluation.reference import scoring_schema, stage_title
+    from kgbuild.evaluation.reference import check_same_movie, scoring_schema
     from kgbuild.evaluation.stage_kg import grade, score_movie
+    from kgbuild.readers.stage_json import stage_title
     from kgbuild.schema import load_schema
 
     given = {k: v for k, v in {"threshold": threshold, "entity_text": entity_text, "name_identity": name_identity,
@@ -269,8 +273,7 @@ def score(pred: Path, ref: Path, corpus: bool, json_out: Path | None, explain: b
                                "pred_min_degree": pred_min_degree}.items()
              if v is not None}
     options = PROTOCOLS[protocol].model_copy(update=given)
-    console = Console(highlight=False, soft_wrap=True,
-                      width=None if sys.stdout.isatty() else 120)
+    console = stdout_console()
     missing: set[str] = set()
     missed_line = None
     if corpus:
@@ -289,15 +292,17 @@ def score(pred: Path, ref: Path, corpus: bool, json_out: Path | None, explain: b
         schema = scoring_schema(pred, ref, schema_file)
         predicted, pred_report, reference, ref_report, renames = load_pair(pred, ref, scenes=scenes, schema=schema)
         assert predicted is not None
+        if not force:
+            check_same_movie(predicted.movie, reference.movie)
         if reference.movie.scene_ranges and not reference.entities:
             raise InputError(f"the reference has no facts in scenes "
                              f"{SceneSelection.of(reference.movie.scene_ranges).describe()}; check the range "
                              "against the reference's script ('kgbuild parse REF/script.json')", path=str(ref))
-        title = stage_title(ref) if ref.is_dir() else reference.movie.title
         embedder = default_embedder(cache_dir)
         graded = grade(predicted, reference, renames=renames, embedder=embedder, options=options, schema=schema)
         single = score_movie(predicted, reference, renames=renames, embedder=embedder, options=options,
-                             schema=schema, movie=ref.name, title=title, graded=graded)
+                             schema=schema, movie=reference.movie.key, title=reference.movie.title,
+                             graded=graded)
         single = single.model_copy(update={"prediction_report": pred_report,
                                            "reference_report": ref_report})
         movies = [single]

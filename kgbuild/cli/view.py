@@ -7,10 +7,11 @@ from pathlib import Path
 
 import click
 
+from kgbuild.cli.exits import EXIT_ERROR
 from kgbuild.paths import VIEW_FILE, VIEW_INDEX_FILE, check_writable_file
 
 #: Exit status when some movies of a corpus got no page (the others did).
-EXIT_SOME_FAILED = 2
+EXIT_SOME_FAILED = EXIT_ERROR
 
 
 def _size(count: int) -> str:

@@ -6,31 +6,25 @@ import csv
 import io
 import json
 import os
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from kgbuild.cli.console import stdout_console
+from kgbuild.cli.options import schema_option
 from kgbuild.graph import graph_file, load_graph
 from kgbuild.loaders.plan import DEFAULT_BATCH_SIZE
 from kgbuild.loaders.records import LoadCounts, Refusal, refusal_summary
 from kgbuild.loaders.results import QueryResult
 from kgbuild.model import KnowledgeGraph
 from kgbuild.schema import schema_for_graph
-from kgbuild.schema_option import schema_option
 
 _FORMATS = click.Choice(["table", "json", "csv"])
 _EXPORTS = click.Choice(["graphml", "csv", "cypher"])
-
-
-def _console(stderr: bool = False) -> Console:
-    return Console(highlight=False, soft_wrap=True, stderr=stderr,
-                   width=None if sys.stdout.isatty() else 120)
 
 
 def neo4j_credentials() -> tuple[str, str]:
@@ -75,7 +69,7 @@ def _show_result(result: QueryResult, fmt: str) -> None:
             table.add_column(escape(column))
         for row in result.rows:
             table.add_row(*(escape(_cell(v)) for v in row))
-        _console().print(table)
+        stdout_console().print(table)
 
 
 def _show_refused(refused: list[Refusal]) -> None:
@@ -100,8 +94,11 @@ def _list_examples() -> None:
 @click.command()
 @click.argument("cypher", required=False)
 @click.option("--db", type=click.Path(path_type=Path),
-              help="The embedded store: a .lbdb file, or a build folder holding graph.lbdb "
-              "[default: ./graph.lbdb].")
+              help="The embedded store: a .lbdb file, a build folder holding graph.lbdb, or a graph.json "
+              "(loaded into a store in the cache folder on first use) [default: ./graph.lbdb].")
+@click.option("--movie", metavar="ID",
+              help="Only this movie's nodes and relationships, in a store holding several (a corpus store, a "
+              "Bolt server): every node pattern of the query gets {movie: ID}.")
 @click.option("-p", "--param", "params", multiple=True, metavar="NAME=VALUE",
               help="A query parameter; VALUE is read as JSON when it parses, else as a string.")
 @click.option("--format", "fmt", type=_FORMATS, default="table", show_default=True)
@@ -113,13 +110,18 @@ def _list_examples() -> None:
               help="Query a Bolt server (Neo4j, FalkorDB) at bolt://HOST:7687 instead "
               "(NEO4J_USERNAME / NEO4J_PASSWORD, empty for no authentication).")
 @click.option("--database", help="The Neo4j database [default: the server's default].")
-def query(cypher: str | None, db: Path | None, params: tuple[str, ...], fmt: str, write: bool,
+def query(cypher: str | None, db: Path | None, movie: str | None, params: tuple[str, ...], fmt: str, write: bool,
           example_name: str | None, list_examples: bool, neo4j_uri: str | None,
           database: str | None) -> None:
     """Run a Cypher query on the graph store (embedded by default, read-only unless --write).
 
     An example's required parameters must be given; a character is found by its name or any
     alias, in any case, and a name no character has is an error listing the close ones.
+
+    --db takes a graph.json as 'kgbuild load' does: it is loaded once into an embedded store in
+    the cache folder ($KGBUILD_CACHE_DIR/stores, named by the file's content, so a changed file is
+    loaded again) and queried there; a query that writes needs a store of its own (load it).
+    --movie ID limits the query to one movie of a store holding several.
     """
     from kgbuild.loaders.dialect import neo4j_only_constructs, parse_param
     from kgbuild.loaders.examples import example, run_example
@@ -137,18 +139,25 @@ def query(cypher: str | None, db: Path | None, params: tuple[str, ...], fmt: str
         values = chosen.values(values)  # refuses a missing required parameter before connecting
 
     def answer(run: Callable[[str, dict[str, Any]], QueryResult]) -> QueryResult:
+        if movie is not None:
+            from kgbuild.loaders.scope import movie_runner
+
+            run = movie_runner(run, movie)
         return run_example(chosen, values, run) if chosen is not None else run(cypher or "", values)
 
     if neo4j_uri:
         from kgbuild.loaders.neo4j_store import BoltStore
 
+        if db is not None:
+            raise click.UsageError("give --db or --neo4j, not both")
         user, password = neo4j_credentials()
         with BoltStore(neo4j_uri, user=user, password=password, database=database) as store:
             result = answer(lambda text, given: store.query(text, given, write=write))
     else:
-        from kgbuild.loaders.embedded import resolve_db_path, run_query
+        from kgbuild.loaders.embedded import run_query
+        from kgbuild.loaders.query_store import query_store
 
-        path = resolve_db_path(db)
+        path = query_store(db, write=write)
         result = answer(lambda text, given: run_query(path, text, given, write=write))
         for hint in neo4j_only_constructs(chosen.cypher if chosen is not None else cypher or ""):
             if hint.silent:

@@ -8,15 +8,12 @@ import sys
 from pathlib import Path
 
 import click
-from rich.console import Console
 from rich.table import Table
 
+from kgbuild.cli.console import stdout_console
+from kgbuild.cli.exits import EXIT_BATCH_PENDING
+from kgbuild.cli.options import MODEL_ENV, LLMFlags, llm_options
 from kgbuild.errors import InputError
-from kgbuild.llm.cli_options import EXIT_BATCH_PENDING, MODEL_ENV, LLMFlags, llm_options
-
-
-def _console() -> Console:
-    return Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 120)
 
 
 @click.command("ask")
@@ -68,7 +65,7 @@ def ask_command(outdir: Path, question: str, as_of: int | None, k: int, facts: i
         raise click.UsageError("--scene bounds the evidence of an answer; a --cypher query reads the whole graph")
     auth = None
     if db is not None and "://" in db:
-        from kgbuild.store_cli import neo4j_credentials
+        from kgbuild.cli.store import neo4j_credentials
 
         auth = neo4j_credentials()
     with AskSession(outdir, llm=settings, db=db, db_auth=auth, database=database) as session:
@@ -82,7 +79,7 @@ def ask_command(outdir: Path, question: str, as_of: int | None, k: int, facts: i
     if fmt == "json":
         click.echo(found.model_dump_json(indent=1))
     else:
-        console = _console()
+        console = stdout_console()
         for line in cypher_lines(found) if isinstance(found, CypherAnswer) else result_lines(found):
             console.print(line, markup=False)
     if isinstance(found, CypherAnswer) and found.error is not None:
@@ -174,7 +171,7 @@ def qa_eval_command(build: Path, questions: Path, corpus: bool, script: Path | N
         except BatchPendingError as e:
             click.echo(f"kgbuild: {e}", err=True)
             sys.exit(EXIT_BATCH_PENDING)
-    console = _console()
+    console = stdout_console()
     for group, methods in result.items():
         table = Table(title=group, title_justify="left")
         for col in ("method", "questions", "hit@1", "hit@5", "hit@10", "MRR"):

@@ -11,22 +11,19 @@ from typing import TYPE_CHECKING
 
 import click
 
-from kgbuild.corpus.spec import CorpusSpec
+from kgbuild.cli.exits import EXIT_BATCH_PENDING, EXIT_MOVIES_FAILED, EXIT_PARTIAL
 from kgbuild.corpus.status import MovieStatus
-from kgbuild.llm.cli_options import EXIT_BATCH_PENDING
 from kgbuild.llm.limits import LimitSettings, serve_limits
 
 if TYPE_CHECKING:
     from kgbuild.corpus.executors import Executor
+    from kgbuild.pipeline import BuildOptions
 
-#: Exit status of a corpus build in which some movies failed (the others were built).
-EXIT_MOVIES_FAILED = 5
-#: Exit status of a corpus build in which some movies' LLM chunks failed (rebuilt by the next run).
-EXIT_PARTIAL = 4
 #: Single-build options a corpus build refuses, with what to do instead.
 REFUSED = {
     "from_stage": "--from-stage reruns one build folder",
     "movie": "--movie names one script; give ids in a manifest (CSV or JSONL with path,movie)",
+    "title": "--title names one script; give titles in a manifest (CSV or JSONL with path,title)",
     "corrections": "--corrections is per script; put SCRIPT_STEM.corrections.jsonl beside each script",
     "scenes": "--scenes selects scenes of one script",
     "dry_run": "--dry-run reads one script",
@@ -66,7 +63,7 @@ def _progress(total: int) -> Callable[[MovieStatus], None]:
     return show
 
 
-def run_corpus_build(paths: list[Path], outdir: Path, spec: CorpusSpec, *, workers: int | None,
+def run_corpus_build(paths: list[Path], outdir: Path, options: BuildOptions, *, workers: int | None,
                      worker_threads: int | None, quiet: bool, limits: LimitSettings | None = None,
                      ray_address: str | None = None) -> None:
     """Build a corpus with local worker processes (or on Ray) and exit with its status.
@@ -98,13 +95,13 @@ def run_corpus_build(paths: list[Path], outdir: Path, spec: CorpusSpec, *, worke
         stack.enter_context(folder_lock(outdir))  # before any work: a second build into OUTDIR stops at once
         items = discover(paths)
         if ray_address is None:
-            executor, threads = _local_executor(stack, spec, len(items), workers, worker_threads, limits)
+            executor, threads = _local_executor(stack, options, len(items), workers, worker_threads, limits)
         else:
-            executor, threads = _ray_executor(stack, spec, ray_address, workers, worker_threads, limits)
+            executor, threads = _ray_executor(stack, options, ray_address, workers, worker_threads, limits)
         if not quiet:
             click.echo(f"kgbuild: {len(items)} scripts, {executor.description}, {threads} torch thread"
                        f"{'s' if threads != 1 else ''} each", err=True)
-        result = build_corpus(items, outdir, spec, executor,
+        result = build_corpus(items, outdir, options, executor,
                               on_movie=None if quiet else _progress(len(items)))
     done, skipped, failed = result.count("done"), result.count("skipped"), result.count("failed")
     click.echo(f"{len(result.statuses)} movies: {done} built, {skipped} up to date, {failed} failed"
@@ -126,7 +123,7 @@ def run_corpus_build(paths: list[Path], outdir: Path, spec: CorpusSpec, *, worke
         sys.exit(EXIT_PARTIAL)
 
 
-def _local_executor(stack: ExitStack, spec: CorpusSpec, scripts: int, workers: int | None,
+def _local_executor(stack: ExitStack, options: BuildOptions, scripts: int, workers: int | None,
                     worker_threads: int | None, limits: LimitSettings | None) -> tuple[Executor, int]:
     from kgbuild.corpus.executors import LocalExecutor
     from kgbuild.corpus.worker import WorkerSetup
@@ -134,11 +131,11 @@ def _local_executor(stack: ExitStack, spec: CorpusSpec, scripts: int, workers: i
     count = min(workers or default_workers(), scripts)
     threads = worker_threads or max(1, default_workers() // count)
     handle = stack.enter_context(serve_limits(limits)) if limits is not None and limits.active else None
-    setup = WorkerSetup(spec=spec, torch_threads=threads, limits=handle)
+    setup = WorkerSetup(options=options, torch_threads=threads, limits=handle)
     return stack.enter_context(LocalExecutor(setup, workers=count)), threads
 
 
-def _ray_executor(stack: ExitStack, spec: CorpusSpec, address: str, workers: int | None,
+def _ray_executor(stack: ExitStack, options: BuildOptions, address: str, workers: int | None,
                   worker_threads: int | None, limits: LimitSettings | None) -> tuple[Executor, int]:
     from kgbuild.corpus.ray_executor import RayExecutor, ray_session, serve_ray_limits
     from kgbuild.corpus.worker import WorkerSetup
@@ -146,5 +143,5 @@ def _ray_executor(stack: ExitStack, spec: CorpusSpec, address: str, workers: int
     threads = worker_threads or 1
     stack.enter_context(ray_session(address))
     handle = stack.enter_context(serve_ray_limits(limits)) if limits is not None and limits.active else None
-    setup = WorkerSetup(spec=spec, torch_threads=threads, limits=handle)
+    setup = WorkerSetup(options=options, torch_threads=threads, limits=handle)
     return stack.enter_context(RayExecutor(setup, workers=workers)), threads

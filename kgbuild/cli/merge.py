@@ -8,12 +8,12 @@ from pathlib import Path
 import click
 
 from kgbuild.atomic import write_text_atomic
+from kgbuild.cli.exits import EXIT_BATCH_PENDING
+from kgbuild.cli.options import LLMFlags, llm_options, schema_option
 from kgbuild.errors import InputError
-from kgbuild.llm.cli_options import EXIT_BATCH_PENDING, LLMFlags, llm_options
 from kgbuild.llm.settings import LLMSettings
 from kgbuild.llm.types import BatchPendingError
 from kgbuild.model import Screenplay
-from kgbuild.schema_option import schema_option
 
 
 def _screenplay(path: Path | None, graph_file: Path) -> Screenplay | None:

@@ -1,0 +1,112 @@
+"""Which embedded store a query reads: a store, a build folder, or a graph.json loaded on demand.
+
+`kgbuild query --db` (and `kgbuild.query(db=...)`) takes a `.lbdb` store, a build folder (its
+`graph.lbdb`), or a graph.json, as `kgbuild load` does. A graph.json, or a folder holding one
+and no store (the graphs `score --write-missed` and `diff --write-sides` write, a folder `merge -o`
+wrote), is loaded into an embedded store in the cache folder
+(`$KGBUILD_CACHE_DIR/stores/`, else ~/.cache/kgbuild/stores/), named by the sha256 of the
+graph.json, its schema and the kgbuild version. The next query of the same file reads that store
+at once (loading a feature film takes about as long as a query, 1-2 s), and a changed graph.json
+is a new name, so the store never answers for an older graph. The store is made in a private
+folder and moved into place in one step, so concurrent queries never read half a store; only
+the `KEEP` stores used last are kept. Queries that write (`--write`) are refused on a graph.json:
+the change would land in a cache nobody reads.
+
+Example:
+    >>> path = query_store("out/missed/relations/graph.json")  # doctest: +SKIP
+    >>> run_query(path, "MATCH (c:Character) RETURN count(c) AS n").rows  # doctest: +SKIP
+    [[12]]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from kgbuild import __version__
+from kgbuild.graph import load_graph
+from kgbuild.loaders.embedded import DEFAULT_DB_NAME, resolve_db_path, write_embedded
+from kgbuild.loaders.errors import StoreError
+from kgbuild.paths import cache_dir, check_writable_dir
+from kgbuild.schema import schema_for_graph
+
+logger = logging.getLogger(__name__)
+
+#: The cached stores kept (the least recently used beyond these are removed).
+KEEP = 16
+#: The cache's subfolder.
+STORES = "stores"
+
+
+def _graph_json(path: Path) -> Path | None:
+    """The graph.json a query path names instead of a store, or None for a store."""
+    if path.is_dir():
+        return path / "graph.json" if not (path / DEFAULT_DB_NAME).exists() and (path / "graph.json").is_file() \
+            else None
+    return path if path.suffix.lower() == ".json" and path.is_file() else None
+
+
+def query_store(db: str | os.PathLike[str] | None, *, write: bool = False,
+                cache: str | os.PathLike[str] | None = None) -> Path:
+    """The embedded store to query for `db`.
+
+    Args:
+        db: A `.lbdb` store, a build folder (its graph.lbdb; a folder with a graph.json and no
+            store: that graph.json), a graph.json, or None for ./graph.lbdb.
+        write: The query may change the store (refused for a graph.json).
+        cache: The cache folder; None: `$KGBUILD_CACHE_DIR`, else ~/.cache/kgbuild.
+
+    Returns:
+        The store's path: `db` itself, `db/graph.lbdb`, or a cached store of the graph.json.
+
+    Raises:
+        StoreError: `write` with a graph.json.
+        InputError: the graph.json cannot be read.
+        OutputError: the cache folder cannot be written.
+    """
+    graph_file = None if db is None else _graph_json(Path(db))
+    if graph_file is None:
+        return resolve_db_path(db)
+    if write:
+        raise StoreError(f"{graph_file} is a graph.json: a query that writes needs a store; load it into one with "
+                         f"'kgbuild load {graph_file} --db STORE.lbdb' and query that")
+    return cached_store(graph_file, cache=cache)
+
+
+def cached_store(graph_file: Path, *, cache: str | os.PathLike[str] | None = None) -> Path:
+    """The cached embedded store of a graph.json, made when missing (see the module docstring)."""
+    schema = schema_for_graph(graph_file)
+    digest = hashlib.sha256()
+    digest.update(graph_file.read_bytes())
+    digest.update(json.dumps(schema.model_dump(mode="json"), sort_keys=True).encode("utf-8"))
+    digest.update(__version__.encode("utf-8"))
+    folder = check_writable_dir(cache_dir(cache) / STORES, "cache folder")
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"{digest.hexdigest()[:32]}.lbdb"
+    if target.exists():
+        os.utime(target)  # used now: the last to be pruned
+        return target
+    staging = Path(tempfile.mkdtemp(prefix=".loading-", dir=folder))
+    try:
+        counts = write_embedded(load_graph(graph_file), staging / DEFAULT_DB_NAME, schema=schema)
+        os.replace(staging / DEFAULT_DB_NAME, target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    logger.info("loaded %s into the cached store %s (%d nodes, %d refused items)", graph_file, target,
+                counts.nodes, len(counts.refused))
+    _prune(folder, keep=KEEP)
+    return target
+
+
+def _prune(folder: Path, *, keep: int) -> None:
+    stores = sorted(folder.glob("*.lbdb"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in stores[keep:]:
+        try:
+            old.unlink()
+        except OSError:
+            logger.debug("could not remove the cached store %s", old, exc_info=True)
