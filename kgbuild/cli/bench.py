@@ -14,7 +14,7 @@ from kgbuild.cli.console import stdout_console
 _DEFAULT_SHARED_DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 
 
-_BENCHES = ("parsing", "scoring", "build", "store", "llm", "merge", "view", "corpus", "faults")
+_BENCHES = ("parsing", "scoring", "build", "store", "llm", "merge", "view", "corpus", "faults", "ask")
 
 
 @click.command()
@@ -38,7 +38,9 @@ def bench(data: Path, only: tuple[str, ...], repeat: int, llm_latency: float, as
     benchmark writes the pages of the example and of the largest STAGE reference graph and times
     their first render in headless Chromium (skipped, with the reason, when Chromium is missing).
     The corpus benchmark builds the STAGE dev movies offline with 1 and 2 local workers (one torch
-    thread each) and on a local Ray instance with 2 CPUs when Ray is installed.
+    thread each) and on a local Ray instance with 2 CPUs when Ray is installed. The ask benchmark
+    builds two STAGE dev movies offline and times their development questions in one session
+    (median and p90 per question, the opening apart, one question in a new process apart).
     """
     from kgbuild.benchmarks.build import bench_build
     from kgbuild.benchmarks.parsing import bench_parsing, discover_inputs
@@ -52,7 +54,7 @@ def bench(data: Path, only: tuple[str, ...], repeat: int, llm_latency: float, as
     rows = bench_parsing(paths, repeat=repeat) if "parsing" in chosen else []
     scoring = bench_scoring(data / "stage") if "scoring" in chosen else None
     building = bench_build(feature) if "build" in chosen else None
-    store = llm_result = merge_result = view_result = corpus_result = None
+    store = llm_result = merge_result = view_result = corpus_result = ask_result = None
     fault_rows = None
     if "store" in chosen:
         from kgbuild.benchmarks.store import bench_embedded_store
@@ -82,12 +84,16 @@ def bench(data: Path, only: tuple[str, ...], repeat: int, llm_latency: float, as
         from kgbuild.benchmarks.faults import bench_faults
 
         fault_rows = bench_faults()
+    if "ask" in chosen:
+        from kgbuild.benchmarks.ask import bench_ask
+
+        ask_result = bench_ask(data)
     if as_json:
         from pydantic import BaseModel
 
         results: dict[str, Any] = {"parsing": [r.model_dump() for r in rows], "scoring": scoring,
                                    "build": building, "store": store, "llm": llm_result, "merge": merge_result,
-                                   "view": view_result, "corpus": corpus_result,
+                                   "view": view_result, "corpus": corpus_result, "ask": ask_result,
                                    "faults": [r.model_dump() for r in fault_rows] if fault_rows is not None else None}
         click.echo(json.dumps({k: v.model_dump() if isinstance(v, BaseModel) else v
                                for k, v in results.items()}, indent=1))
@@ -146,3 +152,7 @@ def bench(data: Path, only: tuple[str, ...], repeat: int, llm_latency: float, as
         from kgbuild.benchmarks.faults import format_faults
 
         console.print("\n".join(format_faults(fault_rows)))
+    if ask_result:
+        from kgbuild.benchmarks.ask import format_ask_bench
+
+        console.print("\n".join(format_ask_bench(ask_result)))

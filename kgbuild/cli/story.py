@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -11,6 +12,7 @@ from rich.table import Table
 
 from kgbuild.atomic import write_text_atomic
 from kgbuild.cli.console import stdout_console
+from kgbuild.cli.exits import EXIT_BATCH_PENDING
 from kgbuild.cli.options import LLMFlags, llm_options
 from kgbuild.errors import InputError
 from kgbuild.graph import graph_file, load_graph
@@ -121,9 +123,14 @@ def dossier_command(outdir: Path, character: str | None, top: int | None, lines:
     names = [character] if character is not None else [e.id for e in top_characters(graph, top or 0, schema)]
     dossiers = [build_dossier(graph, sp, name, lines=lines, schema=schema) for name in names]
     if settings is not None:
+        from kgbuild.llm.types import BatchPendingError
         from kgbuild.story.persona import write_personas
 
-        run = write_personas(dossiers, settings)
+        try:
+            run = write_personas(dossiers, settings)
+        except BatchPendingError as e:
+            click.echo(f"kgbuild: {e}", err=True)
+            sys.exit(EXIT_BATCH_PENDING)
         dossiers = run.dossiers
         for cid, why in run.failures.items():
             click.echo(f"note: no persona summary for {cid}: {why}", err=True)

@@ -50,3 +50,20 @@ def test_batch_export_writes_the_requests_and_stops(ben, tmp_path):
         write_personas([ben], settings)
     request = json.loads(out.read_text().splitlines()[0])
     assert request["body"]["model"] == "m" and "persona v1" in request["body"]["messages"][0]["content"]
+
+
+def test_the_dossier_command_exits_3_when_batch_export_wrote_the_requests(story_build, tmp_path):
+    from click.testing import CliRunner
+
+    from kgbuild.cli import cli
+    from kgbuild.graph import save_graph
+
+    out = tmp_path / "build"
+    out.mkdir()
+    save_graph(story_build.graph, out / "graph.json")
+    (out / "screenplay.json").write_text(story_build.screenplay.model_dump_json(), encoding="utf-8")
+    requests = tmp_path / "requests.jsonl"
+    result = CliRunner().invoke(cli, ["dossier", str(out), "Ben", "--llm-model", "m", "--llm-cache-dir",
+                                      str(tmp_path / "cache"), "--llm-batch-export", str(requests)])
+    assert result.exit_code == 3, result.output
+    assert len(requests.read_text().splitlines()) == 1
