@@ -487,11 +487,9 @@ def run_build(
 
 
 def _one_embedder(options: BuildOptions) -> BuildOptions:
-    """The options with the embedder the stages of one build share (the model loads once), made
-    when a stage will need it: offline extraction or merging."""
-    if options.embedder is not None or (options.llm is not None and not options.merge):
-        return options
-    return replace(options, embedder=options.text_embedder())
+    """The options with the embedder the stages of one build share (the model loads at most once),
+    made at the start of every build, as `kgbuild build` always made it."""
+    return options if options.embedder is not None else replace(options, embedder=options.text_embedder())
 
 
 def prepare_build(
