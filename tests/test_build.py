@@ -76,6 +76,7 @@ def test_rebuild_replaces_previous_output(tmp_path):
     assert not [p for p in out.iterdir() if p.name.startswith(".kgbuild-staging")]
 
 
+@pytest.mark.slow
 def test_build_folder_holds_a_queryable_store_with_the_graph(tmp_path):
     out = tmp_path / "out"
     result = run("build", str(FIXTURE), "-o", str(out), env_cache=tmp_path / "cache")

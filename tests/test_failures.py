@@ -52,6 +52,7 @@ def blocker(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_unwritable_outputs_fail_before_any_work_with_one_line(tmp_path, blocker):
     cache = tmp_path / "cache"
     graph_dir = tmp_path / "g"
@@ -85,6 +86,7 @@ def test_errors_come_without_an_empty_progress_bar(tmp_path):
     one_line_error(result, "no such file")
 
 
+@pytest.mark.slow
 def test_a_folder_holding_another_movie_is_not_replaced_without_force(tmp_path):
     cache, out = tmp_path / "cache", tmp_path / "out"
     assert run("build", str(HARBOUR), "-o", str(out), "-q", cache=cache).returncode == 0
@@ -108,6 +110,7 @@ def _stage_copy(shared_data: Path, tmp_path: Path, language: str, index: int, sc
 
 
 @pytest.mark.shared_data
+@pytest.mark.slow
 def test_movie_ids_follow_one_rule_and_two_movies_share_a_store(shared_data, tmp_path):
     cache = tmp_path / "cache"
     first, second = _stage_copy(shared_data, tmp_path, "English", 0), _stage_copy(shared_data, tmp_path, "English", 1)
@@ -141,6 +144,7 @@ def _built(script: Path, out: Path, cache: Path, *extra: str) -> Path:
     return out / "graph.json"
 
 
+@pytest.mark.slow
 def test_merge_on_a_build_folder_rewrites_the_whole_folder_and_the_log_grows(tmp_path):
     cache, out = tmp_path / "cache", tmp_path / "out"
     assert run("build", str(SCOTTY), "-o", str(out), "-q", "--no-merge", cache=cache).returncode == 0

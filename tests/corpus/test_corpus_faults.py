@@ -13,10 +13,14 @@ from collections.abc import Callable
 from pathlib import Path
 from unittest import mock
 
+import pytest
+
 from kgbuild.graph import load_graph
 from tests.corpus.helpers import SCRIPTS, corpus_command, movie_folders, run_kgbuild, statuses
 from tests.test_failures import one_line_error
 from tests.test_output_folder import wait_for_lock
+
+pytestmark = pytest.mark.slow
 
 EXIT_MOVIES_FAILED = 5
 ACADEMY, HARBOUR, SCOTTY, WATCHMAKER, VASE = SCRIPTS[:5]

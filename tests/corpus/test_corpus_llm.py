@@ -12,6 +12,8 @@ from kgbuild.benchmarks.llm import plausible_reply, server_responder
 from tests.cli_in_process import Ran
 from tests.corpus.helpers import LLM_ENV, SCRIPTS, assert_paced, movie_folders, run_kgbuild, statuses
 
+pytestmark = pytest.mark.slow
+
 EXIT_BATCH_PENDING = 3
 
 

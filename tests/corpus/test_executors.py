@@ -12,6 +12,8 @@ from kgbuild.corpus.preload import MODULES
 from kgbuild.corpus.spec import CorpusSpec
 from kgbuild.corpus.worker import WorkerSetup
 
+pytestmark = pytest.mark.slow
+
 VARIABLE = "KGBUILD_TEST_EXECUTOR_VALUE"
 
 

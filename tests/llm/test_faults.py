@@ -202,6 +202,7 @@ def _lines(text: str) -> list[str]:
     return [line for line in text.splitlines() if line.strip()]
 
 
+@pytest.mark.slow
 def test_a_server_that_never_answers_ends_the_build_at_its_first_timeout(brick, tmp_path):
     out = tmp_path / "out"
     good = _offline_build(brick, out, tmp_path)
@@ -220,6 +221,7 @@ def test_a_server_that_never_answers_ends_the_build_at_its_first_timeout(brick, 
     assert (out / "graph.json").read_bytes() == good
 
 
+@pytest.mark.slow
 def test_a_build_that_runs_out_of_its_deadline_ends_with_status_4_and_keeps_the_old_build(brick, tmp_path):
     out = tmp_path / "out"
     good = _offline_build(brick, out, tmp_path)

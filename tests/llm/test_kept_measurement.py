@@ -31,6 +31,8 @@ from kgbuild.readers import read_screenplay
 from kgbuild.scenes import parse_scene_ranges
 from tests.cli_in_process import run_cli
 
+pytestmark = pytest.mark.slow
+
 KEPT = Path(__file__).resolve().parents[1] / "fixtures" / "llm" / "kept"
 MEASURED = json.loads((KEPT / "measured.json").read_text(encoding="utf-8"))["sets"]
 

@@ -169,6 +169,7 @@ def test_chunk_whose_requests_keep_failing_is_recorded_not_raised(brick, tmp_pat
 
 # -- faults through the real openai client ------------------------------------------------------
 
+@pytest.mark.slow
 def test_feature_build_survives_rate_limits_errors_garbage_and_timeouts(feature, tmp_path):
     plan = FaultPlan(rates={Fault.RATE_LIMIT: 0.10, Fault.SERVER_ERROR: 0.10, Fault.MALFORMED: 0.05,
                             Fault.TRUNCATED: 0.05, Fault.TIMEOUT: 0.05},
@@ -224,6 +225,7 @@ def test_rerun_is_free_and_a_budget_stop_resumes_with_only_the_remaining_request
     assert resumed.graph.entities == full.graph.entities and resumed.graph.relations == full.graph.relations
 
 
+@pytest.mark.slow
 def test_killed_build_restarts_with_only_the_requests_that_had_not_completed(brick, tmp_path):
     no_openai: dict[str, str | None] = {"OPENAI_BASE_URL": None, "OPENAI_API_KEY": None}
     env = {k: v for k, v in os.environ.items() if k not in no_openai}

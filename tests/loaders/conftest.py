@@ -177,7 +177,8 @@ def falkordb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FalkorServer]
         server.stop()
 
 
-@pytest.fixture(params=["falkordb", "neo4j"])
+@pytest.fixture(params=[pytest.param("falkordb", marks=pytest.mark.bolt),
+                        pytest.param("neo4j", marks=pytest.mark.bolt)])
 def bolt(request: pytest.FixtureRequest) -> BoltTarget:
     """Each Bolt server in turn: a FalkorDB started for the test, then Neo4j when NEO4J_URI is set."""
     if request.param == "neo4j":
