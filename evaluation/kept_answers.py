@@ -25,6 +25,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -182,6 +183,17 @@ class Rebuilt(BaseModel):
     completion_tokens: int
 
 
+#: Runs `kgbuild ARGS` with these environment variables added; returns its exit status and stderr.
+Runner = Callable[[list[str], dict[str, str]], tuple[int, str]]
+
+
+def run_kgbuild(args: list[str], env: dict[str, str]) -> tuple[int, str]:
+    """`python -m kgbuild ARGS` in a new process, `env` added to this one's environment."""
+    done = subprocess.run([sys.executable, "-m", "kgbuild", *args], capture_output=True, text=True,
+                          env={**os.environ, **env})
+    return done.returncode, done.stderr
+
+
 class Replayed(BaseModel):
     """A measured command run again from kept answers."""
 
@@ -191,12 +203,19 @@ class Replayed(BaseModel):
     requests: int
     prompt_tokens: int
     completion_tokens: int
-    stdout: str = Field(description="What the command printed in its last run.")
 
 
-def replay_rounds(kept: dict[str, Any], command: list[str], work: Path, cache_dir: Path) -> Replayed:
+def replay_rounds(kept: dict[str, Any], command: list[str], work: Path, cache_dir: Path, *,
+                  run: Runner = run_kgbuild) -> Replayed:
     """Run `kgbuild *command` in batch mode, answering every exported round from the kept answers,
     until it finishes; no request leaves the machine.
+
+    Args:
+        kept: The kept answers by custom_id (`read_kept`).
+        command: The command and its arguments (`build SCRIPT -o OUT`, `qa-eval BUILD CSV --answers`).
+        work: A folder for the rounds' requests and results.
+        cache_dir: The LLM response cache the rounds are imported into.
+        run: How a `kgbuild` command is run (default: a new process each; tests run them in theirs).
 
     Raises:
         InputError: a request has no kept answer, or the command fails.
@@ -205,15 +224,12 @@ def replay_rounds(kept: dict[str, Any], command: list[str], work: Path, cache_di
     requests = prompt = completion = 0
     for n in range(1, MAX_ROUNDS + 1):
         exported = work / f"requests_{n}.jsonl"
-        run = subprocess.run([sys.executable, "-m", "kgbuild", *command,
-                              "--llm-cache-dir", str(cache_dir), "--llm-batch-export", str(exported)],
-                             capture_output=True, text=True, env={**os.environ, "OPENAI_API_KEY": "kept-answers",
-                                                                  "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"})
-        if run.returncode == 0:
-            return Replayed(rounds=n - 1, requests=requests, prompt_tokens=prompt, completion_tokens=completion,
-                            stdout=run.stdout)
-        if run.returncode != EXIT_BATCH_PENDING:
-            raise InputError(f"kgbuild {command[0]} failed (exit {run.returncode}): {run.stderr.strip()[-800:]}")
+        status, stderr = run([*command, "--llm-cache-dir", str(cache_dir), "--llm-batch-export", str(exported)],
+                             {"OPENAI_API_KEY": "kept-answers", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"})
+        if status == 0:
+            return Replayed(rounds=n - 1, requests=requests, prompt_tokens=prompt, completion_tokens=completion)
+        if status != EXIT_BATCH_PENDING:
+            raise InputError(f"kgbuild {command[0]} failed (exit {status}): {stderr.strip()[-800:]}")
         lines = replay(kept, exported)
         for line, body in zip(lines, _bodies(exported), strict=True):
             requests += 1
@@ -221,14 +237,14 @@ def replay_rounds(kept: dict[str, Any], command: list[str], work: Path, cache_di
             completion += answer_tokens(json.loads(line["response"]["body"]["choices"][0]["message"]["content"]))
         results = work / f"results_{n}.jsonl"
         write_text_atomic(results, "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines))
-        imported = subprocess.run([sys.executable, "-m", "kgbuild", "llm", "import", str(results),
-                                   "--cache-dir", str(cache_dir)], capture_output=True, text=True)
-        if imported.returncode != 0:
-            raise InputError(f"importing round {n} failed: {imported.stderr.strip()[-800:]}")
+        status, stderr = run(["llm", "import", str(results), "--cache-dir", str(cache_dir)], {})
+        if status != 0:
+            raise InputError(f"importing round {n} failed: {stderr.strip()[-800:]}")
     raise InputError(f"kgbuild {command[0]} still exported requests after {MAX_ROUNDS} rounds")
 
 
-def rebuild(kept: dict[str, Any], build_args: list[str], out: Path, cache_dir: Path) -> Rebuilt:
+def rebuild(kept: dict[str, Any], build_args: list[str], out: Path, cache_dir: Path, *,
+            run: Runner = run_kgbuild) -> Rebuilt:
     """Run `kgbuild build *build_args -o out` in batch mode, answering every exported round from
     the kept answers, until it finishes (`replay_rounds`); no request leaves the machine.
 
@@ -236,7 +252,7 @@ def rebuild(kept: dict[str, Any], build_args: list[str], out: Path, cache_dir: P
         InputError: a request has no kept answer, or the build fails.
     """
     done = replay_rounds(kept, ["build", *build_args, "-o", str(out), "-q"], out.parent / f"{out.name}.rounds",
-                         cache_dir)
+                         cache_dir, run=run)
     return Rebuilt(graph=out / "graph.json", rounds=done.rounds, requests=done.requests,
                    prompt_tokens=done.prompt_tokens, completion_tokens=done.completion_tokens)
 

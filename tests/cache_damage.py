@@ -86,11 +86,6 @@ def full_disk_connect(connect: Callable[..., sqlite3.Connection]) -> Callable[..
     return full
 
 
-#: Python code that makes the disk full for every SQLite database a `python -c` process opens.
-FULL_DISK_PRELUDE = ("import sqlite3\nfrom tests.cache_damage import full_disk_connect\n"
-                     "sqlite3.connect = full_disk_connect(sqlite3.connect)\n")
-
-
 def copy_cache(source: Path, target: Path) -> Path:
     """A copy of a cache file (after folding its log in) in the folder `target`."""
     checkpoint(source)

@@ -73,6 +73,7 @@ def test_the_api_page_shows_the_examples_before_its_reference():
     assert (REPO / "docs" / "api.md").read_text(encoding="utf-8").count("```python\n") == len(examples)
 
 
+@pytest.mark.slow
 def test_docs_examples_run(workdir, monkeypatch, capsys):
     blocks = _api_examples()
     cwd = workdir / "docs-api"

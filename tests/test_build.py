@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,14 +12,14 @@ from kgbuild.errors import OutputError
 from kgbuild.graph import load_graph
 from kgbuild.output import BUILD_FILES, write_build
 from kgbuild.pipeline import BuildOptions, run_build
+from tests.cli_in_process import Ran, run_cli
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "offline" / "harbour.fountain"
 
 
-def run(*args: str, env_cache: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "KGBUILD_CACHE_DIR": str(env_cache)}
-    return subprocess.run([sys.executable, "-m", "kgbuild", *args], check=False, capture_output=True,
-                          text=True, timeout=300, env=env)
+def run(*args: str, env_cache: Path) -> Ran:
+    """`kgbuild ARGS` in this process (tests/cli_in_process.py), its embedding cache in `env_cache`."""
+    return run_cli(*args, env={"KGBUILD_CACHE_DIR": str(env_cache)})
 
 
 def test_build_writes_graph_screenplay_report_and_graphml(tmp_path):
@@ -79,6 +76,7 @@ def test_rebuild_replaces_previous_output(tmp_path):
     assert not [p for p in out.iterdir() if p.name.startswith(".kgbuild-staging")]
 
 
+@pytest.mark.slow
 def test_build_folder_holds_a_queryable_store_with_the_graph(tmp_path):
     out = tmp_path / "out"
     result = run("build", str(FIXTURE), "-o", str(out), env_cache=tmp_path / "cache")

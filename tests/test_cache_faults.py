@@ -1,24 +1,25 @@
 """The caches under faults, through the command line: a damaged file in four shapes and a full disk.
 
 `kgbuild build` offline for the embedding cache; an LLM build against the local OpenAI-compatible
-server (`kgbuild.benchmarks.fake_server`) for the LLM response cache. Real subprocesses, real
-SQLite files; the full disk is SQLite's own "database or disk is full", made by a prelude that
-keeps every database the process opens from growing.
+server (`kgbuild.benchmarks.fake_server`) for the LLM response cache. The command line runs in this
+process as the console script runs it (tests/cli_in_process.py: what reaches stderr is what a new
+process would show), on real SQLite files; the full disk is SQLite's own "database or disk is
+full", made by keeping every database the command opens from growing.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
+import sqlite3
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
 from kgbuild.benchmarks.fake_server import FakeOpenAIServer
 from kgbuild.benchmarks.llm import server_responder
-from tests.cache_damage import FULL_DISK_PRELUDE, SHAPES, copy_cache, damage, healthy_rows, set_aside
+from tests.cache_damage import SHAPES, copy_cache, damage, full_disk_connect, healthy_rows, set_aside
+from tests.cli_in_process import Ran, run_cli
 
 REPO = Path(__file__).resolve().parent.parent
 HARBOUR = REPO / "tests" / "fixtures" / "offline" / "harbour.fountain"
@@ -26,17 +27,16 @@ ACADEMY = REPO / "tests" / "fixtures" / "offline" / "academy.fountain"
 SAFE_JOB = REPO / "tests" / "fixtures" / "llm" / "safe_job.fountain"
 
 
-def kgbuild(*args: str, cache: Path, full_disk: bool = False) -> subprocess.CompletedProcess[str]:
-    """Run the command line in a fresh process; with `full_disk`, no SQLite file may grow."""
-    prelude = FULL_DISK_PRELUDE if full_disk else ""
-    code = prelude + "from kgbuild.cli import main\nmain()\n"
-    env = {**os.environ, "KGBUILD_CACHE_DIR": str(cache), "OPENAI_API_KEY": "test",
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
-    return subprocess.run([sys.executable, "-c", code, *args], check=False, capture_output=True, text=True,
-                          timeout=300, env=env, cwd=REPO)
+def kgbuild(*args: str, cache: Path, full_disk: bool = False) -> Ran:
+    """Run the command line; with `full_disk`, no SQLite file it opens may grow."""
+    env = {"KGBUILD_CACHE_DIR": str(cache), "OPENAI_API_KEY": "test"}
+    if not full_disk:
+        return run_cli(*args, env=env)
+    with mock.patch.object(sqlite3, "connect", full_disk_connect(sqlite3.connect)):
+        return run_cli(*args, env=env)
 
 
-def error_line(result: subprocess.CompletedProcess[str]) -> str:
+def error_line(result: Ran) -> str:
     assert result.returncode == 2, (result.stdout, result.stderr)
     assert "Traceback" not in result.stderr
     lines = [line for line in result.stderr.splitlines() if line.strip()]
@@ -92,7 +92,7 @@ def test_build_on_a_full_disk_ends_with_one_line_and_the_embedding_cache_unchang
 # -- the LLM response cache: one line, the file left for the user --------------------------------
 
 def llm_build(script: Path, root: Path, server: FakeOpenAIServer, *, full_disk: bool = False
-              ) -> subprocess.CompletedProcess[str]:
+              ) -> Ran:
     return kgbuild("build", str(script), "-o", str(root / "out"), "-q", "--force", "--no-merge",
                    "--llm-model", "m", "--llm-base-url", server.base_url, "--llm-cache-dir", str(root / "llm"),
                    "--cache-dir", str(root / "emb"), cache=root / "cache", full_disk=full_disk)

@@ -1,4 +1,5 @@
-"""End-to-end CLI behaviour: real subprocesses, real files."""
+"""End-to-end CLI behaviour, real files: the commands run in this process as the console script
+runs them (tests/cli_in_process.py); the first test runs `python -m kgbuild` in a real process."""
 
 from __future__ import annotations
 
@@ -8,20 +9,20 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.cli_in_process import Ran, run_cli
+
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "examples" / "lizard-people.fountain"
 
 
-def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "kgbuild", *args],
-        capture_output=True, text=True, cwd=cwd, timeout=120,
-    )
+def run(*args: str, cwd: Path | None = None) -> Ran:
+    return run_cli(*args, cwd=cwd)
 
 
 def test_parse_example_writes_json_and_prints_summary(tmp_path):
     out = tmp_path / "sp.json"
-    result = run("parse", str(EXAMPLE), "-o", str(out))
+    result = subprocess.run([sys.executable, "-m", "kgbuild", "parse", str(EXAMPLE), "-o", str(out)],
+                            capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     data = json.loads(out.read_text(encoding="utf-8"))
     assert data["source"]["format"] == "fountain"

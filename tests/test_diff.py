@@ -11,20 +11,21 @@ from click.testing import CliRunner
 from kgbuild.cli import cli
 from kgbuild.diff import diff_graphs
 from kgbuild.errors import InputError
-from kgbuild.graph import entity_id, relation_id, save_graph
-from kgbuild.model import Entity, Evidence, KnowledgeGraph, MovieInfo, Relation
+from kgbuild.graph import entity_id, save_graph
+from kgbuild.model import KnowledgeGraph, MovieInfo
+from tests import factories
+
+# Every fact of these graphs is seen in one scene (1 unless told), with its quote.
 
 
 def ent(type_, name, *, id_=None, aliases=(), scene=1):
-    return Entity(id=id_ or entity_id(type_, name), name=name, type=type_, aliases=list(aliases), scenes=[scene],
-                  evidence=[Evidence(scene=scene, lines=(scene * 10, scene * 10), quote=f"{name} here",
-                                     producer="rule:speaks")])
+    return factories.ent(type_, name, id_=id_, aliases=aliases, scenes=[scene],
+                         evidence=[factories.ev(scene, f"{name} here", lines=(scene * 10, scene * 10),
+                                                producer="rule:speaks")])
 
 
 def rel(s, rtype, o, scene=1):
-    return Relation(id=relation_id(s.id, rtype, o.id), source=s.id, target=o.id, type=rtype, scenes=[scene],
-                    evidence=[Evidence(scene=scene, lines=(scene, scene), quote=f"{s.name} and {o.name}",
-                                       producer="rule:test")])
+    return factories.rel(s, rtype, o, scenes=[scene], evidence=[factories.ev(scene, f"{s.name} and {o.name}")])
 
 
 def graphs():

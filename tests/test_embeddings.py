@@ -6,6 +6,7 @@ import os
 import sqlite3
 
 import numpy as np
+import pytest
 
 from kgbuild.embeddings import CachedEmbedder, MiniLMEmbedder
 from tests.race import open_at_once
@@ -33,6 +34,7 @@ def test_loading_the_model_changes_no_environment_variable():
     assert dict(os.environ) == before
 
 
+@pytest.mark.slow
 def test_workers_opening_a_new_cache_at_the_same_moment_all_succeed(tmp_path):
     # Two corpus workers start together on a cold cache: SQLite refused the second one's switch to
     # write-ahead logging ("database is locked") about once in 40 pairs, which broke the process pool.

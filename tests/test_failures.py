@@ -1,5 +1,7 @@
 """A failure never looks like success: unwritable places, other movies' folders, movie ids,
-merging a build folder in place, and small CLI behaviours. Real subprocesses, real files."""
+merging a build folder in place, and small CLI behaviours. Real files; the commands run in this
+process as the console script runs them (tests/cli_in_process.py), and one error comes from a
+real `python -m kgbuild` process, end to end."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from kgbuild.graph import load_graph
+from tests.cli_in_process import Ran, run_cli
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures" / "offline"
@@ -20,13 +23,19 @@ ACADEMY = FIXTURES / "academy.fountain"
 SCOTTY = FIXTURES / "scotty.fountain"
 
 
-def run(*args: str, cache: Path, cwd: Path | None = None, **env: str) -> subprocess.CompletedProcess[str]:
-    environment = {**os.environ, "KGBUILD_CACHE_DIR": str(cache), **env}
+def run(*args: str, cache: Path, cwd: Path | None = None, **env: str) -> Ran:
+    """`kgbuild ARGS` in this process, with its embedding cache in `cache`."""
+    return run_cli(*args, env={"KGBUILD_CACHE_DIR": str(cache), **env}, cwd=cwd)
+
+
+def run_process(*args: str, cache: Path) -> subprocess.CompletedProcess[str]:
+    """`python -m kgbuild ARGS` in a new process, with its embedding cache in `cache`."""
+    environment = {**os.environ, "KGBUILD_CACHE_DIR": str(cache)}
     return subprocess.run([sys.executable, "-m", "kgbuild", *args], check=False, capture_output=True,
-                          text=True, timeout=300, env=environment, cwd=cwd)
+                          text=True, timeout=300, env=environment)
 
 
-def one_line_error(result: subprocess.CompletedProcess[str], *words: str) -> None:
+def one_line_error(result: Ran | subprocess.CompletedProcess[str], *words: str) -> None:
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr
     lines = [line for line in result.stderr.splitlines() if line.strip()]
@@ -43,6 +52,7 @@ def blocker(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_unwritable_outputs_fail_before_any_work_with_one_line(tmp_path, blocker):
     cache = tmp_path / "cache"
     graph_dir = tmp_path / "g"
@@ -71,10 +81,12 @@ def test_unwritable_cache_folder_fails_with_one_line(tmp_path, blocker):
 
 
 def test_errors_come_without_an_empty_progress_bar(tmp_path):
-    result = run("build", str(tmp_path / "missing.fountain"), "-o", str(tmp_path / "out"), cache=tmp_path / "c")
+    # The one error of this file shown by a real process: status 2, one line, no traceback.
+    result = run_process("build", str(tmp_path / "missing.fountain"), "-o", str(tmp_path / "out"), cache=tmp_path / "c")
     one_line_error(result, "no such file")
 
 
+@pytest.mark.slow
 def test_a_folder_holding_another_movie_is_not_replaced_without_force(tmp_path):
     cache, out = tmp_path / "cache", tmp_path / "out"
     assert run("build", str(HARBOUR), "-o", str(out), "-q", cache=cache).returncode == 0
@@ -87,15 +99,18 @@ def test_a_folder_holding_another_movie_is_not_replaced_without_force(tmp_path):
     assert load_graph(out / "graph.json").movie.title == "The Academy"
 
 
-def _stage_copy(shared_data: Path, tmp_path: Path, language: str, index: int) -> Path:
+def _stage_copy(shared_data: Path, tmp_path: Path, language: str, index: int, scenes: int = 15) -> Path:
+    """A STAGE movie's folder with the first `scenes` scenes of its script.json (its id is the folder's name)."""
     folder = sorted((shared_data / "stage" / language).iterdir())[index]
     target = tmp_path / folder.name
     target.mkdir()
-    (target / "script.json").write_bytes((folder / "script.json").read_bytes())
+    script = json.loads((folder / "script.json").read_text(encoding="utf-8"))
+    (target / "script.json").write_text(json.dumps(script[:scenes], ensure_ascii=False), encoding="utf-8")
     return target
 
 
 @pytest.mark.shared_data
+@pytest.mark.slow
 def test_movie_ids_follow_one_rule_and_two_movies_share_a_store(shared_data, tmp_path):
     cache = tmp_path / "cache"
     first, second = _stage_copy(shared_data, tmp_path, "English", 0), _stage_copy(shared_data, tmp_path, "English", 1)
@@ -129,6 +144,7 @@ def _built(script: Path, out: Path, cache: Path, *extra: str) -> Path:
     return out / "graph.json"
 
 
+@pytest.mark.slow
 def test_merge_on_a_build_folder_rewrites_the_whole_folder_and_the_log_grows(tmp_path):
     cache, out = tmp_path / "cache", tmp_path / "out"
     assert run("build", str(SCOTTY), "-o", str(out), "-q", "--no-merge", cache=cache).returncode == 0

@@ -24,6 +24,8 @@ from kgbuild.output import BUILD_FILES, REVIEW_FILE, build_folder, write_build
 from kgbuild.pipeline import BuildOptions, run_build
 from tests.test_failures import ACADEMY, HARBOUR, one_line_error, run
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:

@@ -10,11 +10,8 @@ from kgbuild.graph import (
     relation_id,
     rewire_relations,
 )
-from kgbuild.model import Entity, Evidence, Persistence, Relation, Scope
-
-
-def ev(scene: int, quote: str = "", producer: str = "rule:test") -> Evidence:
-    return Evidence(scene=scene, lines=(scene, scene), quote=quote or f"line of scene {scene}", producer=producer)
+from kgbuild.model import Entity, Persistence, Relation, Scope
+from tests.factories import ev
 
 
 def ent(name: str, *, etype: str = "Character", eid: str = "", **kw) -> Entity:
@@ -74,9 +71,9 @@ def test_attributes_are_unioned_and_the_first_value_wins():
 
 
 def test_evidence_is_kept_with_its_producer_deduplicated_in_scene_order():
-    shared = ev(3, "Anna waits.", "rule:a")
-    first = ent("A", evidence=[shared, ev(4, "", "rule:a")])
-    other = ent("A", evidence=[shared.model_copy(update={"producer": "llm:m"}), ev(1, "", "llm:m")])
+    shared = ev(3, "Anna waits.", producer="rule:a")
+    first = ent("A", evidence=[shared, ev(4, producer="rule:a")])
+    other = ent("A", evidence=[shared.model_copy(update={"producer": "llm:m"}), ev(1, producer="llm:m")])
     merged = merge_entity_records(first, other)
     assert [(e.scene, e.producer) for e in merged.evidence] == [(1, "llm:m"), (3, "rule:a"), (4, "rule:a")]
 

@@ -9,8 +9,8 @@ from click.testing import CliRunner
 
 from kgbuild.cli import cli
 from kgbuild.errors import InputError
-from kgbuild.graph import entity_id, load_graph, relation_id
-from kgbuild.model import Entity, Evidence, KnowledgeGraph, MovieInfo, Relation
+from kgbuild.graph import load_graph
+from kgbuild.model import KnowledgeGraph, MovieInfo
 from kgbuild.pipeline import BuildOptions, prepare_build, run_build
 from kgbuild.readers import read_screenplay
 from kgbuild.scenes import (
@@ -21,6 +21,7 @@ from kgbuild.scenes import (
     restrict_graph,
     select_screenplay,
 )
+from tests.factories import ent, ev, rel
 
 SCRIPT = """Title: Six Short Scenes
 
@@ -91,21 +92,12 @@ def test_unreadable_ranges_are_refused_with_the_form_to_use(text):
         parse_scene_ranges(text)
 
 
-def ev(scene: int) -> Evidence:
-    return Evidence(scene=scene, lines=(scene, scene), quote=f"line {scene}", producer="rule:test")
-
-
 def test_restrict_graph_keeps_the_facts_grounded_in_the_scenes():
-    anna = Entity(id=entity_id("Character", "Anna"), name="Anna", type="Character", scenes=[1, 4, 6],
-                  evidence=[ev(1), ev(4)])
-    carl = Entity(id=entity_id("Character", "Carl"), name="Carl", type="Character", scenes=[3, 5],
-                  evidence=[ev(3)])
-    garage = Entity(id=entity_id("Location", "Garage"), name="Garage", type="Location", scenes=[3, 6],
-                    evidence=[ev(3), ev(6)])
-    in_range = Relation(id=relation_id(anna.id, "located_at", garage.id), source=anna.id, target=garage.id,
-                        type="located_at", scenes=[6], evidence=[ev(6)])
-    outside = Relation(id=relation_id(carl.id, "located_at", garage.id), source=carl.id, target=garage.id,
-                       type="located_at", scenes=[3], evidence=[ev(3)])
+    anna = ent("Character", "Anna", scenes=[1, 4, 6], evidence=[ev(1), ev(4)])
+    carl = ent("Character", "Carl", scenes=[3, 5], evidence=[ev(3)])
+    garage = ent("Location", "Garage", scenes=[3, 6], evidence=[ev(3), ev(6)])
+    in_range = rel(anna, "located_at", garage, scenes=[6], evidence=[ev(6)])
+    outside = rel(carl, "located_at", garage, scenes=[3], evidence=[ev(3)])
     graph = KnowledgeGraph(movie=MovieInfo(title="t", language="en", scenes=6), entities=[anna, carl, garage],
                            relations=[in_range, outside])
     part = restrict_graph(graph, parse_scene_ranges("4-6"))

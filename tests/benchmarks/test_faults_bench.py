@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from kgbuild.benchmarks.faults import FaultRow, _Bench, _deep_parameter, _symlink, format_faults
+
+pytestmark = pytest.mark.slow
 
 
 def test_fault_rows_of_a_planted_symlink_and_a_deep_parameter(tmp_path):

@@ -10,6 +10,7 @@ from kgbuild.loaders.examples import EXAMPLES
 
 
 @pytest.mark.shared_data
+@pytest.mark.slow
 def test_benchmark_loads_the_biggest_english_movie_and_times_every_example(shared_data, tmp_path):
     stage = shared_data / "stage"
     movie = biggest_movie(stage)

@@ -21,8 +21,9 @@ from kgbuild.canonicalize.merge import MergeOptions, plan_merges
 from kgbuild.cli import cli
 from kgbuild.embeddings import CachedEmbedder, MiniLMEmbedder
 from kgbuild.errors import InputError
-from kgbuild.graph import entity_id, load_graph, relation_id
-from kgbuild.model import Entity, Evidence, KnowledgeGraph, MovieInfo, Relation, Scope
+from kgbuild.graph import load_graph
+from kgbuild.model import Entity, Evidence, KnowledgeGraph, MovieInfo, Scope
+from tests.factories import ent, ev, rel
 
 ACADEMY = Path(__file__).resolve().parent.parent / "fixtures" / "offline" / "academy.fountain"
 
@@ -33,18 +34,17 @@ def embedder(tmp_path_factory):
 
 
 def _ev(scene: int = 1) -> list[Evidence]:
-    return [Evidence(scene=scene, lines=(3, 3), quote="Anna hugs Ben.", producer="rule:embrace")]
+    return [ev(scene, "Anna hugs Ben.", lines=(3, 3), producer="rule:embrace")]
 
 
 def _entity(etype: str, name: str) -> Entity:
-    return Entity(id=entity_id(etype, name), name=name, type=etype, scenes=[1], evidence=_ev(),
-                  scope=Scope.GLOBAL)
+    return ent(etype, name, scenes=[1], evidence=_ev(), scope=Scope.GLOBAL)
 
 
 def _graph() -> KnowledgeGraph:
     anna, ben, benny = _entity("Character", "Anna"), _entity("Character", "Ben"), _entity("Character", "Benny")
     alley = _entity("Location", "Alley")
-    rels = [Relation(id=relation_id(a.id, t, b.id), source=a.id, target=b.id, type=t, scenes=[1], evidence=_ev())
+    rels = [rel(a, t, b, scenes=[1], evidence=_ev())
             for a, t, b in ((anna, "affinity_with", ben), (benny, "speaks_to", anna), (anna, "located_at", alley))]
     return KnowledgeGraph(movie=MovieInfo(title="t", language="en"), entities=[anna, ben, benny, alley],
                           relations=rels)
@@ -94,9 +94,8 @@ def test_a_merge_follows_the_merge_policy_and_merges_the_relations_it_joins():
     ben, benny = graph.entities[1], graph.entities[2]
     entities = [graph.entities[0], ben.model_copy(update={"description": "A boy.", "scope": Scope.LOCAL}),
                 benny.model_copy(update={"description": "A boy with a dog.", "aliases": ["B"]}), graph.entities[3]]
-    anna = graph.entities[0].id
-    extra = Relation(id=relation_id(ben.id, "speaks_to", anna), source=ben.id, target=anna, type="speaks_to",
-                     scenes=[2], name="asks", evidence=_ev(2))
+    anna = graph.entities[0]
+    extra = rel(ben, "speaks_to", anna, scenes=[2], name="asks", evidence=_ev(2))
     graph = graph.model_copy(update={"entities": entities, "relations": [*graph.relations, extra]})
     fixed, results = apply_corrections(graph, [(1, Correction(action="merge", entities=[ben.id, benny.id]))])
     merged = next(e for e in fixed.entities if e.id == ben.id)

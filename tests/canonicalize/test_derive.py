@@ -1,10 +1,11 @@
 """Derived whereabouts: who is where and when because of the events they take part in."""
 
 from kgbuild.canonicalize.derive import derive_whereabouts, on_screen_speakers
-from kgbuild.graph import entity_id, relation_id
+from kgbuild.graph import relation_id
 from kgbuild.model import Entity, Evidence, KnowledgeGraph, MovieInfo, Relation
 from kgbuild.readers import read_screenplay
 from kgbuild.schema import load_schema
+from tests import factories
 
 SCRIPT = """\
 Title: Derive
@@ -28,18 +29,19 @@ Ben is alone.
 """
 
 
+# Every fact of these graphs comes from the model's extraction, with a quote of its first scene.
+
+
 def ev(scene: int, quote: str) -> Evidence:
-    return Evidence(scene=scene, lines=(5, 5), quote=quote, producer="llm:m/extract@4")
+    return factories.ev(scene, quote, lines=(5, 5), producer="llm:m/extract@4")
 
 
 def ent(type_: str, name: str, scenes=(1,), aliases=()) -> Entity:
-    return Entity(id=entity_id(type_, name), name=name, type=type_, scenes=list(scenes), aliases=list(aliases),
-                  evidence=[ev(scenes[0], f"{name}.")])
+    return factories.ent(type_, name, scenes=scenes, aliases=aliases, evidence=[ev(scenes[0], f"{name}.")])
 
 
 def rel(s: Entity, type_: str, o: Entity) -> Relation:
-    return Relation(id=relation_id(s.id, type_, o.id), source=s.id, target=o.id, type=type_, scenes=[1],
-                    evidence=[ev(1, f"{s.name} {type_} {o.name}")])
+    return factories.rel(s, type_, o, scenes=[1], evidence=[ev(1, f"{s.name} {type_} {o.name}")])
 
 
 ANNA = ent("Character", "Anna Berg", aliases=["ANNA"])

@@ -20,7 +20,8 @@ from kgbuild.canonicalize.merge import (
 from kgbuild.embeddings import CachedEmbedder, MiniLMEmbedder
 from kgbuild.graph import GraphBuilder, relation_id
 from kgbuild.loaders.embedded import run_query, write_embedded
-from kgbuild.model import Entity, Evidence, KnowledgeGraph, Scope, Screenplay, Source, SourceFormat
+from kgbuild.model import Entity, KnowledgeGraph, Scope, Screenplay, Source, SourceFormat
+from tests.factories import ev
 
 REASON = "'Young Edward' is 'Edward' at another life stage"
 
@@ -28,10 +29,6 @@ REASON = "'Young Edward' is 'Edward' at another life stage"
 @pytest.fixture(scope="module")
 def embedder(tmp_path_factory):
     return CachedEmbedder(MiniLMEmbedder(), tmp_path_factory.mktemp("emb"))
-
-
-def ev(scene: int, quote: str) -> Evidence:
-    return Evidence(scene=scene, lines=(scene, scene), quote=quote, producer="rule:test")
 
 
 def big_fish() -> KnowledgeGraph:

@@ -23,7 +23,6 @@ from kgbuild.model import (
     Element,
     ElementKind,
     Entity,
-    Evidence,
     KnowledgeGraph,
     Scene,
     Scope,
@@ -31,15 +30,12 @@ from kgbuild.model import (
     Source,
     SourceFormat,
 )
+from tests.factories import ev
 
 
 @pytest.fixture(scope="module")
 def embedder(tmp_path_factory):
     return CachedEmbedder(MiniLMEmbedder(), tmp_path_factory.mktemp("emb"))
-
-
-def ev(scene: int, quote: str) -> Evidence:
-    return Evidence(scene=scene, lines=(scene, scene), quote=quote, producer="rule:test")
 
 
 def story() -> KnowledgeGraph:

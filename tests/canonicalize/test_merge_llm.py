@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -36,6 +33,7 @@ from kgbuild.llm.types import (
 from kgbuild.model import Entity, KnowledgeGraph, Scope
 from tests.canonicalize.test_adjudicate import cand
 from tests.canonicalize.test_merge import story
+from tests.cli_in_process import run_cli
 from tests.llm.extraction_helpers import batch_results, request_kind
 
 REPO = Path(__file__).resolve().parents[2]
@@ -213,11 +211,9 @@ def test_merge_command_logs_a_malformed_answer_and_exits_0(tmp_path):
 
 def test_merge_command_with_a_wrong_key_exits_2_with_one_line(tmp_path):
     save_graph(story(), tmp_path / "in" / "graph.json")
-    env = {**os.environ, "OPENAI_API_KEY": "wrong-key"}
     with FakeOpenAIServer(responder=answer_body, api_key="right-key") as server:
-        run = subprocess.run([sys.executable, "-m", "kgbuild", *merge_args(tmp_path, "--llm-model", "m",
-                                                                           "--llm-base-url", server.base_url)],
-                             check=False, capture_output=True, text=True, env=env, timeout=300, cwd=REPO)
+        run = run_cli(*merge_args(tmp_path, "--llm-model", "m", "--llm-base-url", server.base_url),
+                      env={"OPENAI_API_KEY": "wrong-key"})
         statuses = {r.status for r in server.requests}
     assert run.returncode == 2, run.stderr
     lines = [line for line in run.stderr.splitlines() if line.strip()]

@@ -6,23 +6,25 @@ from kgbuild.canonicalize.repairs import (
     run_repairs,
     validate_endpoints,
 )
-from kgbuild.graph import entity_id, relation_id
-from kgbuild.model import Entity, Evidence, KnowledgeGraph, MovieInfo, Relation
+from kgbuild.graph import relation_id
+from kgbuild.model import KnowledgeGraph, MovieInfo
+from tests import factories
+
+# Every fact of these graphs is seen in scene 1 unless told, with a quote of its first scene.
 
 
 def ev(scene, quote):
-    return Evidence(scene=scene, lines=(scene * 10, scene * 10), quote=quote, producer="rule:test")
+    return factories.ev(scene, quote, lines=(scene * 10, scene * 10))
 
 
 def ent(type_, name, scenes=(1,), evidence=None, **kw):
     evidence = [ev(scenes[0], f"{name} is here.")] if evidence is None else evidence
-    return Entity(id=entity_id(type_, name), name=name, type=type_, scenes=list(scenes), evidence=evidence, **kw)
+    return factories.ent(type_, name, scenes=scenes, evidence=evidence, **kw)
 
 
 def rel(s, type_, o, scenes=(1,), description="", evidence=None):
     evidence = [ev(scenes[0], f"{s.name} and {o.name}.")] if evidence is None else evidence
-    return Relation(id=relation_id(s.id, type_, o.id), source=s.id, target=o.id, type=type_,
-                    scenes=list(scenes), description=description, evidence=evidence)
+    return factories.rel(s, type_, o, scenes=scenes, description=description, evidence=evidence)
 
 
 def graph(entities, relations):

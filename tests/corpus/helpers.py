@@ -1,14 +1,16 @@
-"""Running `kgbuild build` on a corpus as a user does: a real subprocess, real worker processes."""
+"""Running `kgbuild build` on a corpus as a user does: the command line (run in the test's process,
+tests/cli_in_process.py, or as a process of its own where a test kills or stops it), real worker
+processes."""
 
 from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 from kgbuild.graph import load_graph
+from tests.cli_in_process import Ran, run_cli
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 #: Six small scripts of several kinds, each a movie of its own.
@@ -22,11 +24,10 @@ def corpus_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "kgbuild", *args]
 
 
-def run_kgbuild(*args: str, cache: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    """Run the CLI with its embedding cache in `cache`."""
-    env = {**os.environ, "KGBUILD_CACHE_DIR": str(cache)}
-    return subprocess.run(corpus_command(*args), check=False, capture_output=True, text=True, timeout=timeout,
-                          env=env)
+def run_kgbuild(*args: str, cache: Path, **env: str | None) -> Ran:
+    """Run the CLI in this process with its embedding cache in `cache` and the variables `env` (None removes
+    one); its workers are real processes, forked from the process server this process starts once."""
+    return run_cli(*args, env={"KGBUILD_CACHE_DIR": str(cache), **env})
 
 
 def statuses(outdir: Path) -> dict[str, dict]:
@@ -48,9 +49,13 @@ def movie_folders(outdir: Path) -> list[Path]:
 
 
 def llm_env() -> dict[str, str]:
-    """The environment of a CLI run against a local server: no OpenAI settings but a key."""
+    """The environment of a CLI process run against a local server: no OpenAI settings but a key."""
     env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_BASE_URL", "OPENAI_API_KEY")}
     return {**env, "OPENAI_API_KEY": "test-key"}
+
+
+#: The same for a CLI run in this process: the variables to set (a value) or remove (None).
+LLM_ENV: dict[str, str | None] = {"OPENAI_BASE_URL": None, "OPENAI_API_KEY": "test-key"}
 
 
 #: How late a request may reach the server after its slot: the thread hop to the limiter, the HTTP

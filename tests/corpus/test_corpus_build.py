@@ -9,9 +9,13 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from kgbuild.corpus.folders import KEY_FILE, STAGING
 from kgbuild.output import BUILD_FILES
 from tests.corpus.helpers import SCRIPTS, corpus_command, graph_without_timings, movie_folders, run_kgbuild, statuses
+
+pytestmark = pytest.mark.slow
 
 EXIT_MOVIES_FAILED = 5
 

@@ -1,18 +1,26 @@
 """A corpus build under faults: symlinks planted in its folder, a title too long for a file name in
 bytes, ids that are the corpus's own file names, a movie whose folder cannot be written, and two
-corpus runs into one folder. Real CLI runs with real worker processes."""
+corpus runs into one folder. The command line as users run it (in this process; the first of the two
+runs into one folder as a process of its own, stopped while it holds the folder), real worker processes."""
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
+from unittest import mock
+
+import pytest
 
 from kgbuild.graph import load_graph
 from tests.corpus.helpers import SCRIPTS, corpus_command, movie_folders, run_kgbuild, statuses
 from tests.test_failures import one_line_error
-from tests.test_output_folder import kgbuild_with, wait_for_lock
+from tests.test_output_folder import wait_for_lock
+
+pytestmark = pytest.mark.slow
 
 EXIT_MOVIES_FAILED = 5
 ACADEMY, HARBOUR, SCOTTY, WATCHMAKER, VASE = SCRIPTS[:5]
@@ -53,24 +61,22 @@ def test_planted_symlinks_long_titles_and_ids_of_the_corpus_files_do_not_stop_a_
     assert len(movie_folders(out)) == 5
 
 
-#: In the driver only (workers are fresh interpreters): the disk is full when The Academy's folder
-#: is moved into place.
-ACADEMY_DISK_FULL = """
-import errno, os
-real = os.replace
-def replace(src, dst, *args, **kwargs):
-    if os.path.basename(dst) == "The Academy":
-        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-    return real(src, dst, *args, **kwargs)
-os.replace = replace
-"""
+def academy_disk_full(real: Callable[..., None]) -> Callable[..., None]:
+    """`os.replace` on a disk that is full when The Academy's folder is moved into place."""
+    def replace(src, dst, *args, **kwargs):
+        if os.path.basename(dst) == "The Academy":
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real(src, dst, *args, **kwargs)
+
+    return replace
 
 
 def test_a_movie_whose_folder_cannot_be_written_is_failed_with_the_reason_and_the_others_build(
         tmp_path: Path, cache: Path):
     out = tmp_path / "out"
-    result = kgbuild_with(ACADEMY_DISK_FULL, "build", str(ACADEMY), str(HARBOUR), "-o", str(out), "--workers", "1",
-                          cache=cache)
+    # In the driver only: the workers are processes of their own, forked from the process server.
+    with mock.patch.object(os, "replace", academy_disk_full(os.replace)):
+        result = run_kgbuild("build", str(ACADEMY), str(HARBOUR), "-o", str(out), "--workers", "1", cache=cache)
     assert result.returncode == EXIT_MOVIES_FAILED, result.stderr
     assert "Traceback" not in result.stderr and "1 movies failed" in result.stderr
     lines = statuses(out)

@@ -3,21 +3,22 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from kgbuild.benchmarks.fake_server import FakeOpenAIServer
 from kgbuild.benchmarks.llm import plausible_reply, server_responder
-from tests.corpus.helpers import SCRIPTS, assert_paced, corpus_command, llm_env, movie_folders, statuses
+from tests.cli_in_process import Ran
+from tests.corpus.helpers import LLM_ENV, SCRIPTS, assert_paced, movie_folders, run_kgbuild, statuses
+
+pytestmark = pytest.mark.slow
 
 EXIT_BATCH_PENDING = 3
 
 
-def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(corpus_command(*args), check=False, capture_output=True, text=True, timeout=600,
-                          env={**llm_env(), "KGBUILD_CACHE_DIR": str(cwd / "emb")})
+def _run(*args: str, cwd: Path) -> Ran:
+    return run_kgbuild(*args, cache=cwd / "emb", **LLM_ENV)
 
 
 def test_two_workers_share_one_rate_limit(tmp_path: Path):

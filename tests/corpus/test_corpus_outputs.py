@@ -12,6 +12,8 @@ from kgbuild.corpus.outputs import CORPUS_DB_NAME, find_movies, is_corpus_output
 from kgbuild.loaders.embedded import run_query
 from tests.corpus.helpers import SCRIPTS, run_kgbuild, statuses
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:

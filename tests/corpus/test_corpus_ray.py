@@ -25,6 +25,8 @@ from kgbuild.corpus.worker import WorkerSetup
 from kgbuild.pipeline import BuildOptions
 from tests.corpus.helpers import SCRIPTS, assert_paced, graph_without_timings, llm_env, movie_folders, statuses
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def local_ray() -> Iterator[None]:

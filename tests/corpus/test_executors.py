@@ -12,6 +12,8 @@ from kgbuild.corpus.preload import MODULES
 from kgbuild.corpus.worker import WorkerSetup
 from kgbuild.pipeline import BuildOptions
 
+pytestmark = pytest.mark.slow
+
 VARIABLE = "KGBUILD_TEST_EXECUTOR_VALUE"
 
 

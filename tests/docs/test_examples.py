@@ -117,6 +117,7 @@ def _run(command: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedPr
 
 
 @pytest.mark.parametrize("block", _blocks(SHELL_LANGS), ids=lambda b: b.where)
+@pytest.mark.slow
 def test_shell_example_runs(block: Block, page_folder, docs_env):
     reason = _skip_reason(block)
     if reason:

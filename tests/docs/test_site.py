@@ -29,6 +29,7 @@ def _anchors(page: Path) -> set[str]:
     return {_slug(m.group(1)) for m in re.finditer(r"^#{1,6}\s+(.*)$", text, flags=re.M)}
 
 
+@pytest.mark.slow
 def test_the_site_builds_strict_and_offline(tmp_path):
     pytest.importorskip("mkdocs", reason="the dev extra (mkdocs, mkdocs-material, mkdocstrings) is not installed")
     site = tmp_path / "site"

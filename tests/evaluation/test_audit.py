@@ -12,8 +12,6 @@ import json
 import math
 import re
 import shutil
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -60,6 +58,7 @@ from kgbuild.model import (
     SourceFormat,
 )
 from kgbuild.schema import load_schema
+from tests.cli_in_process import run_cli
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "audit"
 REPO = FIXTURE.parent.parent.parent
@@ -439,8 +438,7 @@ def test_cli_batch_results_and_live_judge(build_dir, tmp_path):
 def test_cli_unknown_verdict_exits_2_with_one_line(build_dir, tmp_path):
     bad = tmp_path / "verdicts.jsonl"
     bad.write_text('{"fact_id": "R001", "verdict": "true", "reason": ""}\n')
-    result = subprocess.run([sys.executable, "-m", "kgbuild", "audit", str(build_dir), "--verdicts", str(bad)],
-                            capture_output=True, text=True, cwd=REPO, timeout=120)
+    result = run_cli("audit", str(build_dir), "--verdicts", str(bad))
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
         f"kgbuild: error: {bad}:1: unknown verdict 'true' for 'R001'; use one of supported, not_supported, cant_tell"]

@@ -15,9 +15,10 @@ from kgbuild.errors import InputError
 from kgbuild.evaluation.corpus import load_pair
 from kgbuild.evaluation.reference import load_stage_movie, stage_scene_index
 from kgbuild.evaluation.stage_kg import PROTOCOLS, ScoreOptions, protocol_name, score_movie
-from kgbuild.graph import entity_id, relation_id, save_graph
-from kgbuild.model import Entity, KnowledgeGraph, MovieInfo, Relation
+from kgbuild.graph import save_graph
+from kgbuild.model import KnowledgeGraph, MovieInfo
 from kgbuild.scenes import parse_scene_ranges
+from tests.factories import ent, rel
 
 
 def mention(type_, name, description=""):
@@ -56,20 +57,15 @@ def reference(tmp_path: Path) -> Path:
     return folder
 
 
-def ent(type_, name, description=""):
-    return Entity(id=entity_id(type_, name), name=name, type=type_, description=description, scenes=[3])
-
-
-def rel(s, rtype, o):
-    return Relation(id=relation_id(s.id, rtype, o.id), source=s.id, target=o.id, type=rtype, scenes=[3])
-
-
 def garage_graph(description="", **movie) -> KnowledgeGraph:
-    carl, garage, hammer = ent("Character", "Carl"), ent("Location", "Garage", description), ent("Object", "Hammer")
+    """Scene 3's graph: Carl, his hammer and the garage (described as `description`)."""
+    carl, garage = ent("Character", "Carl", scenes=[3]), ent("Location", "Garage", scenes=[3], description=description)
+    hammer = ent("Object", "Hammer", scenes=[3])
     return KnowledgeGraph(movie=MovieInfo(id="en0001", title="t", language="en", **movie),
                           entities=[carl, garage, hammer],
-                          relations=[rel(carl, "located_at", garage), rel(carl, "possesses", hammer),
-                                     rel(hammer, "located_at", garage)])
+                          relations=[rel(carl, "located_at", garage, scenes=[3]),
+                                     rel(carl, "possesses", hammer, scenes=[3]),
+                                     rel(hammer, "located_at", garage, scenes=[3])])
 
 
 class TextEmbedder:

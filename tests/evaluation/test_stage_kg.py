@@ -13,22 +13,15 @@ from kgbuild.embeddings import default_embedder
 from kgbuild.errors import InputError
 from kgbuild.evaluation.reference import check_prediction, load_any
 from kgbuild.evaluation.stage_kg import CrossTypeMatch, MissedRelations, NamedOtherwise, ScoreOptions, score_movie
-from kgbuild.graph import entity_id, relation_id, save_graph
+from kgbuild.graph import entity_id, save_graph
 from kgbuild.model import Entity, KnowledgeGraph, MovieInfo, Relation
 from kgbuild.readers.stage_json import stage_title
+from tests.factories import ent, rel
 
 LOCATIONS = ["Kitchen", "Harbour", "Lighthouse", "Train Station", "Police Department",
              "Cathedral", "Hospital Ward", "Football Stadium", "Bakery"]
 RENAMED = {"Train Station": "Railway Station", "Football Stadium": "Soccer Stadium"}
 DROPPED = {"Police Department", "Hospital Ward"}  # each touches one located_at + two part_of
-
-
-def ent(type_, name):
-    return Entity(id=entity_id(type_, name), name=name, type=type_)
-
-
-def rel(s, type_, o):
-    return Relation(id=relation_id(s.id, type_, o.id), source=s.id, target=o.id, type=type_)
 
 
 def reference_graph():

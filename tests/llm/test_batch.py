@@ -5,8 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +15,7 @@ from kgbuild.llm.batch import BATCH_URL, export_batch, import_batch_results
 from kgbuild.llm.cache import ResponseCache, cache_key, default_cache_path
 from kgbuild.llm.openai_backend import request_body
 from kgbuild.llm.types import BatchPendingError
+from tests.cli_in_process import run_cli
 from tests.llm.transport_helpers import (
     MODEL,
     Answer,
@@ -24,8 +23,6 @@ from tests.llm.transport_helpers import (
     make_client,
     question,
 )
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 def completion(body: dict, content: str) -> dict:
@@ -151,11 +148,6 @@ def test_bad_lines_are_reported_with_file_and_line(tmp_path):
 def test_missing_results_file_is_an_input_error(tmp_path):
     with ResponseCache(tmp_path / "c.sqlite") as cache, pytest.raises(InputError, match="cannot read"):
         import_batch_results(tmp_path / "absent.jsonl", cache)
-
-
-def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "kgbuild", *args], check=False, capture_output=True, text=True,
-                          cwd=REPO, timeout=120)
 
 
 def test_cli_import_and_stats(tmp_path):

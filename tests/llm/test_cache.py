@@ -130,6 +130,7 @@ def test_default_path_follows_the_environment(tmp_path, monkeypatch):
 
 
 
+@pytest.mark.slow
 def test_workers_opening_a_new_response_cache_at_the_same_moment_all_succeed(tmp_path):
     # The corpus workers, forked at once from the process server, open the fresh cache together:
     # SQLite refused one's switch to write-ahead logging ("database is locked") and failed its movie.

@@ -37,6 +37,7 @@ from kgbuild.llm.context import ChunkContext, SceneFacts
 from kgbuild.llm.responses import ExtractionResponse
 from kgbuild.output import REVIEW_FILE
 from kgbuild.schema import load_schema
+from tests.cli_in_process import run_cli
 from tests.llm.extraction_helpers import BRICK_BUDGET, SCRIPT_FIXTURE, FixtureModel
 
 pytestmark = pytest.mark.shared_data
@@ -187,6 +188,7 @@ def _offline_build(script: Path, out: Path, tmp: Path) -> bytes:
 
 
 def _run(args: list[str], tmp: Path) -> tuple[subprocess.CompletedProcess[str], float]:
+    """The build as a process of its own: what ends it is the point, and a hang ends at the timeout."""
     env = {**os.environ, "KGBUILD_CACHE_DIR": str(tmp / "c"), "OPENAI_API_KEY": "x"}
     env.pop("KGBUILD_LLM_MODEL", None)
     start = time.monotonic()
@@ -200,6 +202,7 @@ def _lines(text: str) -> list[str]:
     return [line for line in text.splitlines() if line.strip()]
 
 
+@pytest.mark.slow
 def test_a_server_that_never_answers_ends_the_build_at_its_first_timeout(brick, tmp_path):
     out = tmp_path / "out"
     good = _offline_build(brick, out, tmp_path)
@@ -218,6 +221,7 @@ def test_a_server_that_never_answers_ends_the_build_at_its_first_timeout(brick, 
     assert (out / "graph.json").read_bytes() == good
 
 
+@pytest.mark.slow
 def test_a_build_that_runs_out_of_its_deadline_ends_with_status_4_and_keeps_the_old_build(brick, tmp_path):
     out = tmp_path / "out"
     good = _offline_build(brick, out, tmp_path)
@@ -251,7 +255,8 @@ def test_waits_and_retries_are_shown_with_their_reason(brick, tmp_path):
     plan = FaultPlan(queue=[Fault.RATE_LIMIT], retry_after=0.5)
     with FakeOpenAIServer(responder=server_responder(), faults=plan) as server:
         args = build_args(brick, tmp_path / "out", tmp_path, server, "--budget", "150", "--concurrency", "1")
-        result, _ = _run([a for a in args if a != "-q"], tmp_path)
+        env = {"KGBUILD_CACHE_DIR": str(tmp_path / "c"), "OPENAI_API_KEY": "x", "KGBUILD_LLM_MODEL": None}
+        result = run_cli(*[a for a in args if a != "-q"], env=env)
     assert result.returncode == 0, result.stderr
     assert "LLM: retrying a request (extract) in 0.5 s, try 2 of 7: " in result.stderr
     assert f"{server.base_url}/ answered 429" in result.stderr

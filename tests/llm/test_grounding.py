@@ -15,6 +15,8 @@ from kgbuild.llm.responses import ExtractionResponse
 from kgbuild.model import Element, ElementKind, Entity, KnowledgeGraph, Scene
 from kgbuild.readers import read_screenplay
 from kgbuild.schema import load_schema
+from tests.factories import answered_entity as entity
+from tests.factories import answered_relation as relation
 
 SCHEMA = load_schema()
 SCREENPLAY = read_screenplay(Path(__file__).resolve().parent.parent / "fixtures" / "llm" / "safe_job.fountain")
@@ -29,15 +31,6 @@ CONTEXT = ChunkContext(
     known_speakers=["MARGO"],
     passage="(not read by these tests)",
 )
-
-
-def entity(name, type_, scenes, aliases=()):
-    return {"name": name, "type": type_, "description": "", "aliases": list(aliases), "scenes": scenes}
-
-
-def relation(source, type_, target, evidence=""):
-    return {"source": source, "type": type_, "target": target, "verb": "", "persistence": "momentary",
-            "evidence": evidence}
 
 
 ANSWER = {

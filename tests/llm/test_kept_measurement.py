@@ -18,8 +18,6 @@ those verdicts too: the share of the misses the scenes support. The scripts and 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -31,9 +29,18 @@ from kgbuild.graph import load_graph
 from kgbuild.llm.run import script_words
 from kgbuild.readers import read_screenplay
 from kgbuild.scenes import parse_scene_ranges
+from tests.cli_in_process import run_cli
+
+pytestmark = pytest.mark.slow
 
 KEPT = Path(__file__).resolve().parents[1] / "fixtures" / "llm" / "kept"
 MEASURED = json.loads((KEPT / "measured.json").read_text(encoding="utf-8"))["sets"]
+
+
+def _in_process(args: list[str], env: dict[str, str]) -> tuple[int, str]:
+    """The rebuild's `kgbuild` commands, run in this process (tests/cli_in_process.py)."""
+    ran = run_cli(*args, env=env)
+    return ran.returncode, ran.stderr
 
 
 @pytest.mark.parametrize("name", sorted(MEASURED))
@@ -44,14 +51,14 @@ def test_the_kept_answers_rebuild_the_measured_graph(name, shared_data, tmp_path
     # The words the tokens per 1,000 words of docs/results/llm-path.md divide by.
     scenes = parse_scene_ranges(measured["scenes"])
     assert script_words(read_screenplay(shared_data / measured["script"]), scenes) == measured["words"]
-    rebuilt = rebuild(read_kept(KEPT / f"{name}.jsonl"), build, tmp_path / "out", tmp_path / "cache")
+    rebuilt = rebuild(read_kept(KEPT / f"{name}.jsonl"), build, tmp_path / "out", tmp_path / "cache", run=_in_process)
     assert (rebuilt.requests, rebuilt.prompt_tokens, rebuilt.completion_tokens) == (
         measured["requests"], measured["prompt_tokens"], measured["completion_tokens"])
     scores = tmp_path / "score.json"
     reference = shared_data / measured["reference"]
-    subprocess.run([sys.executable, "-m", "kgbuild", "score", str(rebuilt.graph), str(reference),
-                    "--scenes", measured["scenes"], "--json", str(scores), "--write-missed", str(tmp_path / "missed")],
-                   check=True, capture_output=True)
+    scored = run_cli("score", str(rebuilt.graph), str(reference), "--scenes", measured["scenes"], "--json", str(scores),
+                     "--write-missed", str(tmp_path / "missed"))
+    assert scored.returncode == 0, scored.stderr
     got = json.loads(scores.read_text(encoding="utf-8"))
     for part in ("entities", "relations"):
         assert {k: got[part][k] for k in ("tp", "fp", "fn")} == measured[part], part

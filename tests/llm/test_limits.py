@@ -46,16 +46,17 @@ def test_the_budget_is_one_for_everyone():
     assert limits.spent() == (2, pytest.approx(0.6))
 
 
-def _take(handle, n: int, out) -> None:
+def _take(handle, n: int, out, start) -> None:
+    start.wait()  # both processes take their slots at once, however long each took to start
     for _ in range(n):
         out.put(handle.acquire(1, 0.0)[0])
 
 
 def test_processes_share_one_limiter_through_the_manager():
+    spawn = multiprocessing.get_context("spawn")
     with serve_limits(LimitSettings(rpm=600)) as handle:
-        queue = multiprocessing.get_context("spawn").Queue()
-        workers = [multiprocessing.get_context("spawn").Process(target=_take, args=(handle, 5, queue))
-                   for _ in range(2)]
+        queue, start = spawn.Queue(), spawn.Barrier(2)
+        workers = [spawn.Process(target=_take, args=(handle, 5, queue, start)) for _ in range(2)]
         for w in workers:
             w.start()
         delays = sorted(queue.get(timeout=60) for _ in range(10))

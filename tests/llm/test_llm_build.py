@@ -29,6 +29,7 @@ from kgbuild.llm.settings import LLMSettings
 from kgbuild.llm.types import BudgetExceededError, LLMRequestError, LLMTransientError
 from kgbuild.output import REVIEW_FILE, write_build
 from kgbuild.pipeline import BuildOptions, run_build
+from tests.cli_in_process import run_cli
 from tests.llm.extraction_helpers import (
     BRICK_BUDGET,
     SCRIPT_FIXTURE,
@@ -168,6 +169,7 @@ def test_chunk_whose_requests_keep_failing_is_recorded_not_raised(brick, tmp_pat
 
 # -- faults through the real openai client ------------------------------------------------------
 
+@pytest.mark.slow
 def test_feature_build_survives_rate_limits_errors_garbage_and_timeouts(feature, tmp_path):
     plan = FaultPlan(rates={Fault.RATE_LIMIT: 0.10, Fault.SERVER_ERROR: 0.10, Fault.MALFORMED: 0.05,
                             Fault.TRUNCATED: 0.05, Fault.TIMEOUT: 0.05},
@@ -223,22 +225,24 @@ def test_rerun_is_free_and_a_budget_stop_resumes_with_only_the_remaining_request
     assert resumed.graph.entities == full.graph.entities and resumed.graph.relations == full.graph.relations
 
 
+@pytest.mark.slow
 def test_killed_build_restarts_with_only_the_requests_that_had_not_completed(brick, tmp_path):
-    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_BASE_URL", "OPENAI_API_KEY")}
+    no_openai: dict[str, str | None] = {"OPENAI_BASE_URL": None, "OPENAI_API_KEY": None}
+    env = {k: v for k, v in os.environ.items() if k not in no_openai}
     with FakeOpenAIServer(responder=server_responder(), faults=FaultPlan(latency=0.3)) as server:
         def build(cache: str, out: str) -> list[str]:
-            return [sys.executable, "-m", "kgbuild", "build", str(brick), "-o", str(tmp_path / out), "-q",
+            return ["build", str(brick), "-o", str(tmp_path / out), "-q",
                     "--budget", "150", "--llm-model", "kill-model", "--llm-base-url", server.base_url,
                     "--concurrency", "2", "--llm-cache-dir", str(tmp_path / cache),
                     "--cache-dir", str(tmp_path / "emb")]
 
-        # How many requests a whole build makes (with a cache of its own).
-        reference = subprocess.run(build("ref-cache", "ref"), check=False, capture_output=True, text=True, env=env,
-                                   timeout=300)
+        # How many requests a whole build makes (with a cache of its own; in this process).
+        reference = run_cli(*build("ref-cache", "ref"), env=no_openai)
         assert reference.returncode == 0, reference.stderr
         total = server.count()
-        proc = subprocess.Popen(build("cache", "out"), env=env, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
+        # The build that is killed is a process of its own.
+        proc = subprocess.Popen([sys.executable, "-m", "kgbuild", *build("cache", "out")], env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         assert server.wait_for_requests(total + total // 2, timeout=120)
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
@@ -247,8 +251,7 @@ def test_killed_build_restarts_with_only_the_requests_that_had_not_completed(bri
             completed = len(cache)
         assert 0 < completed < total
         before = server.count()
-        restart = subprocess.run(build("cache", "out"), check=False, capture_output=True, text=True, env=env,
-                                 timeout=300)
+        restart = run_cli(*build("cache", "out"), env=no_openai)
         assert restart.returncode == 0, restart.stderr
         assert server.count() - before == total - completed
     assert load_graph(tmp_path / "out" / "graph.json").relations == load_graph(
@@ -377,11 +380,9 @@ def test_build_command_reports_usage_and_review(brick, tmp_path):
 
 
 def test_build_command_budget_stop_and_llm_options_without_model(brick, tmp_path):
-    env = {**os.environ, "KGBUILD_CACHE_DIR": str(tmp_path / "c")}
-    env.pop("KGBUILD_LLM_MODEL", None)
-    stop = subprocess.run([sys.executable, "-m", "kgbuild", "build", str(brick), "-o", str(tmp_path / "out"), "-q",
-                           "--llm-model", "m", "--llm-base-url", "http://127.0.0.1:9/v1", "--max-requests", "0"],
-                          check=False, capture_output=True, text=True, env=env, timeout=120)
+    stop = run_cli("build", str(brick), "-o", str(tmp_path / "out"), "-q", "--llm-model", "m", "--llm-base-url",
+                   "http://127.0.0.1:9/v1", "--max-requests", "0",
+                   env={"KGBUILD_CACHE_DIR": str(tmp_path / "c"), "KGBUILD_LLM_MODEL": None})
     assert stop.returncode == 2 and "Traceback" not in stop.stderr
     # The script is one chunk at the LLM default of 2,500 tokens.
     assert "budget stopped the build: 0 of 1 chunks done" in stop.stderr and "rerun with a larger" in stop.stderr
@@ -415,11 +416,9 @@ def _closed_port() -> int:
 
 
 def test_no_server_at_the_address_stops_the_build_after_five_refusals(brick, tmp_path):
-    env = {**os.environ, "KGBUILD_CACHE_DIR": str(tmp_path / "c"), "OPENAI_API_KEY": "x"}
     url = f"http://127.0.0.1:{_closed_port()}/v1"
-    result = subprocess.run([sys.executable, "-m", "kgbuild", "build", str(brick), "-o", str(tmp_path / "out"), "-q",
-                             "--llm-model", "m", "--llm-base-url", url, "--budget", "150"],
-                            check=False, capture_output=True, text=True, env=env, timeout=120)
+    result = run_cli("build", str(brick), "-o", str(tmp_path / "out"), "-q", "--llm-model", "m", "--llm-base-url", url,
+                     "--budget", "150", env={"KGBUILD_CACHE_DIR": str(tmp_path / "c"), "OPENAI_API_KEY": "x"})
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert [line for line in result.stderr.splitlines() if line.strip()] == [
         f"kgbuild: error: the first 5 requests found no LLM server (connection to {url}/ refused); check "

@@ -28,6 +28,7 @@ from kgbuild.llm.responses import ExtractionResponse
 from kgbuild.model import Element, ElementKind, Scene
 from kgbuild.readers import read_screenplay
 from kgbuild.schema import load_schema
+from tests.factories import answered_entity as entity
 
 MARGO = Participant(names=("Margo Vance", "MARGO"))
 MUSTANG = Participant(names=("Mustang",), person=False)
@@ -159,16 +160,12 @@ def _assemble(answer: dict):
     return assemble(SAFE_JOB, [outcome], version="9.9", model="test-model")
 
 
-def _entity(name, type_, scenes, aliases=()):
-    return {"name": name, "type": type_, "description": "", "aliases": list(aliases), "scenes": scenes}
-
-
 @pytest.mark.parametrize("scene", [3, 4])
 def test_an_invented_event_citing_a_real_line_is_dropped_with_its_reason(scene):
     # 'Told you. Easy money.' matches the event's words, and is Margo's line, not Vader's.
     answer = {"events": [{"name": "Vader destroys Alderaan", "description": "Vader says told you, easy money.",
                           "scene": scene, "links": [{"relation": "performs", "entity": "Vader"}]}],
-              "entities": [_entity("Darth Vader", "Character", [scene], ["Vader"]), _entity("Margo", "Character", [3])],
+              "entities": [entity("Darth Vader", "Character", [scene], ["Vader"]), entity("Margo", "Character", [3])],
               "relations": [{"source": "Vader", "type": "hostility_with", "target": "Margo", "verb": "",
                              "persistence": "momentary", "evidence": "Told you. Easy money."}]}
     assembly = _assemble(answer)
@@ -181,7 +178,7 @@ def test_an_invented_event_citing_a_real_line_is_dropped_with_its_reason(scene):
 
 
 def test_a_relation_quote_in_lines_showing_no_end_falls_back_to_a_line_naming_both():
-    answer = {"events": [], "entities": [_entity("Margo", "Character", [3]), _entity("the safe", "Object", [3])],
+    answer = {"events": [], "entities": [entity("Margo", "Character", [3]), entity("the safe", "Object", [3])],
               "relations": [{"source": "Margo", "type": "interacts_with", "target": "the safe", "verb": "",
                              "persistence": "momentary", "evidence": "Teddy keeps watch at the door."}]}
     [rel] = _assemble(answer).graph.relations

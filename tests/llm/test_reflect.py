@@ -13,6 +13,7 @@ from kgbuild.llm.reflect import assess, check_extraction, reflect, render_extrac
 from kgbuild.llm.responses import ExtractionResponse, ReflectionResponse
 from kgbuild.llm.scripted import ScriptedBackend
 from kgbuild.schema import load_schema
+from tests.factories import answered_relation
 
 SCHEMA = load_schema()
 
@@ -79,8 +80,8 @@ def test_entity_schema_and_scene_violations_are_hard(entity, expected):
 
 
 def relation(source, rtype, target, evidence="She spins the dial"):
-    return {"source": source, "type": rtype, "target": target, "verb": "", "persistence": "momentary",
-            "evidence": evidence}
+    """A relation of the answer, by default quoting scene 3's 'She spins the dial'."""
+    return answered_relation(source, rtype, target, evidence)
 
 
 @pytest.mark.parametrize("rel, expected", [

@@ -227,6 +227,7 @@ def test_quotes_backslashes_and_big_evidence_arrive_intact(bolt, small_graph):
     assert rel == [[[e.scene for e in evidence]]]
 
 
+@pytest.mark.bolt
 def test_a_password_for_a_server_without_authentication_is_a_clear_error(falkordb):
     with pytest.raises(StoreError) as info:
         BoltStore(falkordb.uri, user="neo4j", password="secret-pass")
@@ -238,6 +239,7 @@ def test_a_password_for_a_server_without_authentication_is_a_clear_error(falkord
         assert store.query("RETURN 1 AS one").rows == [[1]]
 
 
+@pytest.mark.bolt
 def test_a_load_that_loses_its_server_says_how_far_it_got_and_a_rerun_completes_it(falkordb,
                                                                                     small_graph):
     seen: list[LoadProgress] = []
@@ -267,6 +269,7 @@ def test_a_load_that_loses_its_server_says_how_far_it_got_and_a_rerun_completes_
     assert [row[0] for row in keys] == sorted(e.id for e in small_graph.entities)
 
 
+@pytest.mark.bolt
 def test_a_connection_stalled_by_another_clients_goodbye_is_tried_again(falkordb):
     import neo4j
 

@@ -17,7 +17,8 @@ from kgbuild.model import KnowledgeGraph
 from tests.loaders.conftest import HOSTILE_NAMES, MARGO_EVIDENCE, THREAT_EVIDENCE, make_small_graph
 from tests.loaders.stores import expected_rows, open_store, same_answer, unique_movie
 
-STORES = ["embedded", "falkordb", "neo4j"]
+#: The Bolt servers carry the `bolt` marker (-m "not bolt" leaves them out).
+STORES = ["embedded", pytest.param("falkordb", marks=pytest.mark.bolt), pytest.param("neo4j", marks=pytest.mark.bolt)]
 
 
 @pytest.fixture(params=STORES)

@@ -80,6 +80,7 @@ def test_replayed_script_gives_the_same_store(tmp_path, hostile_graph):
 
 
 @pytest.mark.shared_data
+@pytest.mark.slow
 def test_replayed_stage_script_answers_the_examples_like_a_load(tmp_path, stage_graph, stage_store):
     text, _ = render_script(stage_graph)
     replayed = tmp_path / "replayed.lbdb"

@@ -13,6 +13,8 @@ import tomllib
 import zipfile
 from importlib.metadata import PackageNotFoundError, version
 
+import pytest
+
 from tests.conftest import REPO
 
 
@@ -23,6 +25,7 @@ def _setuptools_at_least(major: int) -> bool:
         return False
 
 
+@pytest.mark.slow
 def test_the_wheel_builds_without_warnings_and_holds_the_prompts(tmp_path):
     project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
     source = tmp_path / "src"

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 from click.testing import CliRunner
@@ -14,6 +11,7 @@ from kgbuild.cli import cli
 from kgbuild.graph import save_graph
 from kgbuild.loaders.dialect import MAX_PARAM_DEPTH
 from kgbuild.loaders.errors import QueryError, StoreError
+from tests.cli_in_process import Ran, run_cli
 
 
 @pytest.fixture
@@ -143,10 +141,8 @@ def test_a_bolt_server_needs_neo4j_password_set_but_empty_is_allowed(monkeypatch
     assert "cannot reach the Bolt server at bolt://127.0.0.1:9" in str(empty.exception)
 
 
-def _kgbuild(*args: str, tmp_path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NEO4J_PASSWORD": "secret-pass"}
-    return subprocess.run([sys.executable, "-m", "kgbuild", *args], capture_output=True, text=True,
-                          timeout=120, env=env, cwd=tmp_path, check=False)
+def _kgbuild(*args: str, tmp_path) -> Ran:
+    return run_cli(*args, env={"NEO4J_PASSWORD": "secret-pass"}, cwd=tmp_path)
 
 
 def test_errors_exit_2_with_a_message_and_no_traceback(outdir, tmp_path):

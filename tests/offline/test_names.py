@@ -25,8 +25,6 @@ Round 2 (the after-1 and after-2 audits):
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -40,6 +38,7 @@ from kgbuild.readers import read_screenplay
 from kgbuild.readers.chinese import manner_note
 from kgbuild.readers.cues import camera_direction, parse_cue
 from kgbuild.story.names import find_entity
+from tests.cli_in_process import run_cli
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "names"
 INTRODUCTIONS = FIXTURES / "introductions.fountain"
@@ -89,8 +88,7 @@ def test_the_graph_names_the_heroine_from_her_introduction(introductions):
 def test_dossier_finds_a_character_by_the_full_name_of_her_introduction(introductions, tmp_path):
     save_graph(introductions.graph, tmp_path / "graph.json")
     (tmp_path / "screenplay.json").write_text(introductions.screenplay.model_dump_json(), encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "kgbuild", "dossier", str(tmp_path), "June Parker", "--format",
-                           "json"], text=True, capture_output=True, check=False, timeout=120)
+    done = run_cli("dossier", str(tmp_path), "June Parker", "--format", "json")
     assert done.returncode == 0, done.stderr
     dossier = json.loads(done.stdout)
     assert dossier["name"] == "June Parker"

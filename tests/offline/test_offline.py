@@ -137,6 +137,7 @@ def test_graph_is_schema_clean_and_every_fact_quotes_its_lines(which, request):
             assert quote_occurs(ev, scenes[ev.scene]), (fact, ev)
 
 
+@pytest.mark.slow
 def test_every_quote_of_the_bundled_example_occurs_in_its_lines(embedder):
     screenplay = read_screenplay(EXAMPLE)
     graph = extract_offline(screenplay, embedder=embedder)

@@ -15,6 +15,8 @@ from kgbuild.evaluation.stage_kg import score_movie
 from kgbuild.offline import extract_offline
 from kgbuild.readers import read_screenplay
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def embedder(tmp_path_factory):

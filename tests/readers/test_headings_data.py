@@ -18,6 +18,7 @@ _TIMELIKE = re.compile(r"\b(?:DAY|NIGHT|MORNING|EVENING|AFTERNOON|DAWN|DUSK|LATE
                        r"(?!\s+(?:STUDIOS?|ROOM|CLUB|SCHOOL|CARE|TIME)\b)")
 
 
+@pytest.mark.slow
 def test_no_location_part_is_a_time_or_a_note(shared_data: Path):
     bad = []
     for path in discover_inputs(shared_data):

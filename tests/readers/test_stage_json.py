@@ -56,6 +56,7 @@ def test_malformed_stage_json(tmp_path, content, message):
         read_screenplay(path, format=SourceFormat.STAGE_JSON)
 
 
+@pytest.mark.slow
 def test_every_shared_stage_script_has_one_scene_per_entry(shared_data):
     scripts = sorted(shared_data.glob("stage/*/*/script.json"))
     assert len(scripts) == 11

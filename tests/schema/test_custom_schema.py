@@ -4,8 +4,6 @@ the repairs, merging, the stores, the exports and the scores, from the command l
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +15,7 @@ from kgbuild.graph import entity_id, load_graph, relation_id, save_graph
 from kgbuild.loaders.embedded import run_query
 from kgbuild.model import Entity, Evidence, Relation, Scope
 from kgbuild.schema import SCHEMA_FILE, load_schema
+from tests.cli_in_process import run_cli
 
 REPO = Path(__file__).resolve().parent.parent.parent
 SCHEMA = REPO / "tests" / "fixtures" / "schema" / "people_places.json"
@@ -182,8 +181,7 @@ def test_a_broken_schema_file_is_one_line_naming_it(tmp_path):
     data = json.loads(SCHEMA.read_text())
     data["entity_types"][1]["role"] = "person"
     broken.write_text(json.dumps(data))
-    result = subprocess.run([sys.executable, "-m", "kgbuild", "build", str(ACADEMY), "-o", str(tmp_path / "o"),
-                             "--schema", str(broken)], capture_output=True, text=True, timeout=300, check=False)
+    result = run_cli("build", str(ACADEMY), "-o", str(tmp_path / "o"), "--schema", str(broken))
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr.strip().splitlines() == [
         f"kgbuild: error: {broken.resolve()}: not a valid kgbuild schema: schema: Value error, role 'person' is given "

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 from kgbuild.canonicalize.corrections import Correction, apply_corrections
-from kgbuild.graph import entity_id
-from kgbuild.model import Entity, Evidence, KnowledgeGraph, MovieInfo, Presence, PresenceMode, SceneRecord
+from kgbuild.model import Evidence, KnowledgeGraph, MovieInfo, Presence, PresenceMode, SceneRecord
+from tests.factories import ent, ev
 
 
 def _ev(line: int) -> Evidence:
-    return Evidence(scene=1, lines=(line, line), quote=f"line {line}", producer="rule:presence_shown")
+    """Scene 1's line `line`, seen by the presence rule."""
+    return ev(1, f"line {line}", lines=(line, line), producer="rule:presence_shown")
 
 
 def _graph() -> KnowledgeGraph:
-    people = [Entity(id=entity_id("Character", n), name=n, type="Character", scenes=[1], evidence=[_ev(1)])
-              for n in ("Neil", "Neil Perry", "Todd")]
+    people = [ent("Character", n, scenes=[1], evidence=[_ev(1)]) for n in ("Neil", "Neil Perry", "Todd")]
     presence = [Presence(character=people[0].id, mode=PresenceMode.MENTIONED, evidence=[_ev(5)]),
                 Presence(character=people[1].id, mode=PresenceMode.PRESENT, evidence=[_ev(2)]),
                 Presence(character=people[2].id, mode=PresenceMode.PRESENT, evidence=[_ev(3)])]

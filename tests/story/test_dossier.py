@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 from kgbuild.graph import save_graph
 from kgbuild.readers.cues import normalize_name
@@ -18,6 +16,7 @@ from kgbuild.story.dossier import (
     top_characters,
 )
 from kgbuild.story.render import dossier_markdown
+from tests.cli_in_process import Ran, run_cli
 
 
 def _dialogue(screenplay, line: Line) -> str:
@@ -79,9 +78,8 @@ def test_top_characters_by_degree_and_the_cli(story_build, tmp_path):
     save_graph(story_build.graph, tmp_path / "graph.json")
     (tmp_path / "screenplay.json").write_text(story_build.screenplay.model_dump_json(), encoding="utf-8")
 
-    def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "kgbuild", "dossier", str(tmp_path), *args], text=True,
-                              capture_output=True, check=False, timeout=120)
+    def run(*args: str) -> Ran:
+        return run_cli("dossier", str(tmp_path), *args)
 
     one = run("clara", "--format", "json")
     assert one.returncode == 0, one.stderr
@@ -111,8 +109,7 @@ def test_top_dossiers_of_characters_with_very_long_names(story_build, tmp_path):
         e.model_copy(update={"name": long_names.get(e.id, e.name)}) for e in story_build.graph.entities]})
     save_graph(graph, tmp_path / "graph.json")
     (tmp_path / "screenplay.json").write_text(story_build.screenplay.model_dump_json(), encoding="utf-8")
-    top = subprocess.run([sys.executable, "-m", "kgbuild", "dossier", str(tmp_path), "--top", "3"], text=True,
-                         capture_output=True, check=False, timeout=120)
+    top = run_cli("dossier", str(tmp_path), "--top", "3")
     assert top.returncode == 0, top.stderr
     written = sorted((tmp_path / "dossiers").iterdir())
     assert len(written) == 6 and all(len(p.name.encode("utf-8")) <= MAX_FILE_STEM_BYTES + 5 for p in written)

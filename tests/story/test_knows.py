@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 from kgbuild.errors import InputError
 from kgbuild.graph import save_graph
 from kgbuild.story.knows import Label, knows
+from tests.cli_in_process import Ran, run_cli
 
 BURNS, HIDES = "Anna burns the letter", "Anna hides the key"
 
@@ -73,9 +72,8 @@ def test_unknown_names_list_close_ones_and_a_graph_without_scenes_is_refused(sto
 def test_the_cli_answers_in_json_and_as_a_table(story_build, tmp_path):
     path = save_graph(story_build.graph, tmp_path / "graph.json")
 
-    def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "kgbuild", "knows", str(tmp_path), *args], text=True,
-                              capture_output=True, check=False, timeout=120)
+    def run(*args: str) -> Ran:
+        return run_cli("knows", str(tmp_path), *args)
 
     data = json.loads(run("ben", "--scene", "3", "--question-about", BURNS.lower(), "--format", "json").stdout)
     assert [(i["name"], i["label"]) for i in data["items"]] == [(BURNS, "past-presence")]

@@ -27,6 +27,7 @@ from kgbuild.model import (
 from kgbuild.readers import read_screenplay
 from kgbuild.view import write_view
 from kgbuild.view.browser import BrowserMissingError, find_chromium, headless_chromium
+from tests.factories import ev
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "lizard-people.fountain"
@@ -35,7 +36,7 @@ CACHE = Path("/tmp/kgcache")
 
 
 def _evidence(scene: int, quote: str) -> list[Evidence]:
-    return [Evidence(scene=scene, lines=(scene * 10, scene * 10), quote=quote, producer="rule:test")]
+    return [ev(scene, quote, lines=(scene * 10, scene * 10))]
 
 
 def small_story() -> tuple[KnowledgeGraph, Screenplay]:

@@ -6,6 +6,8 @@ import pytest
 
 from kgbuild.benchmarks.view import bench_view, format_view_bench
 
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
 
 @pytest.mark.shared_data
 def test_the_view_benchmark_times_the_example_and_the_largest_reference(chromium_ready, cache_env, shared_data,

@@ -19,6 +19,8 @@ from kgbuild.paths import VIEW_FILE
 from kgbuild.view.browser import console_errors, open_page
 from kgbuild.view.data import first_scene
 
+pytestmark = pytest.mark.browser
+
 PAGES = ["example_build", pytest.param("stage_build", marks=pytest.mark.shared_data),
          pytest.param("stage_reference", marks=pytest.mark.shared_data)]
 #: Pages whose facts carry evidence (the STAGE reference graphs record none).
