@@ -37,8 +37,7 @@ from kgbuild.ask.retrieve import retrieve
 from kgbuild.ask.story_index import StoryIndex
 from kgbuild.ask.types import Answer, AskResult
 from kgbuild.embeddings import Embedder
-from kgbuild.errors import InputError
-from kgbuild.evaluation.qa_eval import QAItem, gold_scenes, strip_pointer
+from kgbuild.evaluation.qa_eval import QAItem, gold_scenes, scene_contents, strip_pointer
 from kgbuild.llm.client import LLMClient
 from kgbuild.llm.factory import open_llm_client, raise_pending
 from kgbuild.llm.settings import LLMSettings
@@ -131,10 +130,7 @@ def prepare_movie(index: StoryIndex, items: Iterable[QAItem], *, titles: list[st
     Raises:
         InputError: the titles do not match the build's scenes one for one.
     """
-    if len(titles) != index.scene_count:
-        raise InputError(f"the script has {len(titles)} scenes and the build {index.scene_count}: the questions "
-                         "must belong to the script the build was made from")
-    contents = ["\n".join(line.text for line in lines) for lines in index.scene_lines]
+    contents = scene_contents(index, titles)
     language = "Chinese" if index.chinese else "English"
     return [PreparedQuestion(item=item, movie=movie, language=language, gold=gold_scenes(item, titles, contents),
                              index=index,

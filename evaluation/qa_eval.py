@@ -113,6 +113,18 @@ def script_titles(path: str | os.PathLike[str]) -> list[str]:
     return [str(entry.get("title", "")).strip() for entry in json.loads(Path(path).read_text(encoding="utf-8"))]
 
 
+def scene_contents(index: StoryIndex, titles: list[str]) -> list[str]:
+    """The text of every scene of the build, in order, for telling scenes with the same content.
+
+    Raises:
+        InputError: the titles do not match the build's scenes one for one.
+    """
+    if len(titles) != index.scene_count:
+        raise InputError(f"the script has {len(titles)} scenes and the build {index.scene_count}: the questions "
+                         "must belong to the script the build was made from")
+    return ["\n".join(line.text for line in lines) for lines in index.scene_lines]
+
+
 def gold_scenes(item: QAItem, titles: list[str], contents: list[str]) -> list[int]:
     """1-based scenes that answer `item`: the titled ones and every scene with the same content."""
     named = {i for i, title in enumerate(titles) if title in set(item.scenes)}
@@ -207,10 +219,7 @@ def evaluate_movie(index: StoryIndex, items: Iterable[QAItem], *, titles: list[s
     Raises:
         InputError: the titles do not match the build's scenes one for one.
     """
-    if len(titles) != index.scene_count:
-        raise InputError(f"the script has {len(titles)} scenes and the build {index.scene_count}: the questions "
-                         "must belong to the script the build was made from")
-    contents = ["\n".join(line.text for line in lines) for lines in index.scene_lines]
+    contents = scene_contents(index, titles)
     baselines = _Baselines(index, embedder)
     language = "Chinese" if index.chinese else "English"
     rows = []

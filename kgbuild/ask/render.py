@@ -63,7 +63,8 @@ def result_lines(result: AskResult) -> list[str]:
     return [f"Question{bound}: {result.question}", *answer, *([""] if answer else []), *evidence_lines(result)]
 
 
-def _cell(value: Any) -> str:
+def cell_text(value: Any) -> str:
+    """A query result's value as one table cell: nothing for null, JSON for a list or a map."""
     if value is None:
         return ""
     if isinstance(value, (list, dict)):
@@ -81,7 +82,7 @@ def cypher_lines(answer: CypherAnswer) -> list[str]:
     if answer.error is not None:
         return out
     out += ["", " | ".join(answer.columns)]
-    out += [" | ".join(_cell(v) for v in row) for row in answer.rows]
+    out += [" | ".join(cell_text(v) for v in row) for row in answer.rows]
     count = len(answer.rows)
     out.append(f"{count} row{'' if count == 1 else 's'}" + (" (more were cut)" if answer.truncated else ""))
     return out

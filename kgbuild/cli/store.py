@@ -14,6 +14,7 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
+from kgbuild.ask.render import cell_text
 from kgbuild.cli.console import stdout_console
 from kgbuild.cli.options import schema_option
 from kgbuild.graph import graph_file, load_graph
@@ -45,14 +46,6 @@ def _read_graph(path: Path) -> tuple[KnowledgeGraph, Path]:
     return load_graph(file), file
 
 
-def _cell(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, (list, dict)):
-        return json.dumps(value, ensure_ascii=False)
-    return str(value)
-
-
 def _show_result(result: QueryResult, fmt: str) -> None:
     if fmt == "json":
         click.echo(json.dumps(result.as_dicts(), ensure_ascii=False, indent=1, default=str))
@@ -60,7 +53,7 @@ def _show_result(result: QueryResult, fmt: str) -> None:
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(result.columns)
-        writer.writerows([_cell(v) for v in row] for row in result.rows)
+        writer.writerows([cell_text(v) for v in row] for row in result.rows)
         click.echo(buffer.getvalue(), nl=False)
     else:
         count = len(result.rows)
@@ -68,7 +61,7 @@ def _show_result(result: QueryResult, fmt: str) -> None:
         for column in result.columns:
             table.add_column(escape(column))
         for row in result.rows:
-            table.add_row(*(escape(_cell(v)) for v in row))
+            table.add_row(*(escape(cell_text(v)) for v in row))
         stdout_console().print(table)
 
 
