@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from kgbuild.embeddings import default_embedder
 from kgbuild.errors import OutputError
 from kgbuild.graph import load_graph
 from kgbuild.output import BUILD_FILES, write_build
@@ -17,14 +16,14 @@ from tests.cli_in_process import Ran, run_cli
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "offline" / "harbour.fountain"
 
 
-def run(*args: str, env_cache: Path) -> Ran:
-    """`kgbuild ARGS` in this process (tests/cli_in_process.py), its embedding cache in `env_cache`."""
-    return run_cli(*args, env={"KGBUILD_CACHE_DIR": str(env_cache)})
+def run(*args: str) -> Ran:
+    """`kgbuild ARGS` in this process (tests/cli_in_process.py), with the session's embedding cache."""
+    return run_cli(*args)
 
 
 def test_build_writes_graph_screenplay_report_and_graphml(tmp_path):
     out = tmp_path / "out"
-    result = run("build", str(FIXTURE), "-o", str(out), env_cache=tmp_path / "cache")
+    result = run("build", str(FIXTURE), "-o", str(out))
     assert result.returncode == 0, result.stderr
     assert sorted(p.name for p in out.iterdir()) == sorted([*BUILD_FILES, "merge_log.jsonl"])
     graph = load_graph(out / "graph.json")
@@ -47,14 +46,14 @@ def test_build_refuses_bad_input_and_writes_nothing(tmp_path):
     src = tmp_path / "novel.txt"
     src.write_text("It was a dark and stormy night. " * 400)
     out = tmp_path / "out"
-    result = run("build", str(src), "-o", str(out), env_cache=tmp_path / "cache")
+    result = run("build", str(src), "-o", str(out))
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert "screenplay" in result.stderr
     assert not out.exists() or not any(out.iterdir())
 
 
-def test_failed_write_leaves_no_complete_looking_output(tmp_path, monkeypatch):
-    state = run_build(FIXTURE, BuildOptions(embedder=default_embedder(tmp_path / "cache")))
+def test_failed_write_leaves_no_complete_looking_output(tmp_path, monkeypatch, embedder):
+    state = run_build(FIXTURE, BuildOptions(embedder=embedder))
 
     def broken(*args, **kwargs):
         raise OSError("disk full")
@@ -66,8 +65,8 @@ def test_failed_write_leaves_no_complete_looking_output(tmp_path, monkeypatch):
     assert not out.exists()  # no graph.json, no staging folder left behind, not even the folder it made
 
 
-def test_rebuild_replaces_previous_output(tmp_path):
-    options = BuildOptions(embedder=default_embedder(tmp_path / "cache"))
+def test_rebuild_replaces_previous_output(tmp_path, embedder):
+    options = BuildOptions(embedder=embedder)
     out = tmp_path / "out"
     (out).mkdir()
     (out / "graph.json").write_text("stale")
@@ -79,24 +78,22 @@ def test_rebuild_replaces_previous_output(tmp_path):
 @pytest.mark.slow
 def test_build_folder_holds_a_queryable_store_with_the_graph(tmp_path):
     out = tmp_path / "out"
-    result = run("build", str(FIXTURE), "-o", str(out), env_cache=tmp_path / "cache")
+    result = run("build", str(FIXTURE), "-o", str(out))
     assert result.returncode == 0, result.stderr
     graph = load_graph(out / "graph.json")
-    query = run("query", "MATCH (n) RETURN count(n) AS nodes", "--db", str(out), "--format", "json",
-                env_cache=tmp_path / "cache")
+    query = run("query", "MATCH (n) RETURN count(n) AS nodes", "--db", str(out), "--format", "json")
     assert query.returncode == 0, query.stderr
     # A node per entity and per scene (the scene layer).
     assert json.loads(query.stdout)[0]["nodes"] == len(graph.entities) + len(graph.scenes) == len(graph.entities) + 3
     speakers = run("query", "MATCH (c:Character) RETURN c.name AS name ORDER BY name", "--db", str(out),
-                   "--format", "json", env_cache=tmp_path / "cache")
+                   "--format", "json")
     assert [row["name"] for row in json.loads(speakers.stdout)] == ["Margo Vance", "Teddy Brake"]
 
 
 def test_build_to_neo4j_needs_a_password_before_any_work(tmp_path, monkeypatch):
     monkeypatch.delenv("NEO4J_PASSWORD", raising=False)
     out = tmp_path / "out"
-    result = run("build", str(FIXTURE), "-o", str(out), "--neo4j", "bolt://127.0.0.1:7687",
-                 env_cache=tmp_path / "cache")
+    result = run("build", str(FIXTURE), "-o", str(out), "--neo4j", "bolt://127.0.0.1:7687")
     assert result.returncode == 2 and "NEO4J_PASSWORD" in result.stderr
     assert not out.exists()
 
@@ -104,8 +101,7 @@ def test_build_to_neo4j_needs_a_password_before_any_work(tmp_path, monkeypatch):
 def test_build_to_an_unreachable_neo4j_keeps_the_local_build_and_says_why(tmp_path, monkeypatch):
     monkeypatch.setenv("NEO4J_PASSWORD", "secret")
     out = tmp_path / "out"
-    result = run("build", str(FIXTURE), "-o", str(out), "--neo4j", "bolt://127.0.0.1:9",
-                 env_cache=tmp_path / "cache")
+    result = run("build", str(FIXTURE), "-o", str(out), "--neo4j", "bolt://127.0.0.1:9")
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert "127.0.0.1:9" in result.stderr
     assert (out / "graph.json").exists() and (out / "graph.lbdb").exists()

@@ -53,8 +53,8 @@ def blocker(tmp_path: Path) -> Path:
 
 
 @pytest.mark.slow
-def test_unwritable_outputs_fail_before_any_work_with_one_line(tmp_path, blocker):
-    cache = tmp_path / "cache"
+def test_unwritable_outputs_fail_before_any_work_with_one_line(tmp_path, blocker, embedding_cache):
+    cache = embedding_cache
     graph_dir = tmp_path / "g"
     assert run("build", str(HARBOUR), "-o", str(graph_dir), "-q", cache=cache).returncode == 0
     cases = [
@@ -87,8 +87,8 @@ def test_errors_come_without_an_empty_progress_bar(tmp_path):
 
 
 @pytest.mark.slow
-def test_a_folder_holding_another_movie_is_not_replaced_without_force(tmp_path):
-    cache, out = tmp_path / "cache", tmp_path / "out"
+def test_a_folder_holding_another_movie_is_not_replaced_without_force(tmp_path, embedding_cache):
+    cache, out = embedding_cache, tmp_path / "out"
     assert run("build", str(HARBOUR), "-o", str(out), "-q", cache=cache).returncode == 0
     before = (out / "graph.json").read_bytes()
     other = run("build", str(ACADEMY), "-o", str(out), "-q", cache=cache)
@@ -111,8 +111,8 @@ def _stage_copy(shared_data: Path, tmp_path: Path, language: str, index: int, sc
 
 @pytest.mark.shared_data
 @pytest.mark.slow
-def test_movie_ids_follow_one_rule_and_two_movies_share_a_store(shared_data, tmp_path):
-    cache = tmp_path / "cache"
+def test_movie_ids_follow_one_rule_and_two_movies_share_a_store(shared_data, tmp_path, embedding_cache):
+    cache = embedding_cache
     first, second = _stage_copy(shared_data, tmp_path, "English", 0), _stage_copy(shared_data, tmp_path, "English", 1)
     for movie in (first, second):
         assert run("build", str(movie / "script.json"), "-o", str(tmp_path / "b" / movie.name), "-q",
@@ -145,8 +145,8 @@ def _built(script: Path, out: Path, cache: Path, *extra: str) -> Path:
 
 
 @pytest.mark.slow
-def test_merge_on_a_build_folder_rewrites_the_whole_folder_and_the_log_grows(tmp_path):
-    cache, out = tmp_path / "cache", tmp_path / "out"
+def test_merge_on_a_build_folder_rewrites_the_whole_folder_and_the_log_grows(tmp_path, embedding_cache):
+    cache, out = embedding_cache, tmp_path / "out"
     assert run("build", str(SCOTTY), "-o", str(out), "-q", "--no-merge", cache=cache).returncode == 0
     assert {e.name for e in load_graph(out / "graph.json").entities if e.type == "Character"} == {"Scott", "Scotty"}
     merged = run("merge", str(out), cache=cache)

@@ -28,8 +28,8 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("cache")
+def cache(embedding_cache: Path) -> Path:
+    return embedding_cache
 
 
 @pytest.fixture(scope="module")
@@ -139,9 +139,8 @@ def test_a_second_build_into_a_held_folder_exits_2_naming_the_first_and_a_dead_o
 
 
 @pytest.fixture(scope="module")
-def states(cache: Path) -> dict:
+def states() -> dict:
     """Two builds made in this process (without merging: no embedder needed)."""
-    os.environ.setdefault("KGBUILD_CACHE_DIR", str(cache))
     return {"old": run_build(HARBOUR, BuildOptions(merge=False)), "new": run_build(ACADEMY, BuildOptions(merge=False))}
 
 

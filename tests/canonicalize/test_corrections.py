@@ -19,18 +19,12 @@ from kgbuild.canonicalize.corrections import (
 )
 from kgbuild.canonicalize.merge import MergeOptions, plan_merges
 from kgbuild.cli import cli
-from kgbuild.embeddings import CachedEmbedder, MiniLMEmbedder
 from kgbuild.errors import InputError
 from kgbuild.graph import load_graph
 from kgbuild.model import Entity, Evidence, KnowledgeGraph, MovieInfo, Scope
 from tests.factories import ent, ev, rel
 
 ACADEMY = Path(__file__).resolve().parent.parent / "fixtures" / "offline" / "academy.fountain"
-
-
-@pytest.fixture(scope="module")
-def embedder(tmp_path_factory):
-    return CachedEmbedder(MiniLMEmbedder(), tmp_path_factory.mktemp("emb"))
 
 
 def _ev(scene: int = 1) -> list[Evidence]:

@@ -3,8 +3,6 @@ grounded in evidence, logged once, and queryable in the embedded store."""
 
 from __future__ import annotations
 
-import pytest
-
 from kgbuild.canonicalize.merge import (
     LIFE_STAGE_PRODUCER,
     MergeLogEntry,
@@ -17,18 +15,12 @@ from kgbuild.canonicalize.merge import (
     merge_graph,
     plan_merges,
 )
-from kgbuild.embeddings import CachedEmbedder, MiniLMEmbedder
 from kgbuild.graph import GraphBuilder, relation_id
 from kgbuild.loaders.embedded import run_query, write_embedded
 from kgbuild.model import Entity, KnowledgeGraph, Scope, Screenplay, Source, SourceFormat
 from tests.factories import ev
 
 REASON = "'Young Edward' is 'Edward' at another life stage"
-
-
-@pytest.fixture(scope="module")
-def embedder(tmp_path_factory):
-    return CachedEmbedder(MiniLMEmbedder(), tmp_path_factory.mktemp("emb"))
 
 
 def big_fish() -> KnowledgeGraph:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from kgbuild.canonicalize.constraints import SpeakerIndex
 from kgbuild.canonicalize.merge import (
     MergeOptions,
@@ -15,7 +13,6 @@ from kgbuild.canonicalize.merge import (
     merge_graph,
     plan_merges,
 )
-from kgbuild.embeddings import CachedEmbedder, MiniLMEmbedder
 from kgbuild.graph import GraphBuilder
 from kgbuild.llm.client import LLMClient
 from kgbuild.llm.scripted import ScriptedBackend
@@ -31,11 +28,6 @@ from kgbuild.model import (
     SourceFormat,
 )
 from tests.factories import ev
-
-
-@pytest.fixture(scope="module")
-def embedder(tmp_path_factory):
-    return CachedEmbedder(MiniLMEmbedder(), tmp_path_factory.mktemp("emb"))
 
 
 def story() -> KnowledgeGraph:

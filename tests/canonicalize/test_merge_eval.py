@@ -8,7 +8,6 @@ from itertools import pairwise
 import pytest
 
 from kgbuild.benchmarks.merge import MergeBench, bench_clustering, format_merge_bench
-from kgbuild.embeddings import CachedEmbedder, MiniLMEmbedder
 from kgbuild.evaluation.merge_eval import (
     MentionSet,
     evaluate,
@@ -33,12 +32,11 @@ def test_pairwise_counts():
     assert macro([score, nothing])[0] == 0.5  # precision averaged where defined
 
 
-def test_evaluate_scores_the_offline_merge(tmp_path):
+def test_evaluate_scores_the_offline_merge(embedder):
     names = ["Robert Moseley", "Moseley", "MOSELEY", "Ann", "Young Ann", "Kitchen"]
     mentions = [Entity(id=f"m{i}", name=n, type="Location" if n == "Kitchen" else "Character",
                        scope=Scope.GLOBAL) for i, n in enumerate(names)]
     gold = ["moseley", "moseley", "moseley", "ann", "young ann", "kitchen"]
-    embedder = CachedEmbedder(MiniLMEmbedder(), tmp_path)
     [score] = evaluate([MentionSet(name="toy", mentions=mentions, gold=gold)], embedder)
     assert (score.gold_pairs, score.predicted_pairs, score.correct_pairs) == (3, 3, 3)
 

@@ -15,7 +15,6 @@ from kgbuild.canonicalize.adjudicate import AdjudicationReply, adjudicate_llm, b
 from kgbuild.canonicalize.llm_normalize import NormalizationReply, normalize_with_llm
 from kgbuild.canonicalize.merge import merge_graph_llm
 from kgbuild.cli import cli
-from kgbuild.embeddings import CachedEmbedder, MiniLMEmbedder
 from kgbuild.graph import load_graph, save_graph
 from kgbuild.llm.batch import import_batch_results
 from kgbuild.llm.cache import ResponseCache, cache_key, default_cache_path
@@ -37,11 +36,6 @@ from tests.cli_in_process import run_cli
 from tests.llm.extraction_helpers import batch_results, request_kind
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def embedder(tmp_path_factory):
-    return CachedEmbedder(MiniLMEmbedder(), tmp_path_factory.mktemp("emb"))
 
 
 def story_with_a_relative_reference() -> KnowledgeGraph:

@@ -1,4 +1,4 @@
-"""Fixtures shared by the corpus tests: one embedding cache, and the six scripts built by the process pool."""
+"""Fixtures shared by the corpus tests: the embedding cache, and the six scripts built by the process pool."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from tests.corpus.helpers import SCRIPTS, run_kgbuild
 
 
 @pytest.fixture(scope="package")
-def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One embedding cache for the corpus builds (the vectors are the same, cached or not)."""
-    return tmp_path_factory.mktemp("embedding-cache")
+def cache(embedding_cache: Path) -> Path:
+    """One embedding cache for the corpus builds, the session's (the vectors are the same, cached or not)."""
+    return embedding_cache
 
 
 @pytest.fixture(scope="package")

@@ -1,4 +1,3 @@
-from kgbuild.embeddings import default_embedder
 from kgbuild.evaluation.baselines import trivial_graph
 from kgbuild.evaluation.reference import load_any
 from kgbuild.evaluation.stage_kg import score_movie
@@ -42,10 +41,10 @@ def _reference_with_other_types() -> KnowledgeGraph:
                           entities=[margo, teddy, *others], relations=relations)
 
 
-def test_trivial_baseline_gets_no_object_or_concept_true_positives(fixtures, tmp_path):
+def test_trivial_baseline_gets_no_object_or_concept_true_positives(fixtures, embedder):
     g = trivial_graph(read_screenplay(fixtures / "stage" / "english_script.json"))
     s = score_movie(g, _reference_with_other_types(), renames={"Harbour Road": "Road Map"},
-                    embedder=default_embedder(tmp_path))
+                    embedder=embedder)
     rows = {t: (p.tp, p.fp, p.fn) for t, p in s.entity_types.items()}
     # Equal names across types do not match; the rename map grounds 'Harbour Road' to an Object,
     # and that true positive is the Location row's, the type the baseline predicted.
@@ -59,11 +58,11 @@ def test_trivial_baseline_gets_no_object_or_concept_true_positives(fixtures, tmp
 BIRTHDAY_GIRL = "en049957b3c0b54085baddbec23e00506c"
 
 
-def test_trivial_baseline_on_birthday_girl_scores_only_its_own_types(shared_data, tmp_path):
+def test_trivial_baseline_on_birthday_girl_scores_only_its_own_types(shared_data, embedder):
     folder = shared_data / "stage" / "English" / BIRTHDAY_GIRL
     reference, _, renames = load_any(folder)
     g = trivial_graph(read_screenplay(folder / "script.json"))
-    s = score_movie(g, reference, renames=renames, embedder=default_embedder(tmp_path), movie=BIRTHDAY_GIRL)
+    s = score_movie(g, reference, renames=renames, embedder=embedder, movie=BIRTHDAY_GIRL)
     assert {t for t, p in s.entity_types.items() if p.tp or p.fp} <= {"Character", "Location"}
     assert s.entity_types["Object"].tp == 0 and s.entity_types["Concept"].tp == 0
     assert s.entities.tp == sum(p.tp for p in s.entity_types.values())

@@ -9,7 +9,6 @@ import pytest
 from click.testing import CliRunner
 
 from kgbuild.cli.score import score as score_command
-from kgbuild.embeddings import default_embedder
 from kgbuild.errors import InputError
 from kgbuild.evaluation.reference import check_prediction, load_any
 from kgbuild.evaluation.stage_kg import CrossTypeMatch, MissedRelations, NamedOtherwise, ScoreOptions, score_movie
@@ -45,11 +44,6 @@ def predicted_graph():
     entities = [anna, *(loc for loc in locs if loc.id in kept), banana, elephant]
     return KnowledgeGraph(movie=MovieInfo(title="pred", language="en"),
                           entities=entities, relations=rels)
-
-
-@pytest.fixture(scope="module")
-def embedder(tmp_path_factory):
-    return default_embedder(tmp_path_factory.mktemp("embeddings"))
 
 
 def test_reference_against_itself_is_perfect(embedder):

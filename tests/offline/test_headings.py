@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from kgbuild.canonicalize.repairs import run_repairs
-from kgbuild.embeddings import CachedEmbedder, MiniLMEmbedder
 from kgbuild.model import Scene
 from kgbuild.offline import extract_offline
 from kgbuild.offline.containment import learn_containment
@@ -23,8 +22,7 @@ HEADINGS = Path(__file__).resolve().parent.parent / "fixtures" / "offline" / "he
 
 
 @pytest.fixture(scope="module")
-def graph(tmp_path_factory):
-    embedder = CachedEmbedder(MiniLMEmbedder(), tmp_path_factory.mktemp("emb"))
+def graph(embedder):
     return run_repairs(extract_offline(read_screenplay(HEADINGS), embedder=embedder))[0]
 
 
@@ -111,8 +109,7 @@ NOTES = HEADINGS.with_name("heading_notes.fountain")
 
 
 @pytest.fixture(scope="module")
-def notes_graph(tmp_path_factory):
-    embedder = CachedEmbedder(MiniLMEmbedder(), tmp_path_factory.mktemp("emb"))
+def notes_graph(embedder):
     return run_repairs(extract_offline(read_screenplay(NOTES), embedder=embedder))[0]
 
 

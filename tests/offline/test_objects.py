@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from kgbuild.canonicalize.repairs import run_repairs
-from kgbuild.embeddings import CachedEmbedder, MiniLMEmbedder
 from kgbuild.offline import extract_offline
 from kgbuild.offline.actions import action_noun, clauses
 from kgbuild.offline.chinese import things
@@ -24,8 +23,7 @@ LIGHTHOUSE = Path(__file__).resolve().parent.parent / "fixtures" / "offline" / "
 
 
 @pytest.fixture(scope="module")
-def lighthouse(tmp_path_factory):
-    embedder = CachedEmbedder(MiniLMEmbedder(), tmp_path_factory.mktemp("emb"))
+def lighthouse(embedder):
     return run_repairs(extract_offline(read_screenplay(LIGHTHOUSE), embedder=embedder))[0]
 
 

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from kgbuild.canonicalize.repairs import run_repairs
-from kgbuild.embeddings import CachedEmbedder, MiniLMEmbedder
 from kgbuild.evidence import quote_occurs
 from kgbuild.names import display_name
 from kgbuild.offline import extract_offline
@@ -25,11 +24,6 @@ HARBOUR = FIXTURES / "harbour.fountain"
 ACADEMY = FIXTURES / "academy.fountain"
 TEAHOUSE = FIXTURES / "teahouse_zh.json"
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "lizard-people.fountain"
-
-
-@pytest.fixture(scope="module")
-def embedder(tmp_path_factory):
-    return CachedEmbedder(MiniLMEmbedder(), tmp_path_factory.mktemp("emb"))
 
 
 def _build(path, embedder):

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from kgbuild.canonicalize.repairs import run_repairs
-from kgbuild.embeddings import CachedEmbedder, MiniLMEmbedder
 from kgbuild.offline import extract_offline
 from kgbuild.offline.phrases import noun_phrases
 from kgbuild.readers import read_screenplay
@@ -21,8 +20,7 @@ FERRY = Path(__file__).resolve().parent.parent / "fixtures" / "offline" / "ferry
 
 
 @pytest.fixture(scope="module")
-def ferry(tmp_path_factory):
-    embedder = CachedEmbedder(MiniLMEmbedder(), tmp_path_factory.mktemp("emb"))
+def ferry(embedder):
     return run_repairs(extract_offline(read_screenplay(FERRY), embedder=embedder))[0]
 
 

@@ -4,9 +4,6 @@ said of someone else shows no attitude toward the one who hears it."""
 
 from __future__ import annotations
 
-import pytest
-
-from kgbuild.embeddings import CachedEmbedder, MiniLMEmbedder
 from kgbuild.offline import extract_offline
 from kgbuild.readers import read_screenplay
 
@@ -151,11 +148,6 @@ COURTYARD = """1 厨房 夜 内
 
 小军：我弄死你妈呀！
 """
-
-
-@pytest.fixture(scope="module")
-def embedder(tmp_path_factory):
-    return CachedEmbedder(MiniLMEmbedder(), tmp_path_factory.mktemp("emb"))
 
 
 def _relations(tmp_path, text: str, name: str, embedder) -> set[tuple[str, str, str, int]]:

@@ -9,18 +9,12 @@ from __future__ import annotations
 import pytest
 
 from kgbuild.canonicalize.repairs import run_repairs
-from kgbuild.embeddings import CachedEmbedder, MiniLMEmbedder
 from kgbuild.evaluation.reference import check_prediction, load_any
 from kgbuild.evaluation.stage_kg import score_movie
 from kgbuild.offline import extract_offline
 from kgbuild.readers import read_screenplay
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def embedder(tmp_path_factory):
-    return CachedEmbedder(MiniLMEmbedder(), tmp_path_factory.mktemp("emb"))
 
 
 @pytest.mark.shared_data
