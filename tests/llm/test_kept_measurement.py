@@ -17,6 +17,7 @@ those verdicts too: the share of the misses the scenes support. The scripts and 
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
@@ -37,6 +38,12 @@ KEPT = Path(__file__).resolve().parents[1] / "fixtures" / "llm" / "kept"
 MEASURED = json.loads((KEPT / "measured.json").read_text(encoding="utf-8"))["sets"]
 
 
+@functools.cache
+def _words(script: Path, scenes: str) -> int:
+    """The words of `scenes` of `script` (the three sets of a language share one script: it is read once)."""
+    return script_words(read_screenplay(script), parse_scene_ranges(scenes))
+
+
 def _in_process(args: list[str], env: dict[str, str]) -> tuple[int, str]:
     """The rebuild's `kgbuild` commands, run in this process (tests/cli_in_process.py)."""
     ran = run_cli(*args, env=env)
@@ -49,8 +56,7 @@ def test_the_kept_answers_rebuild_the_measured_graph(name, shared_data, tmp_path
     build = [str(shared_data / measured["script"]), "--scenes", measured["scenes"], "--budget",
              str(measured["budget"]), "--llm-model", measured["model"]]
     # The words the tokens per 1,000 words of docs/results/llm-path.md divide by.
-    scenes = parse_scene_ranges(measured["scenes"])
-    assert script_words(read_screenplay(shared_data / measured["script"]), scenes) == measured["words"]
+    assert _words(shared_data / measured["script"], measured["scenes"]) == measured["words"]
     rebuilt = rebuild(read_kept(KEPT / f"{name}.jsonl"), build, tmp_path / "out", tmp_path / "cache", run=_in_process)
     assert (rebuilt.requests, rebuilt.prompt_tokens, rebuilt.completion_tokens) == (
         measured["requests"], measured["prompt_tokens"], measured["completion_tokens"])
