@@ -28,6 +28,12 @@ it (`Tom Van Allen`, not `Tom Van`), and a name opens after a joining word (`Liz
 owner` introduces BO). A surname is written with a capital ('Kirk here.' names no Kirk Here).
 An introduction of a group introduces no character: an age range (`LONGTIME FRIENDS, 40s to
 70s, mingle`) or a plural head noun (`LATINO MEN, 20's`; a word in -S followed by a plural verb).
+A name never runs over the end of a sentence (`a CANDLE. BARNES, 20-ish` introduces BARNES, and
+`an H-K. AN EXPLOSION, the thing` no one), nor holds a possessive (`MARCUS' FACE, a thin
+membrane` is Marcus's face). Capitals after an indefinite article are a description, not a
+name (`Kyle gets a GREEN BARCODE, the engineer ...`): they introduce someone only with an age
+(`a MIDDLE-AGED WOMAN, 60-something`, `a YOUNG BOY, 14`) or as a cue of the script (`An
+ENGINEER, a nice-looking, well-built young man` describes the cue ENGINEER).
 
 Chinese cues that came through OCR: a cue of one character that jieba does not read as a name
 and that the script uses fewer than five times (`一`, `老`, `于`: the rest of a broken cue) speaks
@@ -59,11 +65,22 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 # Smith) exits the car'); opening a sentence, also a dash and a description ('PRAETOR HIREN --
 # the head of ...'; inside a sentence a dash follows a loud verb: 'the ship ROCKS -- a blast').
 # The name opens its run of capitals: 'A CROWD LETTING OUT OF A MOVIE THEATER, the' is no one.
+# A name never runs over the end of a sentence: a word keeps a period after it only as an
+# initial or a title ('J.R.', 'DR.'), so 'a CANDLE. BARNES, 20-ish' introduces BARNES.
 _DESCRIBED = (r"(?:\d|mid|early|late|about|around|a |an |the |his |her |in h"
               r"|twent|thirt|fort|fift|sixt|sevent|eight|ninet|young|old|elderly|teen)")
-_CAPS_NAME = r"((?:[A-Z][A-Z'’.\-]+)(?:\s+(?:[A-Z][A-Z'’.\-]+|[A-Z]\.)){0,3})"
+_ABBREVIATION = (r"(?:(?:[A-Z]\.)+|(?:MR|MRS|MS|DR|ST|JR|SR|LT|SGT|COL|GEN|CPT|CAPT|PROF|REV|DET|MAJ|CPL|PVT"
+                 r"|GOV|SEN|AGT|OFC)\.)")
+_CAPS_WORD = rf"(?:{_ABBREVIATION}|[A-Z][A-Z'’\-]+(?:\.[A-Z][A-Z'’\-]+)*)"
+_CAPS_NAME = rf"({_CAPS_WORD}(?:\s+{_CAPS_WORD}){{0,3}})"
+# An age after an introduction ('MIDDLE-AGED WOMAN, 60-something', 'YOUNG BOY (14)').
+_AGED = re.compile(r"\s*(?:\(\s*\d|,\s*(?:about\s+|around\s+|in\s+h(?:is|er)\s+)?"
+                   r"(?:\d|mid|early|late|twent|thirt|fort|fift|sixt|sevent|eight|ninet|teen))", re.IGNORECASE)
+# An indefinite article right before a run of capitals, or opening it.
+_ARTICLE_BEFORE = re.compile(r"(?:^|\W)(?:a|an|A|An|AN)\s+$")
+_ARTICLES = frozenset({"A", "AN"})
 _INTRO = re.compile(
-    rf"(?<![A-Z]\s)\b{_CAPS_NAME}"
+    rf"(?<![A-Z]\s)(?<![\w'’.])(?<!\w-){_CAPS_NAME}"
     r"(?=\s*(?:\(\s*\d|\(\s*[A-Z][a-z'’\-]+(?:\s+(?:[A-Z]\.|[A-Z][a-z'’\-]+)){1,3}\s*[),]"
     rf"|,\s*{_DESCRIBED}))"
 )
@@ -80,14 +97,15 @@ _NOT_NAMES = {
 
 
 def plausible_name(name: str) -> bool:
-    """False for cues and capitalised phrases that cannot be a character's name."""
+    """False for cues and capitalised phrases that cannot be a character's name: a possessive is
+    an owner's, and what follows it the owner's ("MARCUS' FACE" is Marcus's face, no one)."""
     if _CJK.search(name):
         return 1 <= len(name) <= 8
     tokens = name.replace("’", "'").upper().split()
     return (
         1 <= len(tokens) <= 3
         and len(name) >= 2
-        and not any(t in NOT_IN_NAMES or t.endswith("'S") for t in tokens)
+        and not any(t in NOT_IN_NAMES or t.endswith(("'S", "S'")) for t in tokens)
     )
 
 
@@ -147,6 +165,7 @@ def _a_group(name: str, after: str, before: str = "") -> bool:
 
 def _introductions(screenplay: Screenplay) -> dict[str, tuple[int, str]]:
     found: dict[str, tuple[int, str]] = {}
+    cues = {e.speaker for s in screenplay.scenes for e in s.elements if e.kind is ElementKind.CHARACTER and e.speaker}
     for scene in screenplay.scenes:
         for el in scene.elements:
             if el.kind is not ElementKind.ACTION:
@@ -155,10 +174,13 @@ def _introductions(screenplay: Screenplay) -> dict[str, tuple[int, str]]:
                 tokens = m.group(1).replace("’", "'").split()
                 while tokens and tokens[0] in FUNCTION_WORDS:  # 'Liz AND BO, the owner' is BO
                     tokens = tokens[1:]
+                described = bool(_ARTICLE_BEFORE.search(el.text[:m.start()])) or bool(tokens) and tokens[0] in _ARTICLES
+                tokens = tokens[1:] if tokens and tokens[0] in _ARTICLES else tokens
                 name = " ".join(tokens).strip(".-'")
                 tokens = name.split()
                 if not plausible_name(name) or any(t in _NOT_NAMES for t in tokens) \
-                        or _a_group(name, el.text[m.end():], el.text[:m.start()]):
+                        or _a_group(name, el.text[m.end():], el.text[:m.start()]) \
+                        or described and m.re is not _NAMED and name not in cues and not _AGED.match(el.text[m.end():]):
                     continue
                 sentence_end = el.text.find(".", m.end())
                 context = el.text[m.start(): sentence_end + 1 if sentence_end > 0 else None]

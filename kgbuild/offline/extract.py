@@ -13,7 +13,9 @@ Each rule names the evidence it reads and emits nothing without it (producer 'ru
   print, nor said to be gone, nor only named by a question, a condition, a supposition or a past
   relative clause, `kgbuild.offline.scenes.scene_sights`);
   with the heading: `present_in_heading_place` (located_at), `present_in_stated_year` (present_on
-  a year the heading or a title card gives). Who the action shows at another place ('OUTSIDE -
+  a year the heading or a title card gives). Where the heading names two places each with its own
+  INT./EXT. (an intercut), `present_at_side`: located_at the side the text puts a character at
+  (`kgbuild.offline.sides`), none where it does not say. Who the action shows at another place ('OUTSIDE -
   ...' in an interior, seen through a window, '老师乙在屋外敲门') is in the scene but not at its
   heading's place; so is who is first shown or heard after an intercut with another place
   ('INTERCUT WITH:'). In Chinese scenes (`_presence`) who is first shown
@@ -100,6 +102,7 @@ from kgbuild.offline.scenes import (
     scene_sights,
 )
 from kgbuild.offline.selection import assemble
+from kgbuild.offline.sides import placed_sides
 from kgbuild.offline.stoplists import (
     AMBIENCE,
     BODY_PARTS,
@@ -209,16 +212,15 @@ def _phrase_types(read: dict[int, list[ActionSentence]], typer: PhraseTyper,
     return out
 
 
-def _heading(facts: Facts, scene: Scene, headings: HeadingPlaces) -> tuple[list[Ref], list[Ref], Evidence | None]:
-    """The heading's places (outermost first) and time points, and its evidence; `part_of`
-    only where the script's headings show which place holds which."""
+def _heading(facts: Facts, scene: Scene, headings: HeadingPlaces) -> tuple[dict[str, Ref], list[Ref], Evidence | None]:
+    """The heading's places (by name, outermost first) and time points, and its evidence;
+    `part_of` only where the script's headings show which place holds which."""
     index = scene.index
     place_ev = heading_evidence(scene, "rule:heading_place")
     if place_ev is None:
-        return [], [], None
+        return {}, [], None
     refs = {p: facts.mention("place", display_name(p), index, "heading_place", [place_ev])
             for p in headings.places(scene)}
-    places = list(refs.values())
     part_ev = place_ev.model_copy(update={"producer": "rule:heading_part_of"})
     for inner, outer in headings.part_of(scene):
         facts.relate(refs[inner], "part_of", refs[outer], index, "heading_part_of", [part_ev],
@@ -232,7 +234,7 @@ def _heading(facts: Facts, scene: Scene, headings: HeadingPlaces) -> tuple[list[
             for year in years(el.text):
                 times.append(facts.mention("time", year, index, "title_card_year",
                                            [_ev(scene, el, el.text, "title_card_year")]))
-    return places, times, place_ev
+    return refs, times, place_ev
 
 
 # Chinese action telling of a phone call ('程勇接起电话', '电话铃声响起').
@@ -530,10 +532,14 @@ def _action(facts: Facts, scene: Scene, script: _Script, sents: list[ActionSente
 
 def _add_scene(facts: Facts, scene: Scene, script: _Script, events: Counter[str]) -> None:
     index = scene.index
-    places, times, heading_ev = _heading(facts, scene, script.headings)
+    by_name, times, heading_ev = _heading(facts, scene, script.headings)
+    places = list(by_name.values())
     sents = script.sentences.get(index, [])
     speeches = scene_speeches(scene, script.cast)
     present, at_heading, through = _presence(scene, speeches, sents)
+    sides = script.headings.sides(scene) if places else []
+    # Two places, each its own INT./EXT. (an intercut): where each one is, only the text says.
+    placed = placed_sides(scene, sides, sents, speeches) if len(sides) > 1 else {}
     refs: dict[str, Ref] = {}
     for name, evidence in through.items():  # heard or seen through a medium: in the story, not at the place
         refs[name] = script.character(facts, name, index, evidence.producer.removeprefix("rule:"), [evidence])
@@ -542,7 +548,13 @@ def _add_scene(facts: Facts, scene: Scene, script: _Script, events: Counter[str]
         refs[name] = script.character(facts, name, index, rule, [evidence])
         if heading_ev is None:
             continue
-        for place in places if name in at_heading else ():
+        for side, (el, quote) in placed.get(name, {}).items():
+            for where in sides[side]:
+                facts.relate(refs[name], "located_at", by_name[where], index, "present_at_side",
+                             [heading_ev.model_copy(update={"producer": "rule:present_at_side"}),
+                              _ev(scene, el, quote, "present_at_side")],
+                             name="is in", persistence=Persistence.MOMENTARY)
+        for place in places if name in at_heading and len(sides) < 2 else ():
             facts.relate(refs[name], "located_at", place, index, "present_in_heading_place",
                          [heading_ev.model_copy(update={"producer": "rule:present_in_heading_place"}),
                           at_heading[name].model_copy(update={"producer": "rule:present_in_heading_place"})],
@@ -569,7 +581,8 @@ def _add_scene(facts: Facts, scene: Scene, script: _Script, events: Counter[str]
     if is_chinese(scene):
         chinese.add_chinese_sentences(facts, scene, sents, script.names)
     else:
-        _action(facts, scene, script, sents, refs, places[-1] if places else None, events)
+        # An event's place is the scene's innermost, where the heading names one place only.
+        _action(facts, scene, script, sents, refs, places[-1] if places and len(sides) < 2 else None, events)
 
 
 def collect_facts(screenplay: Screenplay, embedder: Embedder,

@@ -36,6 +36,11 @@ Places joined by a slash in a heading ('县长卧室/县衙院内', the bedroom 
 settings of one scene: neither holds the other, and each is read with the heading's other
 places without its alternative (`_settings`).
 
+A heading that names two places each with its own INT./EXT. ('INT. JUDY'S FLAT/INT. WASHINGTON
+AIRPORT', the two sides of an intercut; `kgbuild.readers.headings.Heading.sides`) has two sides:
+each is cleaned and ordered as a heading of its own, neither holds the other, and where a
+character is, the scene's text says (`HeadingPlaces.sides`, `kgbuild.offline.sides`).
+
 A part that recurs at the end of many headings is not for that a time or continuity slot: in
 the scripts measured it is as often a city ('-- PHOENIX', '-- EL PASO'), a room found in many
 buildings (HALLWAY, BRIDGE) or an open place (SPACE), so only the forms above are taken out.
@@ -53,7 +58,7 @@ from kgbuild.model import ElementKind, Scene, Screenplay
 from kgbuild.offline.containment import REGION, WAY, Containment, key, learn_containment, size
 from kgbuild.offline.phrases import ING_NOUNS
 from kgbuild.offline.stoplists import FIXTURES, PLACE_HEADS, word_set
-from kgbuild.readers.headings import is_camera_note
+from kgbuild.readers.headings import is_camera_note, parse_english_heading
 from kgbuild.timewords import HEADING_TIMES, TIME_OF_DAY_WORDS
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -213,7 +218,19 @@ def heading_places(scene: Scene, places_seen: frozenset[str] = frozenset(),
     Example: 'INT. APARTMENT, CHICAGO - NIGHT' -> ['CHICAGO', 'APARTMENT'];
     'EXT. CEMETERY / GRAVESIDE' -> ['CEMETERY']; 'INT. JOE'S CAR - DRIVING' -> ["JOE'S CAR"].
     """
-    return sorted(_cleaned(scene, places_seen, people, speakers), key=_guessed_size, reverse=True)
+    return sorted((p for side in _sides(scene) for p in _cleaned(side, places_seen, people, speakers)),
+                  key=_guessed_size, reverse=True)
+
+
+def _sides(scene: Scene) -> list[Scene]:
+    """The scene once for each side of a heading that names two places each with its own INT./EXT.
+    ('INT. JUDY'S FLAT/INT. WASHINGTON AIRPORT'), its location that side's places; else the scene."""
+    if scene.int_ext is None or _CJK.search(scene.heading or ""):
+        return [scene]
+    sides = parse_english_heading(scene.heading).sides
+    if len(sides) < 2 or [p for side in sides for p in side] != scene.location:
+        return [scene]  # one place, or one side already
+    return [scene.model_copy(update={"location": side}) for side in sides]
 
 
 # 'TED AND STELLA', 'ON BONES', 'KIRK, SPOCK': names joined, after a camera's 'ON'.
@@ -303,7 +320,8 @@ class HeadingPlaces:
 
     def places(self, scene: Scene) -> list[str]:
         """The scene's places, outermost first: by what the script shows where it shows it, by
-        a guess of their sizes elsewhere. The last is where the scene is."""
+        a guess of their sizes elsewhere. The last is where the scene is, unless its heading has
+        two sides (`sides`)."""
         guess = heading_places(scene, self.places_seen, self.people, self.speakers)
         inside = set(self.part_of(scene))
         places: list[str] = []
@@ -313,12 +331,21 @@ class HeadingPlaces:
             guess.remove(outermost)
         return places
 
+    def sides(self, scene: Scene) -> list[list[str]]:
+        """The places of each side of the scene's heading, outermost first (`places` of each): one
+        side for a heading of one place, two for 'INT. JUDY'S FLAT/INT. WASHINGTON AIRPORT'."""
+        split = _sides(scene)
+        if len(split) == 1:
+            return [self.places(scene)]
+        return [side for side in map(self.places, split) if side]
+
     def part_of(self, scene: Scene) -> list[tuple[str, str]]:
-        """(inner, outer) for the scene's places whose order the script shows."""
+        """(inner, outer) for the scene's places whose order the script shows (within a side)."""
         found: list[tuple[str, str]] = []
-        for setting in _settings(scene, _cleaned(scene, self.places_seen, self.people, self.speakers)):
-            found += [pair for pair in self.containment.part_of(setting, interior=scene.int_ext == "INT")
-                      if pair not in found]
+        for side in _sides(scene):
+            for setting in _settings(side, _cleaned(side, self.places_seen, self.people, self.speakers)):
+                found += [pair for pair in self.containment.part_of(setting, interior=scene.int_ext == "INT")
+                          if pair not in found]
         return found
 
 
@@ -336,6 +363,6 @@ def learn_heading_places(screenplay: Screenplay) -> HeadingPlaces:
     speakers = frozenset(key(e.speaker) for s in screenplay.scenes for e in s.elements
                          if e.kind == ElementKind.CHARACTER and e.speaker and not _CJK.search(e.speaker))
     people = speakers - openers
-    headings = ((setting, s.int_ext) for s in screenplay.scenes
-                for setting in _settings(s, _cleaned(s, seen, people, speakers)))
+    headings = ((setting, s.int_ext) for s in screenplay.scenes for side in _sides(s)
+                for setting in _settings(side, _cleaned(side, seen, people, speakers)))
     return HeadingPlaces(learn_containment(headings), seen, people, speakers)
