@@ -30,6 +30,7 @@ from kgbuild.offline.facts import Facts
 from kgbuild.offline.scenes import ActionSentence
 from kgbuild.offline.zh_words import NAME as _NAME
 from kgbuild.offline.zh_words import in_dictionary, words
+from kgbuild.zh_lexicon import BODY_PARTS
 
 CLAUSE_SPLIT = re.compile(r"[，。！？；：、,!?;:…（）()“”\"「」《》\s]+")
 _CJK_WORD = re.compile(r"^[\u3400-\u9fff]+$")
@@ -70,13 +71,7 @@ _NOT_PLACES = frozenset({
     "工作台", "梳妆台", "窗台", "手术台", "操作台", "灶台", "柜台", "吧台",
 })
 # Body parts: neither places nor things ('腰间', '劫匪的腹部', '刘波的脑袋').
-_BODY = frozenset({
-    "头", "脸", "手", "脚", "腿", "腰", "背", "胸", "腹", "嘴", "眼", "耳", "肩", "脖", "颈", "身",
-    "臂", "膝", "脑袋", "脑门", "额头", "鼻子", "眼睛", "嘴巴", "耳朵", "肩膀", "脖子", "胳膊",
-    "手臂", "手指", "手掌", "拳头", "后背", "背影", "身体", "身子", "头发", "眉头", "腹部", "头部",
-    "胸口", "腰间", "手里", "手中", "怀里", "心里", "脸上", "身上", "头上", "手上",
-    "口袋", "衣兜", "裤兜", "衣袋",  # parts of clothes, worn on the body
-})
+_BODY = BODY_PARTS
 # Things whose name starts with a body part all the same ('手机', '眼镜').
 _BODY_THINGS = ("手机", "手枪", "手表", "手电", "手套", "手铐", "手链", "手帕", "手绢", "手提", "手榴弹",
                 "头盔", "头巾", "头套", "眼镜", "背包", "背心", "脚链", "身份证")
