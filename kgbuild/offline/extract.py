@@ -534,6 +534,10 @@ def _add_scene(facts: Facts, scene: Scene, script: _Script, events: Counter[str]
     sents = script.sentences.get(index, [])
     speeches = scene_speeches(scene, script.cast)
     present, at_heading, through = _presence(scene, speeches, sents)
+    if len(script.headings.settings(scene)) > 1:
+        # '街边/土贼房间': the heading names several settings, and which one a character is in only
+        # the action can say (`chinese.add_chinese_sentences`); the heading places no one.
+        at_heading = {}
     refs: dict[str, Ref] = {}
     for name, evidence in through.items():  # heard or seen through a medium: in the story, not at the place
         refs[name] = script.character(facts, name, index, evidence.producer.removeprefix("rule:"), [evidence])
