@@ -366,13 +366,21 @@ _CARRYING_PRONOUNS = frozenset({"他", "她", "他们", "她们"})
 
 
 def _subject(ws: list[tuple[str, str]], verb_at: int, carried: str | None) -> str | None:
-    """Who does the verb at `verb_at`: the last name before it in the clause; else the subject
-    carried from the clause before, unless a noun of its own stands before the verb outside a
-    prepositional phrase ('医生将尸袋打开', '大家摘下口罩'; not '从墙上拿起包裹')."""
+    """Who does the verb at `verb_at`: the head of the relative clause the verb is in ('站在街边
+    拎着背包的包世宏': 包世宏 stands there, whoever sees him); else the last name before it in the
+    clause; else the subject carried from the clause before, unless a noun of its own stands
+    before the verb outside a prepositional phrase ('医生将尸袋打开', '大家摘下口罩'; not
+    '从墙上拿起包裹')."""
     before = ws[:verb_at]
-    subjects = [w for k, (w, f) in enumerate(before) if f == _NAME and not _governed(before, k)]
+    subjects = [k for k, (w, f) in enumerate(before) if f == _NAME and not _governed(before, k)]
+    # A verb between the subject and this one takes the relative clause as its object ('道哥看见
+    # 站在街边的包世宏'); with none, the subject does this verb too ('阿福拿着刀的样子').
+    if not subjects or any(f.startswith("v") for _, f in before[subjects[-1] + 1:]):
+        head = _relative_head(ws, verb_at)
+        if head is not None:
+            return head or None
     if subjects:
-        return subjects[-1]
+        return before[subjects[-1]][0]
     after_preposition = False
     for word, flag in before:
         if flag.startswith("p") or word in _GOVERNING:
@@ -381,6 +389,25 @@ def _subject(ws: list[tuple[str, str]], verb_at: int, carried: str | None) -> st
               or word in _PERSON_WORDS):
             return None
     return carried
+
+
+def _relative_head(ws: list[tuple[str, str]], verb_at: int) -> str | None:
+    """The noun a relative clause holding the verb at `verb_at` describes: the name after the
+    first 的 that follows the verb in the clause ('站在街边拎着背包的包世宏' -> '包世宏'), '' when a
+    word that is no name follows that 的 ('拿着刀的人': someone, no one the cast names), None
+    when the verb is in no relative clause. '的' after a name is a possessive ('拿起刘波的手机'),
+    and so is one before a thing the verb takes, not a relative clause."""
+    for k in range(verb_at + 1, len(ws) - 1):
+        word, flag = ws[k]
+        if flag == _NAME:
+            return None  # '看见刘波的手机': the name owns what follows
+        if word == "的":
+            after, after_flag = ws[k + 1]
+            if after_flag == _NAME:
+                return after
+            return "" if after in _PERSON_WORDS or after_flag in ("n", "nr", "nz") and not _thing_word(
+                after, after_flag) and not _ends_like_place(after, False) else None
+    return None
 
 
 # Words after which a name is an object, not the subject ('劫匪给于小慧戴上面具').
