@@ -391,22 +391,45 @@ def _subject(ws: list[tuple[str, str]], verb_at: int, carried: str | None) -> st
     return carried
 
 
+def _clause_subject(ws: list[tuple[str, str]]) -> str | None:
+    """The name a clause is about, which the next clause may go on with: the first name before
+    its first verb that owns nothing and is governed by nothing ('刘波站起身来'), or the name a
+    relative clause opening the clause describes ('压低帽子的麦克'); None when the clause opens
+    with someone else ('“莫西干头”抬头看见眼前谢小盟的举动': 谢小盟 is seen, his doing owned)."""
+    first_verb = next((k for k, (_, f) in enumerate(ws) if f.startswith("v")), len(ws))
+    for k, (word, flag) in enumerate(ws[:first_verb]):
+        if flag == _NAME and not _governed(ws, k) and not (k + 1 < len(ws) and ws[k + 1][0] == "的"):
+            return word
+    # '压低帽子的麦克，…', '身上背着大包小包的谢小盟站在…': a relative clause opens on the subject
+    return _relative_head(ws, first_verb) or None if first_verb < len(ws) else None
+
+
 def _relative_head(ws: list[tuple[str, str]], verb_at: int) -> str | None:
-    """The noun a relative clause holding the verb at `verb_at` describes: the name after the
-    first 的 that follows the verb in the clause ('站在街边拎着背包的包世宏' -> '包世宏'), '' when a
-    word that is no name follows that 的 ('拿着刀的人': someone, no one the cast names), None
-    when the verb is in no relative clause. '的' after a name is a possessive ('拿起刘波的手机'),
-    and so is one before a thing the verb takes, not a relative clause."""
-    for k in range(verb_at + 1, len(ws) - 1):
-        word, flag = ws[k]
+    """The person a relative clause holding the verb at `verb_at` describes ('站在街边拎着背包的
+    包世宏' -> '包世宏'); '' for a person the cast does not name ('一个靠在车上玩手机的男人'); None
+    when the verb heads no relative clause. A relative clause opens the clause, or follows the verb
+    or the count that takes it ('看见[站在街边的包世宏]', '一个[靠在车上的男子]'), not an adverbial
+    ('很不情愿地把钱扔给了对面的男子' is the subject's); it ends in 的 and a person, not a time
+    ('走到门口的时候') nor a place ('在集市的人群里'), and holds no name of its own."""
+    k = verb_at - 1
+    while k >= 0 and ws[k][1] in ("s", "f", "t"):
+        k -= 1  # '看见不远处站在…': where the clause stands, seen from the verb before
+    if k >= 0 and not (ws[k][1].startswith("v") or ws[k][0] in ("了", "着", "过") or ws[k][1] in ("m", "q", "mq")):
+        return None
+    for j in range(verb_at + 1, len(ws) - 1):
+        word, flag = ws[j]
         if flag == _NAME:
             return None  # '看见刘波的手机': the name owns what follows
-        if word == "的":
-            after, after_flag = ws[k + 1]
-            if after_flag == _NAME:
-                return after
-            return "" if after in _PERSON_WORDS or after_flag in ("n", "nr", "nz") and not _thing_word(
-                after, after_flag) and not _ends_like_place(after, False) else None
+        if word != "的":
+            continue
+        after, after_flag = ws[j + 1]
+        if j + 2 < len(ws) and ws[j + 2][0] in _SUFFIX_WORDS:
+            return None  # '在集市的人群里': a place
+        if after_flag == _NAME:
+            return after
+        person = (after in _PERSON_WORDS or after_flag in ("nr", "nrt", "nrfg")
+                  or after.endswith(("人", "者", "员", "们")))
+        return "" if person else None
     return None
 
 
@@ -462,6 +485,5 @@ def add_chinese_sentences(facts: Facts, scene: Scene, sents: list[ActionSentence
                 if subject:
                     facts.relate(facts.ref("person", subject), "located_at", facts.ref("place", place), index,
                                  "zh_goes_to_place", ev("zh_goes_to_place"))
-            named = [w for w, f in ws if f == _NAME]
-            if named:
-                carried = named[0]
+            if any(f == _NAME for _, f in ws):
+                carried = _clause_subject(ws)  # a clause naming no one goes on with the one before

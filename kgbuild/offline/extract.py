@@ -258,8 +258,8 @@ def _elsewhere_from(scene: Scene) -> tuple[int, int] | None:
         if looks_like_chinese_heading(el.text):
             return el.line_start, 0
         opening = chinese.opening_place(el.text) if rooms else None
-        if opening and not any(opening in room or room in opening for room in rooms):
-            return el.line_start, 0
+        if opening and opening.endswith(_ROOM_ENDS) and not any(opening in room or room in opening for room in rooms):
+            return el.line_start, 0  # another room, not a part of this one ('舞台上，…' in a hall)
     return None
 
 

@@ -97,6 +97,8 @@ _VOICE = {
 _VOICE_SUFFIX = re.compile(
     r"(?P<mark>内心独白|独白|旁白|画外音|画外|心声|O\.?S\.?|V\.?O\.?)$", re.IGNORECASE
 )
+# A speaker named by a broadcast medium ('电视节目主持人', '电台播音员') is heard through it.
+_BROADCAST = re.compile(r"电视|广播|电台|收音机")
 # A name followed by one of these is another person (程勇爸爸, 吕受益妻子, 宫家人, 刘波的舅舅).
 _PERSON_WORDS = (
     "的", "家", "们", "爸", "妈", "父", "母", "妻", "夫", "老婆", "老公", "前妻", "前夫", "儿",
@@ -249,6 +251,9 @@ def _cue_parts(raw: str) -> tuple[str, list[str], list[str]]:
     name = _ACTION_MARK.sub("", name).strip()
     name = _NAME_NOISE.sub("", name)
     name, voice = _strip_voice(name)
+    medium = _BROADCAST.search(name)
+    if medium and name[medium.end():]:
+        voice.append("RADIO" if medium.group() in ("广播", "电台", "收音机") else "TV")
     return name, extensions + voice, notes
 
 
@@ -628,6 +633,21 @@ def _acted_before_speaking(written: str, speaker: str) -> str | None:
     return _CUE_PAREN.sub("", written).strip()
 
 
+def _quoted_speech(speech: str) -> tuple[str, str]:
+    """(speech, action after it): speech in quotation marks ends at its closing mark, and a
+    sentence written after it is action ('“关大门！展厅有人！”三宝紧随其后。'); punctuation alone
+    after the mark stays with the speech ('“对不起啊”。')."""
+    if not speech.startswith("“"):
+        return speech, ""
+    close = speech.find("”")
+    if close < 0 or "“" in speech[1:close]:
+        return speech, ""
+    after = speech[close + 1:].strip()
+    if not _HAS_CJK.search(after) or "“" in after or after.startswith(("（", "(")):
+        return speech, ""  # '“…”他翻人体画册。“我在…”': the speech goes on around the action
+    return speech[: close + 1], after
+
+
 def _colon_candidates(text: str) -> list[str]:
     """Texts before colons that could be cues: the line start, or after a sentence end."""
     out: list[str] = []
@@ -929,10 +949,13 @@ class _Reader:
             end = cues[k + 1].cue_start if k + 1 < len(cues) else len(text)
             speech = text[cue.speech_start: end].strip()
             self._cue(para, cue)
+            speech, after = _quoted_speech(speech)
             if speech:
                 self._speech(para, speech, cue.speaker, merge=False)
             elif k + 1 == len(cues):
                 self.open_speaker = cue.speaker  # "张父：" ends the line: speech follows
+            if after:
+                self._add(ElementKind.ACTION, after, para)  # '“关大门！”三宝紧随其后。'
 
     def _cue(self, para: _Para, cue: _Cue) -> None:
         written = cue.written

@@ -187,6 +187,14 @@ ZH_ELSEWHERE = """1 阳台 日 外
 4 院子 日 外
 
 王婆婆：收被子了。
+
+5 酒楼大厅 夜 内
+
+舞台上，一个歌女在唱歌。
+
+阿福：好听。
+
+“疤脸”抬头看见眼前阿福的举动，摘下帽子。
 """
 
 
@@ -197,3 +205,7 @@ def test_chinese_names_on_another_floor_not_found_or_seen_standing_elsewhere(tmp
     assert ("王婆婆", "阳台") not in located  # '楼下的': downstairs
     assert ("李四", "包间") not in located  # '并未发现': not found there
     assert ("李四", "街边") in located and ("阿福", "街边") not in located  # he sees who stands there
+    assert ("阿福", "酒楼大厅") in located  # '舞台上，…' is a part of the hall, not another room
+    names = {e.id: e.name for e in graph.entities}
+    handled = {(names[r.source], names[r.target]) for r in graph.relations if r.type == "interacts_with"}
+    assert ("阿福", "帽子") not in handled  # 阿福 is seen; '疤脸' takes off the hat
