@@ -260,8 +260,8 @@ def _elsewhere_from(scene: Scene) -> tuple[int, int] | None:
         if looks_like_chinese_heading(el.text):
             return el.line_start, 0
         opening = chinese.opening_place(el.text) if rooms else None
-        if opening and not any(opening in room or room in opening for room in rooms):
-            return el.line_start, 0
+        if opening and opening.endswith(_ROOM_ENDS) and not any(opening in room or room in opening for room in rooms):
+            return el.line_start, 0  # another room, not a part of this one ('舞台上，…' in a hall)
     return None
 
 
@@ -540,6 +540,10 @@ def _add_scene(facts: Facts, scene: Scene, script: _Script, events: Counter[str]
     sides = script.headings.sides(scene) if places else []
     # Two places, each its own INT./EXT. (an intercut): where each one is, only the text says.
     placed = placed_sides(scene, sides, sents, speeches) if len(sides) > 1 else {}
+    if len(script.headings.settings(scene)) > 1:
+        # '街边/土贼房间': the heading names several settings, and which one a character is in only
+        # the action can say (`chinese.add_chinese_sentences`, `placed_sides`); the heading places no one.
+        at_heading = {}
     refs: dict[str, Ref] = {}
     for name, evidence in through.items():  # heard or seen through a medium: in the story, not at the place
         refs[name] = script.character(facts, name, index, evidence.producer.removeprefix("rule:"), [evidence])

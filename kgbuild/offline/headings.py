@@ -32,9 +32,12 @@ is the loft, 'BACK AT THE STAFF CAR' the staff car), or a bare name of one or tw
 noun ('TWO MEN HIDE IN THE NEARBY WOODS'), and a time after the place is cut off ('THE FOREST
 AT DUSK').
 
-Places joined by a slash in a heading ('县长卧室/县衙院内', the bedroom / the courtyard) are two
-settings of one scene: neither holds the other, and each is read with the heading's other
-places without its alternative (`_settings`).
+Places joined by a slash, a backslash or the enumeration comma 、 in a heading ('县长卧室/县衙院内',
+the bedroom / the courtyard; '土贼房间\\厂长办公室\\派出所', an intercut of three rooms; '停车场、
+井盖下', a split screen) are settings of one scene: neither holds the other, and each is read with
+the heading's other places without its alternatives (`_settings`). Which of them a character is in
+only the scene's text can tell, so the heading places no one (`HeadingPlaces.settings`). A bare
+INT./EXT. or time marker ('内', '夜') is never a place.
 
 A heading that names two places each with its own INT./EXT. ('INT. JUDY'S FLAT/INT. WASHINGTON
 AIRPORT', the two sides of an intercut; `kgbuild.readers.headings.Heading.sides`) has two sides:
@@ -59,7 +62,7 @@ from kgbuild.offline.containment import REGION, WAY, Containment, key, learn_con
 from kgbuild.offline.phrases import ING_NOUNS
 from kgbuild.offline.stoplists import FIXTURES, PLACE_HEADS, word_set
 from kgbuild.readers.headings import is_camera_note, parse_english_heading
-from kgbuild.timewords import HEADING_TIMES, TIME_OF_DAY_WORDS
+from kgbuild.timewords import HEADING_TIMES, TIME_OF_DAY_WORDS, ZH_TIMES_OF_DAY
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 # Parts of a heading that are not places: its times, and camera or editing notes.
@@ -74,6 +77,8 @@ _NOT_PLACE_WORDS = re.compile(
     r"|^(?:ACROSS|BACK TO|OVER|UNDER|NEAR|BEHIND|FURTHER|ALONG|\[|\()"
     rf"|^(?:{_SINGLE_WORD_TIMES})\b")
 _BRACKETED = re.compile(r"\s*[(\[（【][^)\]）】]*[)\]）】]\s*")
+# A Chinese INT./EXT. or time marker standing as a part, alone or before a note.
+_ZH_MARKER = re.compile(rf"^(?:内外|外内|内|外|內|{'|'.join(ZH_TIMES_OF_DAY)})(?:\s|$)")
 # After a participle, where it goes: 'HEADING DOWNTOWN', 'DRIVING NORTH', 'PULLING AWAY'.
 _DIRECTIONS = word_set("""
     north south east west northbound southbound eastbound westbound downtown uptown home away
@@ -259,6 +264,8 @@ def _is_place(part: str, n: int, places_seen: frozenset[str], people: frozenset[
         return False
     if part.upper() in _NOT_PLACES or _NOT_PLACE_WORDS.search(part.upper()) or is_camera_note(part):
         return False
+    if _ZH_MARKER.match(part):
+        return False  # '内', '夜', '内 或加一场…': the heading's INT./EXT. or time and a note
     if part.split()[-1].lower() in FIXTURES:
         return False
     if n == 0 or _CJK.search(part):
@@ -291,7 +298,7 @@ def _settings(scene: Scene, places: list[str]) -> list[list[str]]:
     alternative."""
     heading = scene.heading or ""
     joined = {i for i in range(len(places) - 1)
-              if re.search(re.escape(places[i]) + r"\s*[/／]\s*" + re.escape(places[i + 1]), heading)}
+              if re.search(re.escape(places[i]) + r"\s*(?:[/／、]|\\+)\s*" + re.escape(places[i + 1]), heading)}
     if not joined:
         return [places]
     groups: list[list[int]] = []
@@ -339,13 +346,19 @@ class HeadingPlaces:
             return [self.places(scene)]
         return [side for side in map(self.places, split) if side]
 
+    def settings(self, scene: Scene) -> list[list[str]]:
+        """The heading's places once per setting it names (`_settings` of each side, `_sides`): one
+        list for most headings, several for places joined by a slash, a backslash or 、, or for
+        the two sides of an intercut."""
+        return [setting for side in _sides(scene)
+                for setting in _settings(side, _cleaned(side, self.places_seen, self.people, self.speakers))]
+
     def part_of(self, scene: Scene) -> list[tuple[str, str]]:
         """(inner, outer) for the scene's places whose order the script shows (within a side)."""
         found: list[tuple[str, str]] = []
-        for side in _sides(scene):
-            for setting in _settings(side, _cleaned(side, self.places_seen, self.people, self.speakers)):
-                found += [pair for pair in self.containment.part_of(setting, interior=scene.int_ext == "INT")
-                          if pair not in found]
+        for setting in self.settings(scene):
+            found += [pair for pair in self.containment.part_of(setting, interior=scene.int_ext == "INT")
+                      if pair not in found]
         return found
 
 

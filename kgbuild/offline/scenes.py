@@ -227,14 +227,20 @@ _SEES = re.compile(r"\b(?:sees?|seeing|spots?|spotting|spotted|watch(?:es|ing)?|
 # Chinese: a name asked after ('武举人呢?'), or in a condition ('如果...胡万...').
 _ZH_WHERE_IS = re.compile(r"^了?呢")
 _ZH_NOT_SHOWN_BEFORE = re.compile(r"如果|要是|假如|假若|万一|是否|等到|直到")
+# Chinese: a name the clause says is not found or not seen ('并未发现壮汉').
+_ZH_NOT_FOUND = re.compile(r"(?:未|没有?|并未|并没有?|不曾)能?(?:发现|看到|看见|见到|找到|注意到)"
+                           r"[^，。！？；,!?;]{0,6}$")
 # Chinese: seen through a lens ('望远镜里张牧之').
 _ZH_LENS = re.compile(r"(?:望远镜|瞄准镜|猫眼)(?:里|中|内)")
-# Chinese places outside an enclosure or above one: '屋外', '宅邸外', '房顶之上'.
-_ZH_AWAY = r"(?P<where>[\u3400-\u9fff]{0,6}?(?:[门窗屋房院室楼墙车宅邸店厅堂]外(?:面|边)?|之上|之外|顶上))"
+# Chinese places outside an enclosure, above one or on another floor: '屋外', '宅邸外', '房顶之上',
+# '楼下'.
+_ZH_AWAY = r"(?P<where>[\u3400-\u9fff]{0,6}?(?:[门窗屋房院室楼墙车宅邸店厅堂]外(?:面|边)?|之上|之外|顶上|楼[上下]))"
 # A place someone comes from or goes to, not where they are: '从门外', '往屋外'.
 _ZH_FROM = re.compile(r"[从自往向朝到出]")
 _ZH_AWAY_OPENING = re.compile(rf"^\W*{_ZH_AWAY}")
 _ZH_AWAY_AT = re.compile(rf"^(?:[\u3400-\u9fff]{{0,3}}?)在{_ZH_AWAY}")
+# The name described by where it is: '楼下的老太太'.
+_ZH_AWAY_BEFORE = re.compile(rf"{_ZH_AWAY}的$")
 
 
 class Sight(Enum):
@@ -413,7 +419,8 @@ class ActionSentence:
         for s, e, name in self.spans:
             screen = next(reversed(list(_ZH_SCREEN.finditer(self.text[:s]))), None)
             if (_ZH_NOT_SHOWN_AFTER.match(self.text[e:]) or inside_word(self.text, s, e)
-                    or _zh_asked(self.text, e) or _ZH_NOT_SHOWN_BEFORE.search(self.text[:s])):
+                    or _zh_asked(self.text, e) or _ZH_NOT_SHOWN_BEFORE.search(self.text[:s])
+                    or _ZH_NOT_FOUND.search(self.text[:s])):
                 sight = Sight.NAMED
             elif screen is not None:
                 sight = Sight.PICTURE if screen.group(0) == "照片" else Sight.SCREEN
@@ -426,10 +433,11 @@ class ActionSentence:
         return out
 
     def _zh_elsewhere(self, s: int, e: int) -> bool:
-        """Chinese: the sentence opens on a place outside or above ('房顶之上，胡万...', '宅邸外围着...
-        民众'), or the name is there ('老师乙在屋外敲门'), and the heading does not name that place;
-        '外' (outside) is elsewhere only in an interior."""
-        for m in (_ZH_AWAY_OPENING.match(self.text[:s]), _ZH_AWAY_AT.match(self.text[e:])):
+        """Chinese: the sentence opens on a place outside, above or on another floor ('房顶之上，
+        胡万...', '宅邸外围着...民众'), or the name is there ('老师乙在屋外敲门', '楼下的老太太'), and
+        the heading does not name that place; '外' (outside) is elsewhere only in an interior."""
+        for m in (_ZH_AWAY_OPENING.match(self.text[:s]), _ZH_AWAY_AT.match(self.text[e:]),
+                  _ZH_AWAY_BEFORE.search(self.text[:s])):
             if m is None or _ZH_FROM.search(m.group(0)):
                 continue  # '众兄弟从门外出现': where they come from
             where = m.group("where")

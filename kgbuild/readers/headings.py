@@ -125,7 +125,10 @@ _ZH_SCENE_NUMBER = re.compile(
     r")\s*"
 )
 _ZH_INT_EXT = {"内": "INT", "外": "EXT", "内外": "INT/EXT", "外内": "INT/EXT", "內": "INT"}
-_ZH_TOKEN_SPLIT = re.compile(r"[\s,，.．、。:：/／·・|]+")
+_ZH_TOKEN_SPLIT = re.compile(r"[\s,，.．、。:：/／\\·・|]+")
+# A note in brackets after the INT./EXT. marker, and whatever the line says after it, is about
+# the scene, not a place: '日，内（双画面）', '内（调至外景）或加一场…'.
+_ZH_MARKER_NOTE = re.compile(r"(?<=[\s,，.．、。:：/／\\·・|])(?P<mark>内外|外内|内|外|內)\s*[(\[（【].*$")
 _ZH_TAIL = re.compile(
     r"(?P<time>" + "|".join(ZH_TIMES_OF_DAY) + r")?\s*(?P<ie>内外|外内|内|外|內)\s*(?P<time2>"
     + "|".join(ZH_TIMES_OF_DAY) + r")?\s*$"
@@ -460,6 +463,7 @@ def parse_chinese_heading(line: str) -> Heading:
         ['王子神油店']
     """
     number, rest = chinese_heading_number(line.strip())
+    rest = _ZH_MARKER_NOTE.sub(lambda m: m.group("mark"), rest)
     rest, relative = _zh_lone_brackets(rest)
     tokens = []
     for token in _ZH_TOKEN_SPLIT.split(rest):
