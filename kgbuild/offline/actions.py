@@ -182,6 +182,24 @@ def photographs(clause: Clause) -> bool:
             and phrase.determiner in _PICTURE_OWNERS and not _TAKEN_FROM.match(clause.rest))
 
 
+# What thanks are for: 'thanks Ben for the ride'; not 'for nothing', nor thanks turning to 'but'.
+_THANKED_FOR = re.compile(r"^\s*(?:[a-z]+ly\s+)?for\s+(?!nothing\b)\w", re.IGNORECASE)
+_BUT = re.compile(r"\bbut\b", re.IGNORECASE)
+
+
+def thanks_for(clause: Clause) -> bool:
+    """Whether a clause of thanks says what they are for ('Anna thanks Ben for the ride'), and
+    so shows gratitude: 'She thanks him and moves off' is manners, as a bare 'thank you' is, and
+    thanks that turn to 'but' ('thanks him for the offer but declines') decline.
+
+    Example:
+        >>> s = "Anna thanks Ben for the ride."
+        >>> thanks_for(clauses(s, [(0, 4, "Anna"), (12, 15, "Ben")], [], frozenset())[0])
+        True
+    """
+    return bool(_THANKED_FOR.match(clause.rest)) and not _BUT.search(clause.rest)
+
+
 def _is_verb(word: str, verbs: frozenset[str]) -> bool:
     lower = word.lower()
     if not word.islower():

@@ -24,7 +24,9 @@ Each rule names the evidence it reads and emits nothing without it (producer 'ru
   is said (`kgbuild.offline.dialogue`, `kgbuild.offline.comings`).
 - attitude cues in a speech whose words are aimed at its listener (`thanks`, `love`,
   `endearment`, `insult`, `threat`), warmth both ways (`warmth_both_ways`: affinity needs both
-  sides) and in action clauses (`embrace`, `violence`, `glare`, `thanks_action`).
+  sides) and in action clauses (`embrace`, `violence`, `glare`, `thanks_action`: thanks that
+  say what they are for, 'Anna thanks Ben for the ride'; see `kgbuild.offline.dialogue` for
+  why a thanks formula alone is no attitude).
 - kinship: `kin_in_name`, `kin_apposition`, `kin_my`, `kin_vocative` (see `kgbuild.offline.kinship`).
 - action clauses (English): `action_event` (an Event named by who does what, with performs,
   undergoes and occurs_at), `handles` (interacts_with), `possessive` ("Neil's pen"),
@@ -73,6 +75,7 @@ from kgbuild.offline.actions import (
     action_noun,
     clauses,
     photographs,
+    thanks_for,
 )
 from kgbuild.offline.address import calling_line, listeners, turned_to, vocative_patterns
 from kgbuild.offline.characters import Cast, common_words, find_cast, mention_patterns
@@ -422,7 +425,7 @@ def _clause_facts(facts: Facts, scene: Scene, script: _Script, sent: ActionSente
         if verb in GLARES and clause.particle == "at":
             for s in subjects:
                 facts.relate(s, "unfavorable_toward", target, index, "glare", ev("glare"))
-        if verb in THANKS:
+        if verb in THANKS and thanks_for(clause):
             for s in subjects:
                 facts.relate(s, "favorable_toward", target, index, "thanks_action", ev("thanks_action"))
     if clause.target_phrase is not None and not companions:
