@@ -26,18 +26,24 @@ Each rule names the evidence it reads and emits nothing without it (producer 'ru
   is said (`kgbuild.offline.dialogue`, `kgbuild.offline.comings`).
 - attitude cues in a speech whose words are aimed at its listener (`thanks`, `love`,
   `endearment`, `insult`, `threat`), warmth both ways (`warmth_both_ways`: affinity needs both
-  sides) and in action clauses (`embrace`, `violence`, `glare`, `thanks_action`).
+  sides) and in action clauses (`embrace`, `violence`, `glare`, `thanks_action`: thanks that
+  say what they are for, 'Anna thanks Ben for the ride'; see `kgbuild.offline.dialogue` for
+  why a thanks formula alone is no attitude).
 - kinship: `kin_in_name`, `kin_apposition`, `kin_my`, `kin_vocative` (see `kgbuild.offline.kinship`).
 - action clauses (English): `action_event` (an Event named by who does what, with performs,
   undergoes and occurs_at), `handles` (interacts_with), `possessive` ("Neil's pen"),
   `possessive_pronoun` ('Neil opens his desk': the sentence names Neil alone, and the script
   calls Neil 'he'),
-  `moves_into_place` (located_at a place the clause names). What a clause acts on is a noun
-  (`kgbuild.offline.phrases`, `kgbuild.offline.actions`): not a light verb's action ('takes a
-  sip'), an amount, a body part or gesture, a modifier cut from its noun by 'and' ('a thick
-  and colorful towel' is that towel), nor a picture taken of someone ('takes Elizabeth's
-  picture' photographs her); a character after 'with' is a companion who performs too, one
-  after 'past' or 'toward' no one acted on; 'He' after another speaker's speech is not carried
+  `moves_into_place` (located_at a place the clause names). What a clause acts on is a noun,
+  the head of its phrase (`kgbuild.offline.phrases`, `kgbuild.offline.actions`): not a light
+  verb's action ('takes a sip', 'takes a heave on the booze'), an amount, a body part or
+  gesture, a noun of an act made from a verb ('his appearance'), what its complement makes no
+  thing ('his wave of nausea'), a modifier cut from its noun by 'and' or a comma ('a thick and
+  colorful towel' is that towel, 'the sharp, still smoking STEEL' that steel), nor a picture
+  taken of someone ('takes Elizabeth's picture' photographs her); a thing after 'at', 'past' or
+  'toward' is what the act is aimed at, not handled ('starts at the sight of'), a place after
+  'at' where its owner is ('at her flat'); a character after 'with' is a companion who performs
+  too, one after 'past' or 'toward' no one acted on; 'He' after another speaker's speech is not carried
   from the sentence before it, nor from someone that sentence names only as an owner ('He
   stuffs Garcetti's gun into his mouth. He takes the gun out.').
 - Chinese action lines, read in jieba's words (`kgbuild.offline.chinese`): `zh_place`,
@@ -65,6 +71,7 @@ from kgbuild.model import Element, ElementKind, Evidence, KnowledgeGraph, Persis
 from kgbuild.names import display_name
 from kgbuild.offline import chinese, kinship
 from kgbuild.offline.actions import (
+    ACTION_VERBS,
     AFFECTION,
     GLARES,
     HANDLING,
@@ -75,6 +82,7 @@ from kgbuild.offline.actions import (
     action_noun,
     clauses,
     photographs,
+    thanks_for,
 )
 from kgbuild.offline.address import calling_line, listeners, turned_to, vocative_patterns
 from kgbuild.offline.characters import Cast, common_words, find_cast, mention_patterns
@@ -91,7 +99,8 @@ from kgbuild.offline.dialogue import (
 from kgbuild.offline.facts import Facts, Ref
 from kgbuild.offline.genders import learn_genders
 from kgbuild.offline.headings import HeadingPlaces, heading_places, learn_heading_places
-from kgbuild.offline.phrases import ING_NOUNS, VERB_FORMS, join_modifiers
+from kgbuild.offline.phrases import ING_NOUNS, VERB_FORMS, Phrase, join_modifiers, made_from_verb
+from kgbuild.offline.phrases import words as tokens_of
 from kgbuild.offline.scenes import (
     ZH_ELSEWHERE,
     ActionSentence,
@@ -132,6 +141,14 @@ _POSSESSIVES = frozenset({"'s", "his", "her", "their", "its", "my", "your", "our
 # Prepositions that place a motion by someone, who is not acted on: 'walks past Lophakin'.
 _LANDMARK_PARTICLES = frozenset({"by", "past", "toward", "towards", "near", "behind", "around", "beside",
                                  "across", "through"})
+# Prepositions that say what an act is aimed at or goes toward, not what it handles: 'fires at the
+# car', 'starts at the sight of', 'pushes past the cart'.
+_AIMED_PARTICLES = frozenset({"at", "past", "toward", "towards"})
+# A preposition that places someone at a place they have ('Judy in bed at her flat'): the place is
+# where they are, not a thing they own.
+_AT_PLACE = frozenset({"at"})
+# Every verb the rules know: a noun made from one by a suffix of acts and states is no thing.
+_VERB_LEXICON = VERB_FORMS | ACTION_VERBS
 
 
 def _ev(scene: Scene, element: Element, text: str, rule: str) -> Evidence:
@@ -165,16 +182,22 @@ class _Script:
 
 def _join_modifiers(read: dict[int, list[ActionSentence]]) -> dict[int, list[ActionSentence]]:
     """The sentences with each modifier cut from its noun by a coordination named by the whole
-    coordination ('a thick and colorful towel': not 'thick'; `kgbuild.offline.phrases.join_modifiers`)."""
+    coordination ('a thick and colorful towel': not 'thick'; 'the sharp, still smoking STEEL': not
+    'sharp'), and each verb stem that is no noun of its own before a particle written with it
+    ('grabs the read out'; `kgbuild.offline.phrases.join_modifiers`), its `particle` kept to say
+    it names no thing the rules can tell; a noun of its own ('hands the comb back') loses it."""
     joined = join_modifiers(s.phrases for sents in read.values() for s in sents)
-    if not joined:
-        return read
+
+    def one(p: Phrase) -> Phrase:
+        if (p.coordinated or p.particle) and p.text in joined:
+            added = p.particle or p.coordinated
+            return replace(p, text=joined[p.text], written=1 + p.between + len(added.split()))
+        return replace(p, particle="") if p.particle else p
 
     def named(sent: ActionSentence) -> ActionSentence:
-        if not any(p.coordinated and p.text in joined for p in sent.phrases):
+        if not any(p.coordinated or p.particle for p in sent.phrases):
             return sent
-        return replace(sent, phrases=[replace(p, text=joined[p.text]) if p.coordinated and p.text in joined else p
-                                      for p in sent.phrases])
+        return replace(sent, phrases=[one(p) for p in sent.phrases])
 
     return {index: [named(s) for s in sents] for index, sents in read.items()}
 
@@ -183,32 +206,41 @@ def _phrase_types(read: dict[int, list[ActionSentence]], typer: PhraseTyper,
                   verbs: frozenset[str] = frozenset()) -> dict[str, Role]:
     """Give every noun phrase of the English action lines a role once; keep places and things only.
 
-    A thing is named by a noun: not a body part, a gesture or a fixture (singular or plural,
-    'heads' as 'head'); not a phrase that only ever follows an owner and opens with a body part
-    ("his face bloody", "Holden's head snaps forward": the owner's body and what it does); not a
-    verb in -s that only ever follows a name's 's ("Alejandro's appears only half committed":
-    's is 'is' there; 'his watch' is a watch).
+    What an owned phrase names is read from its words with its 'of' complement (`Phrase.typed`:
+    'his wave of nausea' is no thing, 'his bouquet of roses' is), the result keyed the same
+    way; a verb stem written with its particle ('the read out') is given none. A thing is named
+    by a noun: not a body part, a gesture or a fixture (singular or plural, 'heads' as 'head');
+    not a noun made from a verb by a suffix of acts and states ('appearance' from 'appear';
+    `kgbuild.offline.phrases.made_from_verb`); not a phrase that only ever follows an owner and
+    opens with a body part ("his face bloody", "Holden's head snaps forward": the owner's body
+    and what it does); not a verb in -s that only ever follows a name's 's ("Alejandro's appears
+    only half committed": 's is 'is' there; 'his watch' is a watch).
     """
-    seen = {p.text: None for sents in read.values() for s in sents for p in s.phrases}
+    texts: dict[str, str] = {}
     determiners: dict[str, set[str]] = {}
     for sents in read.values():
         for sent in sents:
             for p in sent.phrases:
-                determiners.setdefault(p.text, set()).add(p.determiner)
-    typed = typer.classify(list(seen))
+                if p.particle:
+                    continue  # 'the read out': no thing the rules can tell
+                texts.setdefault(p.typed, p.text)
+                determiners.setdefault(p.typed, set()).add(p.determiner)
+    typed = typer.classify(list(texts))
     out: dict[str, Role] = {}
-    for phrase, role in typed.items():
+    for key, role in typed.items():
+        phrase = texts[key]
         words = phrase.split()
         head = words[-1]
         if head in COLORS or head.endswith("ed") or head.endswith("ing") and head not in ING_NOUNS:
             continue
-        owned_only = determiners[phrase] <= _POSSESSIVES
+        owned_only = determiners[key] <= _POSSESSIVES
         if owned_only and len(words) > 1 and in_class(words[0], BODY_PARTS) or (
-                determiners[phrase] == {"'s"} and phrase.endswith("s") and (phrase in verbs or phrase in VERB_FORMS)):
+                determiners[key] == {"'s"} and phrase.endswith("s") and (phrase in verbs or phrase in VERB_FORMS)):
             continue
-        if (role == "thing" and not in_class(head, _NOT_OBJECTS) and phrase not in GENERIC_PEOPLE
-                or role == "place" and head in PLACE_HEADS):
-            out[phrase] = role
+        thing = not in_class(head, _NOT_OBJECTS) and phrase not in GENERIC_PEOPLE and not made_from_verb(
+            phrase.split(" of ")[0].split()[-1], _VERB_LEXICON)
+        if role == "thing" and thing or role == "place" and head in PLACE_HEADS:
+            out[key] = role
     return out
 
 
@@ -424,14 +456,17 @@ def _clause_facts(facts: Facts, scene: Scene, script: _Script, sent: ActionSente
         if verb in GLARES and clause.particle == "at":
             for s in subjects:
                 facts.relate(s, "unfavorable_toward", target, index, "glare", ev("glare"))
-        if verb in THANKS:
+        if verb in THANKS and thanks_for(clause):
             for s in subjects:
                 facts.relate(s, "favorable_toward", target, index, "thanks_action", ev("thanks_action"))
     if clause.target_phrase is not None and not companions:
         phrase = clause.target_phrase.text
-        kind = script.types.get(phrase)
+        kind = script.types.get(clause.target_phrase.typed)
         camera = phrase == "camera" and clause.particle in ("at", "into", "to", "toward", "towards")
-        if kind == "thing" and verb in HANDLING and not camera and action_noun(clause, script.verbs, script.definite):
+        aimed = clause.particle in _AIMED_PARTICLES  # 'starts at the sight of': nothing handled
+        unnamed = clause.target_phrase.particle != ""  # 'grabs the read out': no thing to name
+        if verb in HANDLING and (unnamed or kind == "thing" and not camera and (
+                aimed or action_noun(clause, script.verbs, script.definite))):
             acted = True
         elif kind == "thing" and verb in HANDLING and not camera:
             thing = facts.mention("thing", phrase, index, "handles", ev("handles"))
@@ -506,9 +541,13 @@ def _action(facts: Facts, scene: Scene, script: _Script, sents: list[ActionSente
         photographed = [c.target_phrase for c in found if c.target_phrase is not None and photographs(c)]
         named = {n for _, _, n in sent.spans}
         sole = next(iter(named)) if len(named) == 1 else None
+        tokens = tokens_of(sent.text)
         for phrase in sent.phrases:
-            if script.types.get(phrase.text) != "thing" or phrase.owner is None or phrase in photographed:
+            if script.types.get(phrase.typed) != "thing" or phrase.owner is None or phrase in photographed:
                 continue
+            before = tokens[phrase.start - 2].lower() if phrase.start >= 2 else ""
+            if phrase.text.split()[-1] in PLACE_HEADS and before in _AT_PLACE:
+                continue  # 'at her flat': where she is, not a thing of hers
             owner: str | None
             if phrase.determiner == "'s":
                 rule = "possessive"
