@@ -28,6 +28,15 @@ it (`Tom Van Allen`, not `Tom Van`), and a name opens after a joining word (`Liz
 owner` introduces BO). A surname is written with a capital ('Kirk here.' names no Kirk Here).
 An introduction of a group introduces no character: an age range (`LONGTIME FRIENDS, 40s to
 70s, mingle`) or a plural head noun (`LATINO MEN, 20's`; a word in -S followed by a plural verb).
+Nor does a run of capitals that is not a name: what a subject pronoun does (`As we SLOWLY CRANE
+AWAY, the credits`), a noun phrase with an article (`AN EXPLOSION, the ship rocks`); and a name
+does not run across the end of a sentence (`a MATCH lights a CANDLE. BARNES, 40s` introduces
+BARNES; an initial or a title keeps its stop: `J. EDGAR`, `DR. WU`).
+
+A cue that names a device of the media (`TELEVISION SET`, `THE LOUDSPEAKERS`,
+`kgbuild.offline.media.names_a_device`) is no one. A cue the script renames partway through
+(`JANITOR/GOD`; `HAZ-MAT MAN` until 'It's JOHN CONNOR.', `kgbuild.offline.renamed`) is an alias of
+the name it goes on with.
 
 Chinese cues that came through OCR: a cue of one character that jieba does not read as a name
 and that the script uses fewer than five times (`一`, `老`, `于`: the rest of a broken cue) speaks
@@ -48,7 +57,9 @@ from dataclasses import dataclass, field
 
 from kgbuild.model import ElementKind, Screenplay
 from kgbuild.names import display_name
+from kgbuild.offline.media import names_a_device
 from kgbuild.offline.phrases import VERB_FORMS
+from kgbuild.offline.renamed import renamings
 from kgbuild.offline.stoplists import GENERIC_PEOPLE, NOT_IN_NAMES
 from kgbuild.offline.zh_words import cut, in_dictionary
 from kgbuild.readers.cues import FUNCTION_WORDS, is_non_person_cue
@@ -145,6 +156,24 @@ def _a_group(name: str, after: str, before: str = "") -> bool:
         verb in _PLURAL_VERBS or verb in VERB_FORMS and not verb.endswith("s"))
 
 
+# A subject pronoun right before a run of capitals: the run is what it does ('As we SLOWLY CRANE AWAY').
+_SUBJECT_PRONOUN = re.compile(r"\b(?:we|he|she|they|it|you|i)\s+$", re.IGNORECASE)
+_ARTICLES = frozenset({"A", "AN", "THE"})
+# A word with a stop that does not end a sentence: an initial or a title ('J.', 'DR.', 'ST.').
+_ABBREVIATION = re.compile(r"^(?:[A-Z]|MR|MRS|MS|DR|ST|JR|SR|LT|SGT|COL|GEN|CAPT|CPT|PROF|REV|DET|MAJ|CPL|PVT|GOV|"
+                           r"SEN|AGT|OFC|NO)\.$")
+
+
+def _after_stop(tokens: list[str]) -> list[str]:
+    """The words of a run of capitals after its last full stop: a name does not run across the end
+    of a sentence ('a MATCH lights a CANDLE. BARNES' is BARNES); an initial or a title keeps its
+    stop ('J. EDGAR', 'DR. WU')."""
+    for k in range(len(tokens) - 2, -1, -1):
+        if tokens[k].endswith(".") and not _ABBREVIATION.match(tokens[k]):
+            return tokens[k + 1:]
+    return tokens
+
+
 def _introductions(screenplay: Screenplay) -> dict[str, tuple[int, str]]:
     found: dict[str, tuple[int, str]] = {}
     for scene in screenplay.scenes:
@@ -152,9 +181,13 @@ def _introductions(screenplay: Screenplay) -> dict[str, tuple[int, str]]:
             if el.kind is not ElementKind.ACTION:
                 continue
             for m in [*_INTRO.finditer(el.text), *_DASH_INTRO.finditer(el.text), *_NAMED.finditer(el.text)]:
-                tokens = m.group(1).replace("’", "'").split()
+                if _SUBJECT_PRONOUN.search(el.text[:m.start()]):
+                    continue  # 'As we SLOWLY CRANE AWAY, the credits': what the pronoun does
+                tokens = _after_stop(m.group(1).replace("’", "'").split())
                 while tokens and tokens[0] in FUNCTION_WORDS:  # 'Liz AND BO, the owner' is BO
                     tokens = tokens[1:]
+                if tokens and tokens[0] in _ARTICLES:
+                    continue  # 'AN EXPLOSION, the thing ...': a noun phrase, no name
                 name = " ".join(tokens).strip(".-'")
                 tokens = name.split()
                 if not plausible_name(name) or any(t in _NOT_NAMES for t in tokens) \
@@ -416,8 +449,10 @@ def find_cast(screenplay: Screenplay) -> Cast:
                 full_by_token[" ".join(words[at: at + size])].add(name)
     full_names = _full_names(screenplay, cues, intros)
     misread = _misread(cues, cue_scenes, talk, local)
+    renamed = renamings(screenplay, talk)
     for cue, count in cues.items():
-        if is_non_person_cue(cue) or not plausible_name(cue) or cue in misread or _fragment(cue, count):
+        if (is_non_person_cue(cue) or names_a_device(cue) or not plausible_name(cue) or cue in misread
+                or cue in renamed or _fragment(cue, count)):
             continue
         owners = {f for f in full_by_token.get(cue, set()) if not _claimed(cue, f, cues, talk)} \
             if cue not in intros else set()
@@ -431,14 +466,14 @@ def find_cast(screenplay: Screenplay) -> Cast:
             cast.aliases[canonical].add(display_name(cue))
         if full in intros:
             cast.introductions[canonical] = intros[full][1]
-    for cue, name in misread.items():
+    for cue, name in [*misread.items(), *renamed.items()]:
         if (target := cast.canonical.get(name)) is not None:
             cast.canonical[cue] = target
             cast.speeches[target] += cues[cue]
             cast.scenes[target] |= cue_scenes[cue]
-            cast.aliases[target].add(cue)
+            cast.aliases[target].add(display_name(cue))
     for cue, names in joined.items():
-        known = [cast.canonical[n] for n in names if n in cast.canonical]
+        known = list(dict.fromkeys(cast.canonical[n] for n in names if n in cast.canonical))
         if known:
             cast.canonical.setdefault(cue, known[0])
             cast.joined[cue] = known
