@@ -33,7 +33,13 @@ A name never runs over the end of a sentence (`a CANDLE. BARNES, 20-ish` introdu
 membrane` is Marcus's face). Capitals after an indefinite article are a description, not a
 name (`Kyle gets a GREEN BARCODE, the engineer ...`): they introduce someone only with an age
 (`a MIDDLE-AGED WOMAN, 60-something`, `a YOUNG BOY, 14`) or as a cue of the script (`An
-ENGINEER, a nice-looking, well-built young man` describes the cue ENGINEER).
+ENGINEER, a nice-looking, well-built young man` describes the cue ENGINEER). Capitals right
+after a subject pronoun are what it does (`As we SLOWLY CRANE AWAY, the credits`), no name.
+
+A cue that names a device of the media (`TELEVISION SET`, `THE LOUDSPEAKERS`,
+`kgbuild.offline.media.names_a_device`) is no one. A cue the script renames partway through
+(`JANITOR/GOD`; `HAZ-MAT MAN` until 'It's JOHN CONNOR.', `kgbuild.offline.renamed`) is an alias of
+the name it goes on with.
 
 Chinese cues that came through OCR: a cue of one character that jieba does not read as a name
 and that the script uses fewer than five times (`一`, `老`, `于`: the rest of a broken cue) speaks
@@ -54,7 +60,9 @@ from dataclasses import dataclass, field
 
 from kgbuild.model import ElementKind, Screenplay
 from kgbuild.names import display_name
+from kgbuild.offline.media import names_a_device
 from kgbuild.offline.phrases import VERB_FORMS
+from kgbuild.offline.renamed import renamings
 from kgbuild.offline.stoplists import GENERIC_PEOPLE, NOT_IN_NAMES
 from kgbuild.offline.zh_words import cut, in_dictionary
 from kgbuild.readers.cues import FUNCTION_WORDS, is_non_person_cue
@@ -163,6 +171,10 @@ def _a_group(name: str, after: str, before: str = "") -> bool:
         verb in _PLURAL_VERBS or verb in VERB_FORMS and not verb.endswith("s"))
 
 
+# A subject pronoun right before a run of capitals: the run is what it does ('As we SLOWLY CRANE AWAY').
+_SUBJECT_PRONOUN = re.compile(r"\b(?:we|he|she|they|it|you|i)\s+$", re.IGNORECASE)
+
+
 def _introductions(screenplay: Screenplay) -> dict[str, tuple[int, str]]:
     found: dict[str, tuple[int, str]] = {}
     cues = {e.speaker for s in screenplay.scenes for e in s.elements if e.kind is ElementKind.CHARACTER and e.speaker}
@@ -171,6 +183,8 @@ def _introductions(screenplay: Screenplay) -> dict[str, tuple[int, str]]:
             if el.kind is not ElementKind.ACTION:
                 continue
             for m in [*_INTRO.finditer(el.text), *_DASH_INTRO.finditer(el.text), *_NAMED.finditer(el.text)]:
+                if _SUBJECT_PRONOUN.search(el.text[:m.start()]):
+                    continue  # 'As we SLOWLY CRANE AWAY, the credits': what the pronoun does
                 tokens = m.group(1).replace("’", "'").split()
                 while tokens and tokens[0] in FUNCTION_WORDS:  # 'Liz AND BO, the owner' is BO
                     tokens = tokens[1:]
@@ -438,8 +452,10 @@ def find_cast(screenplay: Screenplay) -> Cast:
                 full_by_token[" ".join(words[at: at + size])].add(name)
     full_names = _full_names(screenplay, cues, intros)
     misread = _misread(cues, cue_scenes, talk, local)
+    renamed = renamings(screenplay, talk)
     for cue, count in cues.items():
-        if is_non_person_cue(cue) or not plausible_name(cue) or cue in misread or _fragment(cue, count):
+        if (is_non_person_cue(cue) or names_a_device(cue) or not plausible_name(cue) or cue in misread
+                or cue in renamed or _fragment(cue, count)):
             continue
         owners = {f for f in full_by_token.get(cue, set()) if not _claimed(cue, f, cues, talk)} \
             if cue not in intros else set()
@@ -453,14 +469,14 @@ def find_cast(screenplay: Screenplay) -> Cast:
             cast.aliases[canonical].add(display_name(cue))
         if full in intros:
             cast.introductions[canonical] = intros[full][1]
-    for cue, name in misread.items():
+    for cue, name in [*misread.items(), *renamed.items()]:
         if (target := cast.canonical.get(name)) is not None:
             cast.canonical[cue] = target
             cast.speeches[target] += cues[cue]
             cast.scenes[target] |= cue_scenes[cue]
-            cast.aliases[target].add(cue)
+            cast.aliases[target].add(display_name(cue))
     for cue, names in joined.items():
-        known = [cast.canonical[n] for n in names if n in cast.canonical]
+        known = list(dict.fromkeys(cast.canonical[n] for n in names if n in cast.canonical))
         if known:
             cast.canonical.setdefault(cue, known[0])
             cast.joined[cue] = known

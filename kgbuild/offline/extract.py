@@ -9,9 +9,10 @@ Each rule names the evidence it reads and emits nothing without it (producer 'ru
   time of day of a heading (DAY, NIGHT) stays scene metadata (`Scene.time_of_day`): it is a
   kind of time, not a time point of the story.
 - `speaks`, `named_in_action`: who is in the scene (speaking in it, not as a voice-over, on the
-  phone or off screen, or shown by the action in person: not on a screen, in a picture or in
-  print, nor said to be gone, nor only named by a question, a condition, a supposition or a past
-  relative clause, `kgbuild.offline.scenes.scene_sights`);
+  phone, a radio or a screen, as a narrator or off screen, or shown by the action in person: not
+  on a screen, in a picture or in print, nor only heard, nor said to be gone, nor only named by a
+  question, a condition, a supposition, a past relative clause or a misread speech,
+  `kgbuild.offline.scenes.scene_sights`);
   with the heading: `present_in_heading_place` (located_at), `present_in_stated_year` (present_on
   a year the heading or a title card gives). Where the heading names two places each with its own
   INT./EXT. (an intercut), `present_at_side`: located_at the side the text puts a character at
@@ -23,7 +24,9 @@ Each rule names the evidence it reads and emits nothing without it (producer 'ru
   not at its heading's place, and a speaker first heard after a phone call is not in it.
 - `speaks_to_direction`, `speaks_to_vocative`, `speaks_to_facing`, `speaks_to_two_speakers`,
   `speaks_to_exchange`, `speaks_to_answer`: whom a speech addresses, someone in the room when it
-  is said (`kgbuild.offline.dialogue`, `kgbuild.offline.comings`).
+  is said (`kgbuild.offline.dialogue`, `kgbuild.offline.comings`), or someone heard through the
+  same broadcast; `speaks_to_line`: the other end of a phone or a radio, by the turns of the talk
+  (`kgbuild.offline.address`).
 - attitude cues in a speech whose words are aimed at its listener (`thanks`, `love`,
   `endearment`, `insult`, `threat`), warmth both ways (`warmth_both_ways`: affinity needs both
   sides) and in action clauses (`embrace`, `violence`, `glare`, `thanks_action`: thanks that
