@@ -1,10 +1,10 @@
 """kgbuild: movie screenplays to knowledge graphs.
 
 The library face: build a story graph from a script, load and save graph.json, query the
-embedded Cypher store, score a graph with STAGE-KG, merge entities, and the model types. Every
-name is imported on first use, so `import kgbuild` loads neither pydantic nor torch; the
-embedding model loads only when some text was never embedded before (a cache on disk,
-`$KGBUILD_CACHE_DIR`).
+embedded Cypher store (or open any graph store, `open_store`), score a graph with STAGE-KG,
+merge entities, and the model types. Every name is imported on first use, so `import kgbuild`
+loads neither pydantic nor torch; the embedding model loads only when some text was never
+embedded before (a cache on disk, `$KGBUILD_CACHE_DIR`).
 
 Example:
     >>> import kgbuild
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from kgbuild.evaluation.stage_kg import MovieScore, ScoreOptions
+    from kgbuild.loaders.store import GraphStore, open_store
     from kgbuild.model import Entity, Evidence, KnowledgeGraph, Relation, Screenplay
     from kgbuild.scenes import SceneSelection
     from kgbuild.schema import Schema
@@ -36,6 +37,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Entity",
     "Evidence",
+    "GraphStore",
     "KnowledgeGraph",
     "MovieScore",
     "Relation",
@@ -45,6 +47,7 @@ __all__ = [
     "build",
     "load_graph",
     "merge",
+    "open_store",
     "query",
     "read_screenplay",
     "save_graph",
@@ -60,6 +63,8 @@ _LAZY = {
     "Screenplay": "kgbuild.model",
     "MovieScore": "kgbuild.evaluation.stage_kg",
     "ScoreOptions": "kgbuild.evaluation.stage_kg",
+    "GraphStore": "kgbuild.loaders.store",
+    "open_store": "kgbuild.loaders.store",
 }
 
 PathLike = str | os.PathLike[str]
@@ -272,14 +277,15 @@ def read_screenplay(path: PathLike) -> Screenplay:
 
 def query(cypher: str, *, db: PathLike | None = None, params: dict[str, Any] | None = None,
           movie: str | None = None) -> list[dict[str, Any]]:
-    """Run a read-only Cypher query on the embedded store of a build.
+    """Run a read-only Cypher query on the embedded store of a build (or any store `open_store` opens).
 
     Args:
         cypher: One Cypher statement; node labels are entity types (`Character`, ...),
             relationship types are relation types (`speaks_to`, ...).
         db: The store: a `.lbdb` file, a build folder holding graph.lbdb, or a graph.json (loaded
             once into a store in the cache folder, `kgbuild.loaders.query_store`); None:
-            ./graph.lbdb.
+            ./graph.lbdb. A Bolt address (bolt://HOST:7687) queries a server without
+            authentication; `open_store` takes a user and password.
         params: Values of the query's `$name` parameters (each one used, no others).
         movie: Only this movie's nodes and relationships, in a store holding several (a corpus
             store): `kgbuild.loaders.scope`.
@@ -291,23 +297,21 @@ def query(cypher: str, *, db: PathLike | None = None, params: dict[str, Any] | N
     Raises:
         kgbuild.loaders.errors.QueryError: wrong parameters, or the store refused the query
             (the message gives the position and what to write instead), or it holds no `movie`.
-        kgbuild.loaders.errors.StoreError: no store there, or it cannot be opened.
+        kgbuild.loaders.errors.StoreError: no store there, or it cannot be opened or reached.
         InputError: a graph.json that cannot be read.
 
     Example:
         >>> query("MATCH (c:Character) RETURN count(c) AS n", db="out/lizard-people")  # doctest: +SKIP
         [{'n': 28}]
     """
-    from functools import partial
-
-    from kgbuild.loaders.embedded import run_query
-    from kgbuild.loaders.query_store import query_store
     from kgbuild.loaders.scope import Runner, movie_runner
+    from kgbuild.loaders.store import open_store
 
-    run: Runner = partial(run_query, query_store(db))
-    if movie is not None:
-        run = movie_runner(run, movie)
-    return run(cypher, params or {}).as_dicts()
+    with open_store(db) as store:
+        run: Runner = store.query
+        if movie is not None:
+            run = movie_runner(run, movie)
+        return run(cypher, params or {}).as_dicts()
 
 
 def _selection(scenes: str | SceneSelection | None) -> SceneSelection | None:

@@ -64,7 +64,9 @@ def ask_command(outdir: Path, question: str, as_of: int | None, k: int, facts: i
     if as_cypher and as_of is not None:
         raise click.UsageError("--scene bounds the evidence of an answer; a --cypher query reads the whole graph")
     auth = None
-    if db is not None and "://" in db:
+    from kgbuild.loaders.store import is_bolt_address
+
+    if is_bolt_address(db):
         from kgbuild.cli.store import neo4j_credentials
 
         auth = neo4j_credentials()

@@ -12,7 +12,7 @@ from rich.console import Console
 
 from kgbuild.chunking import DEFAULT_TOKEN_BUDGET
 from kgbuild.cli.exits import EXIT_BATCH_PENDING, EXIT_PARTIAL
-from kgbuild.cli.options import LLMFlags, llm_options, scenes_param, schema_option
+from kgbuild.cli.options import LLMFlags, bolt_param, llm_options, scenes_param, schema_option
 from kgbuild.llm.settings import DEFAULT_LLM_CHUNK_TOKENS
 from kgbuild.paths import cache_dir as resolve_cache_dir
 from kgbuild.paths import check_writable_dir
@@ -90,7 +90,7 @@ class _Bars:
 @click.option("--admit-below-threshold", "admit", is_flag=True, default=None,
               help="Let into the graph the facts of LLM chunks still below the reflection threshold after "
               "the retries (the report names them); by default they are kept out and listed in review.jsonl.")
-@click.option("--neo4j", "neo4j_uri", metavar="URI",
+@click.option("--neo4j", "neo4j_uri", metavar="URI", callback=bolt_param,
               help="Also load the graph into Neo4j at bolt://HOST:7687 at the end, replacing this "
               "movie there (NEO4J_USERNAME / NEO4J_PASSWORD).")
 @click.option("--neo4j-database", help="The Neo4j database [default: the server's default].")
@@ -249,11 +249,11 @@ def build(scripts: tuple[Path, ...], outdir: Path | None, workers: int | None, w
         f"{len(graph.relations)} relations. Wrote " + ", ".join(str(p) for p in written)
     )
     if neo4j_uri and credentials:
-        from kgbuild.loaders.neo4j_store import load_neo4j
+        from kgbuild.loaders.store import open_store
 
         user, password = credentials
-        counts = load_neo4j(graph, neo4j_uri, user=user, password=password, database=neo4j_database,
-                            replace=True, schema=state.options.graph_schema())
+        with open_store(neo4j_uri, user=user, password=password, database=neo4j_database) as store:
+            counts = store.load(graph, replace=True, schema=state.options.graph_schema())
         click.echo(f"Loaded movie {counts.movie!r} into Neo4j at {neo4j_uri}: {counts.nodes} nodes, "
                    f"{counts.relations} relationships ({len(counts.refused)} refused).")
         for note in counts.notes:
