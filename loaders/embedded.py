@@ -27,6 +27,7 @@ from typing import Any
 import ladybug
 import numpy as np
 
+from kgbuild.folders import BuildFolder
 from kgbuild.loaders.dialect import check_parameters, explain_error, returned_columns
 from kgbuild.loaders.errors import QueryError, StoreError
 from kgbuild.loaders.plan import (
@@ -56,8 +57,8 @@ from kgbuild.schema import Schema, load_schema
 
 logger = logging.getLogger(__name__)
 
-#: The store's file name inside a build's output folder.
-DEFAULT_DB_NAME = "graph.lbdb"
+#: The store's file name inside a build's output folder, `BuildFolder.STORE` (the benchmarks import it here).
+DEFAULT_DB_NAME = BuildFolder.STORE
 _TYPE_MACRO = "CREATE MACRO type(r) AS label(r)"
 #: Properties holding integer lists; an empty one needs a typed value (see `_typed_params`).
 _INT_LISTS = frozenset(name for name, kind in (*NODE_PROPERTIES, *RELATION_PROPERTIES, *SCENE_PROPERTIES,
@@ -67,9 +68,9 @@ _INT_LISTS = frozenset(name for name, kind in (*NODE_PROPERTIES, *RELATION_PROPE
 def resolve_db_path(path: str | os.PathLike[str] | None) -> Path:
     """Where a store is: the path itself, `PATH/graph.lbdb` for a folder, `./graph.lbdb` for None."""
     if path is None:
-        return Path(DEFAULT_DB_NAME)
+        return BuildFolder(".").store
     p = Path(path)
-    return p / DEFAULT_DB_NAME if p.is_dir() else p
+    return BuildFolder(p).store if p.is_dir() else p
 
 
 def schema_ddl(schema: Schema | None = None) -> list[str]:

@@ -30,8 +30,9 @@ import tempfile
 from pathlib import Path
 
 from kgbuild import __version__
+from kgbuild.folders import BuildFolder
 from kgbuild.graph import load_graph
-from kgbuild.loaders.embedded import DEFAULT_DB_NAME, EmbeddedStore, resolve_db_path, write_embedded
+from kgbuild.loaders.embedded import EmbeddedStore, resolve_db_path, write_embedded
 from kgbuild.paths import cache_dir, check_writable_dir
 from kgbuild.schema import schema_for_graph
 
@@ -46,8 +47,8 @@ STORES = "stores"
 def _graph_json(path: Path) -> Path | None:
     """The graph.json a query path names instead of a store, or None for a store."""
     if path.is_dir():
-        return path / "graph.json" if not (path / DEFAULT_DB_NAME).exists() and (path / "graph.json").is_file() \
-            else None
+        folder = BuildFolder(path)
+        return folder.graph if not folder.store.exists() and folder.has_graph() else None
     return path if path.suffix.lower() == ".json" and path.is_file() else None
 
 
@@ -88,8 +89,9 @@ def cached_store(graph_file: Path, *, cache: str | os.PathLike[str] | None = Non
         return target
     staging = Path(tempfile.mkdtemp(prefix=".loading-", dir=folder))
     try:
-        counts = write_embedded(load_graph(graph_file), staging / DEFAULT_DB_NAME, schema=schema)
-        os.replace(staging / DEFAULT_DB_NAME, target)
+        made = BuildFolder(staging).store
+        counts = write_embedded(load_graph(graph_file), made, schema=schema)
+        os.replace(made, target)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     logger.info("loaded %s into the cached store %s (%d nodes, %d refused items)", graph_file, target,

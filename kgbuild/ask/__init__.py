@@ -21,6 +21,7 @@ from kgbuild.ask.story_index import StoryIndex, build_folder
 from kgbuild.ask.types import Answer, AskResult, Citation, CypherAnswer
 from kgbuild.embeddings import Embedder
 from kgbuild.errors import InputError
+from kgbuild.folders import BuildFolder
 from kgbuild.llm.settings import LLMSettings
 from kgbuild.llm.types import ChatBackend
 from kgbuild.model import KnowledgeGraph
@@ -90,7 +91,7 @@ class AskSession:
         if self._graph is None:
             from kgbuild.graph import load_graph
 
-            self._graph = load_graph(self.build / "graph.json")
+            self._graph = load_graph(BuildFolder(self.build).graph)
         return self._graph
 
     def retrieve(self, question: str, *, as_of: int | None = None, k: int = 5, facts: int = 10) -> AskResult:

@@ -14,6 +14,7 @@ from kgbuild.cli.console import stdout_console
 from kgbuild.cli.exits import EXIT_BATCH_PENDING
 from kgbuild.cli.options import MODEL_ENV, LLMFlags, llm_options
 from kgbuild.errors import InputError
+from kgbuild.folders import BuildFolder
 
 
 @click.command("ask")
@@ -133,7 +134,7 @@ def qa_eval_command(build: Path, questions: Path, corpus: bool, script: Path | N
     if corpus:
         for csv_path in sorted(questions.glob("*/question_pairs.csv")):
             movie = csv_path.parent.name
-            if (build / movie / "graph.json").is_file():
+            if BuildFolder(build / movie).has_graph():
                 pairs.append((movie, build / movie, csv_path, csv_path.parent / "script.json"))
         if not pairs:
             raise InputError("no movie has both a build (BUILD/<id>/graph.json) and questions "
@@ -143,7 +144,7 @@ def qa_eval_command(build: Path, questions: Path, corpus: bool, script: Path | N
         if index_source is None:
             from kgbuild.readers import load_screenplay
 
-            source = Path(load_screenplay(build / "screenplay.json").source.path)
+            source = Path(load_screenplay(BuildFolder(build).screenplay).source.path)
             if source.name != "script.json" or not source.is_file():
                 raise InputError("the build's source is no STAGE script.json here; name it with --script",
                                  path=str(build))

@@ -17,6 +17,7 @@ from rich.table import Table
 from kgbuild.ask.render import cell_text
 from kgbuild.cli.console import stdout_console
 from kgbuild.cli.options import bolt_param, schema_option
+from kgbuild.folders import BuildFolder, CorpusFolder
 from kgbuild.graph import graph_file, load_graph
 from kgbuild.loaders.plan import DEFAULT_BATCH_SIZE
 from kgbuild.loaders.records import LoadCounts, Refusal, refusal_summary
@@ -195,7 +196,7 @@ def load(graph_path: Path, db: Path | None, neo4j_uri: str | None, database: str
         _load_corpus(graph_path, db=db, neo4j_uri=neo4j_uri, database=database, batch_size=batch_size,
                      strict=strict)
         return
-    from kgbuild.loaders.embedded import DEFAULT_DB_NAME, resolve_db_path
+    from kgbuild.loaders.embedded import resolve_db_path
 
     target = _store_target(resolve_db_path(db) if db is not None else None, neo4j_uri)
     schema = schema_for_graph(graph_path, schema_file)
@@ -204,7 +205,7 @@ def load(graph_path: Path, db: Path | None, neo4j_uri: str | None, database: str
         from kgbuild.loaders.records import checked_rows
 
         checked_rows(graph, movie=movie, schema=schema, strict=True)  # refused before the store is opened
-    with open_cli_store(target or file.parent / DEFAULT_DB_NAME, database) as store:
+    with open_cli_store(target or BuildFolder(file.parent).store, database) as store:
         counts = store.load(graph, batch_size=batch_size, replace=replace, movie=movie, strict=strict, schema=schema)
     _show_refused(counts.refused)
     _show_notes(counts)
@@ -214,7 +215,7 @@ def load(graph_path: Path, db: Path | None, neo4j_uri: str | None, database: str
 
 def _load_corpus(outdir: Path, *, db: Path | None, neo4j_uri: str | None, database: str | None, batch_size: int,
                  strict: bool) -> None:
-    from kgbuild.corpus.outputs import CORPUS_DB_NAME, load_corpus
+    from kgbuild.corpus.outputs import load_corpus
 
     def shown(counts: LoadCounts) -> None:
         _show_refused(counts.refused)
@@ -222,7 +223,7 @@ def _load_corpus(outdir: Path, *, db: Path | None, neo4j_uri: str | None, databa
         click.echo(f"Loaded movie {counts.movie!r}: {counts.nodes} nodes, {counts.relations} relationships "
                    f"({counts.seconds:.2f} s).")
 
-    with open_cli_store(_store_target(db, neo4j_uri) or outdir / CORPUS_DB_NAME, database) as store:
+    with open_cli_store(_store_target(db, neo4j_uri) or CorpusFolder(outdir).store, database) as store:
         loaded = load_corpus(outdir, store, batch_size=batch_size, strict=strict, on_movie=shown)
     click.echo(f"Loaded {len(loaded)} movies into {store.where}: {sum(c.nodes for c in loaded)} nodes, "
                f"{sum(c.relations for c in loaded)} relationships.")
@@ -241,9 +242,9 @@ def _load_corpus(outdir: Path, *, db: Path | None, neo4j_uri: str | None, databa
 def export(graph_path: Path, formats: tuple[str, ...], outdir: Path, movie: str | None,
            database: str, schema_file: Path | None) -> None:
     """Export GRAPH (graph.json, or a build folder) as GraphML, neo4j-admin CSV or a Cypher script."""
-    from kgbuild.loaders.cypher_script import export_cypher
+    from kgbuild.loaders.cypher_script import SCRIPT_FILE, export_cypher
     from kgbuild.loaders.graphml import export_graphml
-    from kgbuild.loaders.neo4j_csv import export_neo4j_csv
+    from kgbuild.loaders.neo4j_csv import IMPORT_COMMAND_FILE, export_neo4j_csv
     from kgbuild.paths import check_writable_dir
 
     check_writable_dir(outdir)
@@ -253,14 +254,14 @@ def export(graph_path: Path, formats: tuple[str, ...], outdir: Path, movie: str 
     refused: list[Refusal] = []
     for fmt in dict.fromkeys(formats):
         if fmt == "graphml":
-            written.append(export_graphml(graph, outdir / "graph.graphml"))
+            written.append(export_graphml(graph, BuildFolder(outdir).graphml))
         elif fmt == "csv":
             files, refused = export_neo4j_csv(graph, outdir, movie=movie, database=database, schema=schema)
             written += files
         else:
-            path, refused = export_cypher(graph, outdir / "graph.cypher", movie=movie, schema=schema)
+            path, refused = export_cypher(graph, outdir / SCRIPT_FILE, movie=movie, schema=schema)
             written.append(path)
     _show_refused(refused)
     click.echo("Wrote " + ", ".join(str(p) for p in written))
     if "csv" in formats:
-        click.echo(f"Bulk-load with the command in {outdir / 'neo4j-admin-import.txt'}")
+        click.echo(f"Bulk-load with the command in {outdir / IMPORT_COMMAND_FILE}")

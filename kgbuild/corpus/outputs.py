@@ -6,7 +6,7 @@ baseline --corpus`, or by hand); hidden folders (the build's staging area) are n
 FalkorDB), one movie at a time, each replacing that movie's earlier load, in batched statements.
 
 Example:
-    >>> with open_store(Path("out/stage") / CORPUS_DB_NAME) as store:  # doctest: +SKIP
+    >>> with open_store(CorpusFolder("out/stage").store) as store:  # doctest: +SKIP
     ...     counts = load_corpus(Path("out/stage"), store)
     >>> sum(c.nodes for c in counts)  # doctest: +SKIP
 """
@@ -18,26 +18,24 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kgbuild.folders import BuildFolder, CorpusFolder
 from kgbuild.loaders.plan import DEFAULT_BATCH_SIZE
 from kgbuild.loaders.records import LoadCounts
 
 if TYPE_CHECKING:
     from kgbuild.loaders.store import GraphStore
 
-#: The embedded store `kgbuild load OUTDIR` writes for a corpus, inside OUTDIR.
-CORPUS_DB_NAME = "corpus.lbdb"
 
 
 def find_movies(folder: str | os.PathLike[str]) -> list[Path]:
     """The subfolders of `folder` that hold a graph.json (hidden ones left out), sorted by name."""
-    return sorted(p.parent for p in Path(folder).glob("*/graph.json")
-                  if p.is_file() and not p.parent.name.startswith("."))
+    return [movie.path for movie in CorpusFolder(folder).movies()]
 
 
 def is_corpus_output(folder: str | os.PathLike[str]) -> bool:
     """True when `folder` holds no graph.json itself but subfolders with one."""
     root = Path(folder)
-    return root.is_dir() and not (root / "graph.json").exists() and bool(find_movies(root))
+    return root.is_dir() and not BuildFolder(root).graph.exists() and bool(find_movies(root))
 
 
 def load_corpus(outdir: Path, store: GraphStore, *, batch_size: int = DEFAULT_BATCH_SIZE, strict: bool = False,
@@ -64,7 +62,7 @@ def load_corpus(outdir: Path, store: GraphStore, *, batch_size: int = DEFAULT_BA
 
     counts: list[LoadCounts] = []
     for folder in find_movies(outdir):
-        result = store.load(load_graph(folder / "graph.json"), batch_size=batch_size, replace=True, strict=strict,
+        result = store.load(load_graph(BuildFolder(folder).graph), batch_size=batch_size, replace=True, strict=strict,
                             schema=schema_for_graph(folder))
         counts.append(result)
         if on_movie is not None:

@@ -31,11 +31,11 @@ from kgbuild.benchmarks.fake_server import (
 )
 from kgbuild.benchmarks.llm import server_responder
 from kgbuild.cli import cli
+from kgbuild.folders import BuildFolder
 from kgbuild.graph import load_graph
 from kgbuild.llm.chunk_graph import build_chunk_graph
 from kgbuild.llm.context import ChunkContext, SceneFacts
 from kgbuild.llm.responses import ExtractionResponse
-from kgbuild.output import REVIEW_FILE
 from kgbuild.schema import load_schema
 from tests.cli_in_process import run_cli
 from tests.llm.extraction_helpers import BRICK_BUDGET, SCRIPT_FIXTURE, FixtureModel
@@ -54,7 +54,7 @@ def lizard(shared_data: Path) -> Path:
 
 
 def read_review(outdir: Path) -> list[dict]:
-    return [json.loads(line) for line in (outdir / REVIEW_FILE).read_text().splitlines()]
+    return [json.loads(line) for line in (outdir / BuildFolder.REVIEW).read_text().splitlines()]
 
 
 def stored_names(outdir: Path) -> set[str]:

@@ -7,16 +7,9 @@ import sys
 
 import pytest
 
+from kgbuild.folders import BuildFolder
 from kgbuild.graph import save_graph
-from kgbuild.loaders.embedded import (
-    DEFAULT_DB_NAME,
-    connect,
-    movie_counts,
-    resolve_db_path,
-    run_query,
-    schema_ddl,
-    write_embedded,
-)
+from kgbuild.loaders.embedded import connect, movie_counts, resolve_db_path, run_query, schema_ddl, write_embedded
 from kgbuild.loaders.errors import QueryError, StoreError
 from kgbuild.loaders.examples import EXAMPLES, example, params_for_graph
 from kgbuild.loaders.records import EVIDENCE_PROPERTIES, prepare_rows, store_key
@@ -178,8 +171,8 @@ def test_nodes_and_relationships_come_back_as_plain_dicts(tmp_path, small_graph)
 
 
 def test_db_path_resolution(tmp_path):
-    assert resolve_db_path(None).name == DEFAULT_DB_NAME
-    assert resolve_db_path(tmp_path) == tmp_path / DEFAULT_DB_NAME
+    assert resolve_db_path(None).name == BuildFolder.STORE
+    assert resolve_db_path(tmp_path) == tmp_path / BuildFolder.STORE
     assert resolve_db_path(tmp_path / "x.lbdb") == tmp_path / "x.lbdb"
 
 
