@@ -15,7 +15,7 @@ What cannot be built before the model answers is estimated, and the estimate say
   replies in the response cache when it holds at least `MIN_MEASURED` of them (so a first
   `--scenes` run calibrates the estimate of the whole script); otherwise
   `COMPLETION_PER_USER_TOKEN`, measured on STAGE's own answers recast in kgbuild's answer
-  format (`python -m kgbuild.evaluation.completion_density`);
+  format (the study `bench/studies/completion_density.py` in the repository);
 - the review that follows each extraction: its fixed part (instructions, facts, schema) is
   built and counted; the extraction it quotes adds `RENDERED_PER_COMPLETION` of the
   extraction's completion tokens; its answer takes `REVIEW_COMPLETION_TOKENS` (or the mean of
@@ -65,8 +65,8 @@ logger = logging.getLogger(__name__)
 
 #: Completion tokens of an extraction answer per token of its user message: STAGE's answers to
 #: the 1,352 scenes of the 11 dev movies, recast in kgbuild's answer format (3.90 English, 4.06
-#: Chinese; `python -m kgbuild.evaluation.completion_density`). STAGE's model wrote a sentence of
-#: description for every entity; kgbuild's prompt asks for a few words, so this leans high.
+#: Chinese; the repository's study `bench/studies/completion_density.py`). STAGE's model wrote a
+#: sentence of description for every entity; kgbuild's prompt asks for a few words, so this leans high.
 COMPLETION_PER_USER_TOKEN = 3.93
 #: Tokens of an extraction as the reviewer reads it, per completion token (same measurement).
 RENDERED_PER_COMPLETION = 0.61

@@ -18,7 +18,6 @@ from kgbuild.ask.cypher import (
     store_counts,
     write_words,
 )
-from kgbuild.benchmarks.fake_server import FakeOpenAIServer
 from kgbuild.cli import cli
 from kgbuild.errors import InputError
 from kgbuild.graph import load_graph
@@ -27,6 +26,7 @@ from kgbuild.llm.settings import LLMSettings
 from kgbuild.loaders.results import QueryResult
 from kgbuild.loaders.store import GraphStore, open_store
 from kgbuild.schema import load_schema
+from kgbuild.testing import FakeOpenAIServer
 
 SPEAKERS = ("MATCH (a:Character {movie: $movie})-[:speaks_to]->(b:Character {movie: $movie}) "
             "WHERE toLower(b.name) CONTAINS 'nora' RETURN a.name AS speaker ORDER BY speaker")

@@ -15,14 +15,14 @@ from pathlib import Path
 import pytest
 import ray
 
-from kgbuild.benchmarks.fake_server import FakeOpenAIServer
-from kgbuild.benchmarks.llm import server_responder
+from bench.llm import server_responder
 from kgbuild.corpus.inputs import discover
 from kgbuild.corpus.ray_executor import RAY_MISSING, RayExecutor, ray_session
 from kgbuild.corpus.run import build_corpus
 from kgbuild.corpus.worker import WorkerSetup
 from kgbuild.folders import BuildFolder
 from kgbuild.pipeline import BuildOptions
+from kgbuild.testing import FakeOpenAIServer
 from tests.corpus.helpers import SCRIPTS, assert_paced, graph_without_timings, llm_env, movie_folders, statuses
 
 pytestmark = pytest.mark.slow

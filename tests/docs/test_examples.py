@@ -3,8 +3,8 @@
 Every ```sh / ```bash block runs as a bash script, every ```console block command by command
 (its shown output must appear), and every ```python block of a page runs in order; all of them
 in a folder laid out like the repository root: `examples/`, the bundled example's build in
-`out/lizard-people`, links to `tests/`, `docker/`, `scripts/`, `pyproject.toml` and the venv,
-and `../shared` beside it. Each page gets its own copy of that folder. A block marked
+`out/lizard-people`, links to `tests/`, `docker/`, `scripts/`, `bench/`, `pyproject.toml` and
+the venv, and `../shared` beside it. Each page gets its own copy of that folder. A block marked
 `<!-- skip: REASON -->` is skipped with that reason; one that reads `../shared/data` is skipped
 where that folder is absent. The README's "Use from Python" examples moved to docs/api.md, whose
 blocks tests/test_api.py runs with its own checks.
@@ -74,7 +74,7 @@ def example_root(tmp_path_factory, docs_env) -> Path:
     root = tmp_path_factory.mktemp("docs-root") / "work"
     (root / "examples").mkdir(parents=True)
     shutil.copy(EXAMPLE, root / "examples" / EXAMPLE.name)
-    for name in ("tests", "docker", "scripts", "pyproject.toml"):
+    for name in ("tests", "docker", "scripts", "bench", "pyproject.toml"):
         (root / name).symlink_to(REPO / name)
     if _venv_is_scripts_devs():
         (root / ".venv").symlink_to(sys.prefix)

@@ -6,7 +6,7 @@ review threshold are kept out unless --admit-below-threshold lets them in (the r
 a fact whose cited sentence shows none of its participants is dropped by grounding. A server that
 takes connections and never answers, or a build that runs out of --llm-deadline, ends the build
 with exit status 4, one line and the old build kept. Requests go through the real `openai` client
-to the local server of `kgbuild.benchmarks.fake_server`.
+to the local server of `kgbuild.testing`.
 """
 
 from __future__ import annotations
@@ -21,15 +21,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from kgbuild.benchmarks.fake_server import (
-    INVENTED_EVENT,
-    INVENTED_QUOTE,
-    FakeOpenAIServer,
-    Fault,
-    FaultPlan,
-    invented_fact_responder,
-)
-from kgbuild.benchmarks.llm import server_responder
+from bench.llm import INVENTED_EVENT, INVENTED_QUOTE, invented_fact_responder, server_responder
 from kgbuild.cli import cli
 from kgbuild.folders import BuildFolder
 from kgbuild.graph import load_graph
@@ -37,6 +29,7 @@ from kgbuild.llm.chunk_graph import build_chunk_graph
 from kgbuild.llm.context import ChunkContext, SceneFacts
 from kgbuild.llm.responses import ExtractionResponse
 from kgbuild.schema import load_schema
+from kgbuild.testing import FakeOpenAIServer, Fault, FaultPlan
 from tests.cli_in_process import run_cli
 from tests.llm.extraction_helpers import BRICK_BUDGET, SCRIPT_FIXTURE, FixtureModel
 

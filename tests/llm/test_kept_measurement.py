@@ -23,9 +23,9 @@ from pathlib import Path
 
 import pytest
 
+from bench.studies.kept_answers import read_kept, rebuild
 from kgbuild.evaluation.audit import sample_facts, tally
 from kgbuild.evaluation.audit.types import Verdict
-from kgbuild.evaluation.kept_answers import read_kept, rebuild
 from kgbuild.graph import load_graph
 from kgbuild.llm.run import script_words
 from kgbuild.readers import read_screenplay

@@ -1,7 +1,7 @@
 """LLM builds end to end: the exact graph from scripted answers, faults, reruns, kills, batch mode.
 
 Requests go through the real `LLMClient`, either to a `ScriptedBackend` or, through the real
-`openai` client, to the local OpenAI-compatible server of `kgbuild.benchmarks.fake_server`.
+`openai` client, to the local OpenAI-compatible server of `kgbuild.testing`.
 """
 
 from __future__ import annotations
@@ -17,8 +17,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from kgbuild.benchmarks.fake_server import FakeOpenAIServer, Fault, FaultPlan
-from kgbuild.benchmarks.llm import LLMBenchResult, bench_llm, format_llm_bench, server_responder
+from bench.llm import LLMBenchResult, bench_llm, format_llm_bench, server_responder
 from kgbuild.cli import cli
 from kgbuild.evidence import quote_occurs
 from kgbuild.folders import BuildFolder
@@ -30,6 +29,7 @@ from kgbuild.llm.settings import LLMSettings
 from kgbuild.llm.types import BudgetExceededError, LLMRequestError, LLMTransientError
 from kgbuild.output import write_build
 from kgbuild.pipeline import BuildOptions, run_build
+from kgbuild.testing import FakeOpenAIServer, Fault, FaultPlan
 from tests.cli_in_process import run_cli
 from tests.llm.extraction_helpers import (
     BRICK_BUDGET,

@@ -117,7 +117,7 @@ def stage_build(tmp_path_factory, cache_env) -> Path:
 def stage_reference(tmp_path_factory) -> Path:
     """The largest English STAGE dev reference graph (about 1,900 nodes, 5,200 relations) as a
     graph.json with the screenplay.json of its script, and its page."""
-    from kgbuild.benchmarks.store import biggest_movie
+    from bench.store import biggest_movie
     from kgbuild.loaders.errors import StoreError
 
     try:

@@ -11,7 +11,7 @@ punctuation (`canonical_key`), or, failing that, when exactly one name of the sc
 word of three letters or more with it ('Carl' / 'Carl Showalter'); one-to-one within a scene.
 Scores are micro over scenes: precision, recall and F1 per movie and per language.
 
-Run `python -m kgbuild.evaluation.presence` (`--builds DIR` reuses `DIR/<movie id>/graph.json`
+Run `python -m bench.studies.presence` (`--builds DIR` reuses `DIR/<movie id>/graph.json`
 and writes missing builds there; exit status 1 when a language's micro F1 is below 0.80).
 """
 
@@ -27,6 +27,7 @@ from pathlib import Path
 import click
 from pydantic import BaseModel, ConfigDict
 
+from bench.paths import SHARED_DATA
 from kgbuild.atomic import write_text_atomic
 from kgbuild.evaluation.metrics import PRF
 from kgbuild.evaluation.reference import resolve_rename
@@ -37,7 +38,6 @@ from kgbuild.story.descriptors import is_descriptor
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 #: The target micro F1 per language.
 TARGET_F1 = 0.80
 _SCENE = re.compile(r"^scene_(\d+)(?:_part_\d+)?$")
@@ -157,7 +157,7 @@ def build_for(movie_dir: Path, builds: Path | None) -> tuple[KnowledgeGraph, Scr
 
 
 @click.command()
-@click.option("--data", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_DATA, show_default=True,
+@click.option("--data", type=click.Path(file_okay=False, path_type=Path), default=SHARED_DATA, show_default=True,
               help="The shared data folder (STAGE movies under DATA/stage/<language>/<movie>).")
 @click.option("--builds", type=click.Path(file_okay=False, path_type=Path),
               help="Reuse DIR/<movie id>/graph.json (offline builds); write the missing ones there.")

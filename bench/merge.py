@@ -146,7 +146,7 @@ def bench_merge(sizes: tuple[int, ...] = (10_000, 50_000), *, embed_texts: int |
 
 
 def format_merge_bench(result: MergeBench) -> list[str]:
-    """Lines of text for `kgbuild bench`."""
+    """Lines of text for `scripts/dev bench`."""
     lines = []
     for run in result.clustering:
         target = f" (target < {run.target_seconds:g} s)" if run.target_seconds else ""

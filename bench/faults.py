@@ -28,8 +28,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kgbuild.benchmarks.fake_server import FakeOpenAIServer, Fault, FaultPlan, invented_fact_responder
+from bench.llm import invented_fact_responder
 from kgbuild.llm.cache import CACHE_FILE
+from kgbuild.testing import FakeOpenAIServer, Fault, FaultPlan
 
 #: A screenplay written for this benchmark: three scenes, two characters, a thing handed over.
 SCRIPT = """Title: The Keeper

@@ -162,7 +162,7 @@ def bench_corpus(stage: Path, *, workers: tuple[int, ...] = (1, 2), torch_thread
 
 
 def format_corpus_bench(result: CorpusBench) -> list[str]:
-    """The runs as a text table, with the speed-ups, for `kgbuild bench`.
+    """The runs as a text table, with the speed-ups, for `scripts/dev bench`.
 
     'builds s' is the sum of the movies' build times in the workers and 'busy' that sum over
     workers x wall time: how much of the workers' time went into builds (the rest is start-up,

@@ -10,7 +10,7 @@
     the screenplay's speakers and lower-case words bind the merge as in a build.
 
 A wrong merge costs more than a missed one, so precision and recall are always reported
-together. Run `python -m kgbuild.evaluation.merge_eval` (exit status 1 when a target is missed).
+together. Run `python -m bench.studies.merge_eval` (exit status 1 when a target is missed).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from pathlib import Path
 import click
 from pydantic import BaseModel, ConfigDict, Field
 
+from bench.paths import SHARED_DATA
 from kgbuild.canonicalize.constraints import SpeakerIndex
 from kgbuild.canonicalize.merge import MergeOptions, plan_merges
 from kgbuild.canonicalize.normalize import normalize_name
@@ -38,7 +39,6 @@ from kgbuild.schema import load_schema
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 #: Offline targets: (min precision, min F1) for the STAGE and MovieCoref evaluations.
 TARGETS = {"stage": (0.90, 0.70), "moviecoref": (0.90, 0.75)}
 
@@ -287,7 +287,7 @@ def meets(scores: list[PairScore], target: tuple[float, float]) -> bool:
 
 
 @click.command()
-@click.option("--data", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_DATA,
+@click.option("--data", type=click.Path(file_okay=False, path_type=Path), default=SHARED_DATA,
               show_default=True, help="The shared data folder.")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Embedding cache folder.")

@@ -8,7 +8,7 @@ mapped through `rename_map.json`. Two numbers per movie:
 - speaker recall: the share of reference characters that speak in the text (their name or alias
   is a cue) among those whose name occurs in the text at all, weighted by nothing.
 
-Run: `python -m kgbuild.evaluation.stage_inputs [--data ../shared/data]`.
+Run: `python -m bench.studies.stage_inputs [--data ../shared/data]`.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from pathlib import Path
 import click
 from pydantic import BaseModel, ConfigDict
 
+from bench.paths import SHARED_DATA
 from kgbuild.model import ElementKind
 from kgbuild.readers import read_screenplay
 from kgbuild.schema import load_schema
@@ -120,7 +121,7 @@ def movie_coverage(movie_dir: Path) -> MovieCoverage:
 
 @click.command()
 @click.option("--data", type=click.Path(file_okay=False, path_type=Path),
-              default=Path(__file__).resolve().parent.parent.parent / "shared" / "data",
+              default=SHARED_DATA,
               show_default=True, help="The shared data folder.")
 @click.option("--details", is_flag=True, help="List unmatched cues and silent characters.")
 def main(data: Path, details: bool) -> None:

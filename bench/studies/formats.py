@@ -12,7 +12,7 @@ other format is compared with it on:
 
 The target is the same scene count and headings and at least 99% of the cue sequence.
 
-Run `python -m kgbuild.evaluation.formats [--data DIR] [--script NAME] [--pdf-secondary-headings]`.
+Run `python -m bench.studies.formats [--data DIR] [--script NAME] [--pdf-secondary-headings]`.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from pathlib import Path
 import click
 from pydantic import BaseModel, ConfigDict
 
+from bench.paths import SHARED_DATA
 from kgbuild.errors import InputError
-from kgbuild.evaluation.parsing import DEFAULT_DATA
 from kgbuild.model import ElementKind, Scene
 from kgbuild.readers import read_screenplay
 from kgbuild.readers.headings import is_english_heading
@@ -197,7 +197,7 @@ def format_table(rows: list[FormatAgreement], examples: int = 4) -> str:
 
 
 @click.command()
-@click.option("--data", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_DATA,
+@click.option("--data", type=click.Path(file_okay=False, path_type=Path), default=SHARED_DATA,
               show_default=True, help="The shared data folder.")
 @click.option("--script", multiple=True, help="Only this script (repeatable).")
 @click.option("--pdf-secondary-headings", is_flag=True,

@@ -7,10 +7,10 @@ first-look shares, and whether its judged facts then informed a rule. Fresh scri
 the movies `stage-pool/split.tsv` marks `truth`, drawn with a recorded seed among those the ledger
 does not hold yet; a draw is never discarded or repeated.
 
-    python -m kgbuild.evaluation.truth_ledger draw --name after-1 --seed 2 --english 3 --chinese 1
-    python -m kgbuild.evaluation.truth_ledger record MOVIE_ID AUDIT_DIR --commit abc1234
-    python -m kgbuild.evaluation.truth_ledger inform MOVIE_ID ... --note "heading grammar"
-    python -m kgbuild.evaluation.truth_ledger table --draws after-1,after-2
+    python -m bench.studies.truth_ledger draw --name after-1 --seed 2 --english 3 --chinese 1
+    python -m bench.studies.truth_ledger record MOVIE_ID AUDIT_DIR --commit abc1234
+    python -m bench.studies.truth_ledger inform MOVIE_ID ... --note "heading grammar"
+    python -m bench.studies.truth_ledger table --draws after-1,after-2
 
 Example:
     >>> entries = load_ledger(LEDGER)
@@ -29,12 +29,12 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bench.paths import REPO, SHARED_DATA
 from kgbuild.evaluation.audit.tally import weighted_share
 from kgbuild.evaluation.audit.types import AuditReport, TypeShare, WeightedShare
 
-REPO = Path(__file__).resolve().parents[1]
 LEDGER = REPO / "tests" / "fixtures" / "audit" / "ledger.jsonl"
-POOL = REPO.parent / "shared" / "data" / "stage-pool"
+POOL = SHARED_DATA / "stage-pool"
 #: The 95th percentile of the standard normal distribution (two-sided 90% intervals).
 Z90 = 1.6448536269514722
 
@@ -233,7 +233,7 @@ def _table(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line: draw, record, inform, table."""
-    parser = argparse.ArgumentParser(prog="python -m kgbuild.evaluation.truth_ledger",
+    parser = argparse.ArgumentParser(prog="python -m bench.studies.truth_ledger",
                                      description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--ledger", type=Path, default=LEDGER)
     parser.add_argument("--pool", type=Path, default=POOL)

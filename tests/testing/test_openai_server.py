@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from kgbuild.benchmarks.fake_server import FakeOpenAIServer, Fault, FaultPlan, wrong_types
+from kgbuild.testing import FakeOpenAIServer, Fault, FaultPlan, wrong_types
 from kgbuild.tokens import estimate_tokens
 
 

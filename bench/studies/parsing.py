@@ -7,7 +7,7 @@ parser) and `robust` (their neural parser). `parse.csv` rows align one to one wi
 `screenplay/<movie>.txt`; the csv `text` column is stripped inconsistently, so the `.txt` files
 are the classifier's input.
 
-Run `python -m kgbuild.evaluation.parsing [--data DIR] [--movie NAME] [--errors N] [--flat]
+Run `python -m bench.studies.parsing [--data DIR] [--movie NAME] [--errors N] [--flat]
 [--list TAG]`; `--list S` prints every heading line we tag differently from the gold, with the
 tag the neural parser gave it.
 """
@@ -23,12 +23,12 @@ from pathlib import Path
 
 import click
 
+from bench.paths import SHARED_DATA
 from kgbuild.errors import InputError
 
 #: The tags scored (M and O are bookkeeping and not scored).
 SCORED_TAGS: tuple[str, ...] = ("S", "C", "D", "N", "E", "T")
 SYSTEMS: tuple[str, ...] = ("kgbuild", "rule", "robust")
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 _MOVIECOREF = Path("external") / "moviecoref"
 
 Classifier = Callable[[list[str]], list[str]]
@@ -315,7 +315,7 @@ def format_tag_errors(errors: list[TagError]) -> str:
 
 
 @click.command()
-@click.option("--data", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_DATA,
+@click.option("--data", type=click.Path(file_okay=False, path_type=Path), default=SHARED_DATA,
               show_default=True, help="The shared data folder.")
 @click.option("--movie", multiple=True, help="Only this movie (repeatable).")
 @click.option("--errors", type=click.IntRange(min=0), default=0, show_default=True,

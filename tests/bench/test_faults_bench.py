@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kgbuild.benchmarks.faults import FaultRow, _Bench, _deep_parameter, _symlink, format_faults
+from bench.faults import FaultRow, _Bench, _deep_parameter, _symlink, format_faults
 
 pytestmark = pytest.mark.slow
 

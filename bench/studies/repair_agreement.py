@@ -5,7 +5,7 @@ stored after the swap). For each of them we undo the swap, run our schema repair
 swaps back to exactly the stored relation. For every relation the schema already admits we check
 the repair leaves it untouched.
 
-Run: `python -m kgbuild.evaluation.repair_agreement [--data ../shared/data]`.
+Run: `python -m bench.studies.repair_agreement [--data ../shared/data]`.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from pathlib import Path
 import click
 from pydantic import BaseModel, ConfigDict, Field
 
+from bench.paths import SHARED_DATA
 from kgbuild.canonicalize.repairs import repair_relation_types
 from kgbuild.graph import entity_id, relation_id
 from kgbuild.model import Entity, KnowledgeGraph, MovieInfo, Relation
@@ -88,7 +89,7 @@ def measure(results_files: list[Path], schema: Schema | None = None) -> RepairAg
 
 @click.command()
 @click.option("--data", type=click.Path(file_okay=False, path_type=Path),
-              default=Path(__file__).resolve().parent.parent.parent / "shared" / "data",
+              default=SHARED_DATA,
               show_default=True, help="The shared data folder.")
 def main(data: Path) -> None:
     """Print how often our repairs reproduce the release's auto_fixed swaps."""

@@ -6,11 +6,11 @@ highest degree, the scene N one they are in, the item an event or entity with th
 (events first drawn three times in five). The sheet shows, per answer, the question, the label,
 why, the evidence and the text of the scenes it cites: the knowing scene, the item's first scene,
 and for past-absence the item's scene at or before N. The reader gets the fixed instructions
-`evaluation/knows_judge.md` (the sheet's header) and writes, per answer, `right`, `wrong` or
+`bench/studies/knows_judge.md` (the sheet's header) and writes, per answer, `right`, `wrong` or
 `cant_tell` with a reason.
 
-    python -m kgbuild.evaluation.knows_sheet OUTDIR -o DIR            # DIR/knows_sheet.md, knows_answers.jsonl
-    python -m kgbuild.evaluation.knows_sheet OUTDIR -o DIR --verdicts V   # tally V (JSONL or the marked sheet)
+    python -m bench.studies.knows_sheet OUTDIR -o DIR            # DIR/knows_sheet.md, knows_answers.jsonl
+    python -m bench.studies.knows_sheet OUTDIR -o DIR --verdicts V   # tally V (JSONL or the marked sheet)
 
 Example:
     >>> answers = sample_answers(graph, n=30, seed=0)  # doctest: +SKIP

@@ -17,8 +17,8 @@ For every `ICRP/<character>/` of a STAGE movie, the dossier of that character in
 The ICRP character is found by its folder name (underscores as spaces) through the rename map,
 as a name or alias of a graph character, or else as the only character with that word in its
 names (of several, the only one whose name has no other word: 'Cliff Brumby' is 'Brumby', not
-'Mrs Brumby'). Run `python -m kgbuild.evaluation.dossiers` (`--builds DIR` reuses or writes the builds of
-`python -m kgbuild.evaluation.presence`); exit status 1 when a language misses a target
+'Mrs Brumby'). Run `python -m bench.studies.dossiers` (`--builds DIR` reuses or writes the builds of
+`python -m bench.studies.presence`); exit status 1 when a language misses a target
 (lines >= 90%, relations >= 70%).
 """
 
@@ -34,6 +34,7 @@ import click
 from pydantic import BaseModel, ConfigDict, Field
 from rapidfuzz import fuzz, process
 
+from bench.paths import SHARED_DATA
 from kgbuild.errors import InputError
 from kgbuild.evaluation.reference import resolve_rename
 from kgbuild.graph import canonical_key
@@ -44,7 +45,6 @@ from kgbuild.schema import load_schema
 from kgbuild.story.dossier import Dossier, build_dossier
 from kgbuild.story.names import find_entity
 
-DEFAULT_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 TARGET_LINES = 0.90
 TARGET_RELATIONS = 0.70
 #: Relation types that do not count as a key relation held.
@@ -194,7 +194,7 @@ def _share(a: int, b: int) -> str:
 
 
 @click.command()
-@click.option("--data", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_DATA, show_default=True,
+@click.option("--data", type=click.Path(file_okay=False, path_type=Path), default=SHARED_DATA, show_default=True,
               help="The shared data folder (STAGE movies under DATA/stage/<language>/<movie>).")
 @click.option("--builds", type=click.Path(file_okay=False, path_type=Path),
               help="Reuse DIR/<movie id>/graph.json and screenplay.json; write the missing builds there.")
@@ -202,7 +202,7 @@ def _share(a: int, b: int) -> str:
 @click.option("--json", "as_json", type=click.Path(dir_okay=False, path_type=Path), help="Write the scores here.")
 def main(data: Path, builds: Path | None, errors: int, as_json: Path | None) -> None:
     """Dossiers of the ICRP characters of the STAGE dev movies against the release's lines and key relations."""
-    from kgbuild.evaluation.presence import build_for
+    from bench.studies.presence import build_for
 
     rows: list[CharacterScore] = []
     out = sys.stdout

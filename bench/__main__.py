@@ -1,4 +1,4 @@
-"""`kgbuild bench`: the benchmarks (`kgbuild.benchmarks`), one per `--only` choice."""
+"""`scripts/dev bench` (`python -m bench` from the repository root): the benchmarks, one per `--only` choice."""
 
 from __future__ import annotations
 
@@ -9,17 +9,15 @@ from typing import Any
 import click
 from rich.table import Table
 
+from bench.paths import SHARED_DATA
 from kgbuild.cli.console import stdout_console
-
-_DEFAULT_SHARED_DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
-
 
 _BENCHES = ("parsing", "scoring", "build", "store", "llm", "merge", "view", "corpus", "faults", "ask")
 
 
 @click.command()
 @click.option("--data", type=click.Path(file_okay=False, path_type=Path),
-              default=_DEFAULT_SHARED_DATA, show_default=True,
+              default=SHARED_DATA, show_default=True,
               help="The shared data folder holding the screenplays.")
 @click.option("--only", type=click.Choice(_BENCHES), multiple=True,
               help="Run these benchmarks instead of all (repeatable).")
@@ -42,9 +40,9 @@ def bench(data: Path, only: tuple[str, ...], repeat: int, llm_latency: float, as
     builds two STAGE dev movies offline and times their development questions in one session
     (median and p90 per question, the opening apart, one question in a new process apart).
     """
-    from kgbuild.benchmarks.build import bench_build
-    from kgbuild.benchmarks.parsing import bench_parsing, discover_inputs
-    from kgbuild.benchmarks.scoring import bench_scoring
+    from bench.build import bench_build
+    from bench.parsing import bench_parsing, discover_inputs
+    from bench.scoring import bench_scoring
 
     chosen = set(only or _BENCHES)
     paths = discover_inputs(data)
@@ -57,35 +55,35 @@ def bench(data: Path, only: tuple[str, ...], repeat: int, llm_latency: float, as
     store = llm_result = merge_result = view_result = corpus_result = ask_result = None
     fault_rows = None
     if "store" in chosen:
-        from kgbuild.benchmarks.store import bench_embedded_store
+        from bench.store import bench_embedded_store
 
         store = bench_embedded_store(data / "stage")
     if "llm" in chosen:
-        from kgbuild.benchmarks.llm import bench_llm
+        from bench.llm import bench_llm
 
         llm_result = bench_llm(feature, latency=llm_latency)
     if "merge" in chosen:
-        from kgbuild.benchmarks.merge import bench_merge
+        from bench.merge import bench_merge
 
         merge_result = bench_merge()
     if "view" in chosen:
-        from kgbuild.benchmarks.view import bench_view
+        from bench.view import bench_view
         from kgbuild.view.browser import BrowserMissingError
 
         try:
             view_result = bench_view(feature, data / "stage")
         except BrowserMissingError as e:
-            click.echo(f"kgbuild: view benchmark skipped: {e}", err=True)
+            click.echo(f"bench: view benchmark skipped: {e}", err=True)
     if "corpus" in chosen:
-        from kgbuild.benchmarks.corpus import bench_corpus
+        from bench.corpus import bench_corpus
 
         corpus_result = bench_corpus(data / "stage")
     if "faults" in chosen:
-        from kgbuild.benchmarks.faults import bench_faults
+        from bench.faults import bench_faults
 
         fault_rows = bench_faults()
     if "ask" in chosen:
-        from kgbuild.benchmarks.ask import bench_ask
+        from bench.ask import bench_ask
 
         ask_result = bench_ask(data)
     if as_json:
@@ -129,30 +127,34 @@ def bench(data: Path, only: tuple[str, ...], repeat: int, llm_latency: float, as
             f"peak memory {building.peak_rss_mb:.0f} MB"
         )
     if store:
-        from kgbuild.benchmarks.store import format_store_bench
+        from bench.store import format_store_bench
 
         console.print("\n".join(format_store_bench(store)))
     if llm_result:
-        from kgbuild.benchmarks.llm import format_llm_bench
+        from bench.llm import format_llm_bench
 
         console.print("\n".join(format_llm_bench(llm_result)))
     if merge_result:
-        from kgbuild.benchmarks.merge import format_merge_bench
+        from bench.merge import format_merge_bench
 
         console.print("\n".join(format_merge_bench(merge_result)))
     if view_result:
-        from kgbuild.benchmarks.view import format_view_bench
+        from bench.view import format_view_bench
 
         console.print("\n".join(format_view_bench(view_result)))
     if corpus_result:
-        from kgbuild.benchmarks.corpus import format_corpus_bench
+        from bench.corpus import format_corpus_bench
 
         console.print("\n".join(format_corpus_bench(corpus_result)))
     if fault_rows is not None:
-        from kgbuild.benchmarks.faults import format_faults
+        from bench.faults import format_faults
 
         console.print("\n".join(format_faults(fault_rows)))
     if ask_result:
-        from kgbuild.benchmarks.ask import format_ask_bench
+        from bench.ask import format_ask_bench
 
         console.print("\n".join(format_ask_bench(ask_result)))
+
+
+if __name__ == "__main__":
+    bench(prog_name="scripts/dev bench")

@@ -1,6 +1,6 @@
 """LLM build benchmark: concurrency speed-up and cost per 1,000 script words, against a local server.
 
-The local OpenAI-compatible server (`kgbuild.benchmarks.fake_server`) answers with
+The local OpenAI-compatible server (`kgbuild.testing.FakeOpenAIServer`) answers with
 `plausible_reply`: a deterministic stand-in for a model that reads the layout facts in the prompt (scene ids,
 locations, speakers) and returns a valid, plausibly sized extraction or review. The prompt side
 of the numbers is exactly what a real model would be sent; the completion side is the stand-in's.
@@ -24,10 +24,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kgbuild.benchmarks.fake_server import FakeOpenAIServer, FaultPlan
 from kgbuild.llm.run import run_llm_extraction  # noqa: F401 - imported before timing: openai loads slowly
 from kgbuild.llm.settings import LLMSettings
 from kgbuild.pipeline import BuildOptions, run_build
+from kgbuild.testing import FakeOpenAIServer, FaultPlan, Responder
 
 _FACT = re.compile(r"^- \[scene (\d+)\] (.*)$", re.MULTILINE)
 _MENTION = re.compile(r'^\d+\. "(.*)": ', re.MULTILINE)
@@ -135,6 +135,57 @@ def plausible_reply(messages: Sequence[Mapping[str, Any]], *, low_every: int = 0
 def server_responder(low_every: int = 0):
     """A `FakeOpenAIServer` responder (request body -> content) built on `plausible_reply`."""
     return lambda body: plausible_reply(body.get("messages", []), low_every=low_every)
+
+
+#: The invented fact of `invented_fact_responder`: an event of another story, in a scene no chunk has.
+INVENTED_EVENT = "Vader destroys Alderaan"
+#: The line the invented fact cites: it is in Lizard People's third scene, and shows nothing of the kind.
+INVENTED_QUOTE = "Uh, never mind."
+
+
+def invented_fact_responder(*, scene: int | None = 4242, score: int = 9) -> Responder:
+    """A server that answers like a model inventing a fact (the faults of issue 31).
+
+    Extraction requests get a valid answer (the stand-in model's, `plausible_extraction`) plus an
+    invented event, 'Vader destroys Alderaan', performed by an invented character at an invented
+    place, with a relation citing a real line of the passage that shows nothing of it
+    (`INVENTED_QUOTE`); reviews score every answer `score`.
+
+    Args:
+        scene: The invented event's scene: 4242 (no chunk's), a scene of the chunk asked about
+            (an answer the checks cannot fault: 3 holds the quote in Lizard People), or None for
+            the chunk's first scene.
+        score: The reviewer's score of every answer.
+    """
+
+    def answer(body: dict[str, Any]) -> str:
+        messages = body.get("messages", [])
+        system = str(messages[0].get("content", "")) if messages else ""
+        prompt = next((str(m.get("content", "")) for m in messages if m.get("role") == "user"), "")
+        if "prompt reflect" in system:
+            return json.dumps({"accuracy": score, "consistency": score, "redundancy": score, "score": score,
+                               "feedback": []})
+        if "prompt adjudicate" in system:
+            return json.dumps({"merges": [], "unmerged": []})
+        extraction = plausible_extraction(prompt)
+        scenes = _scenes(prompt)
+        where = scenes[0][0] if scene is None and scenes else (scene if scene is not None else 1)
+        speakers = [c["name"] for c in extraction["entities"] if c["type"] == "Character"]
+        extraction["events"].append({
+            "name": INVENTED_EVENT, "description": "Vader says never mind and destroys the planet Alderaan.",
+            "scene": where, "links": [{"relation": "performs", "entity": "Darth Vader"},
+                                      {"relation": "occurs_at", "entity": "Alderaan"}]})
+        extraction["entities"] += [
+            {"name": "Darth Vader", "type": "Character", "description": "a dark lord", "aliases": ["Vader"],
+             "scenes": [where]},
+            {"name": "Alderaan", "type": "Location", "description": "a planet", "aliases": [], "scenes": [where]}]
+        if speakers:
+            extraction["relations"].append({"source": "Darth Vader", "type": "hostility_with", "target": speakers[0],
+                                            "verb": "threatens", "persistence": "momentary",
+                                            "evidence": INVENTED_QUOTE})
+        return json.dumps(extraction)
+
+    return answer
 
 
 class LLMRun(BaseModel):

@@ -9,8 +9,8 @@ text instead: a string value becomes `{"$s": ["literal", [start, end], ...]}`. U
 same request, rebuilt from the script in ../shared/data by the same code: the kept answers then
 match the payloads exactly, or the rebuild says which request has no answer.
 
-    python -m kgbuild.evaluation.kept_answers pack SET_DIR OUT.jsonl     # round_K/NN.answer.json -> OUT
-    python -m kgbuild.evaluation.kept_answers replay KEPT.jsonl REQ.jsonl RESULTS.jsonl
+    python -m bench.studies.kept_answers pack SET_DIR OUT.jsonl     # round_K/NN.answer.json -> OUT
+    python -m bench.studies.kept_answers replay KEPT.jsonl REQ.jsonl RESULTS.jsonl
 
 Example:
     >>> source = "Passage: Anna burns the letter."

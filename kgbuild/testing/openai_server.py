@@ -1,4 +1,4 @@
-"""A local OpenAI-compatible chat server for tests and benchmarks, with injectable faults.
+"""A local OpenAI-compatible chat server with injectable faults (`kgbuild.testing`'s server).
 
 It answers `POST /v1/chat/completions` on 127.0.0.1 from a background thread, so the real
 `openai` client (and everything above it) runs its real code path: HTTP, JSON, status codes,
@@ -55,7 +55,7 @@ class Fault(StrEnum):
 class FaultPlan(BaseModel):
     """Which faults to inject, in order (`queue`) and then at random (`rates`, seeded).
 
-    Args:
+    Attributes:
         queue: Faults for the first requests, one per request in arrival order.
         rates: After the queue, the probability of each fault per request (sum <= 1).
         seed: Seed of the random draws, so a run is reproducible for a given arrival order.
@@ -120,58 +120,6 @@ def wrong_types(content: str) -> str:
     broken = {k: flip(v) for k, v in value.items()}
     broken["unexpected_field"] = True
     return json.dumps(broken)
-
-
-#: The invented fact of `invented_fact_responder`: an event of another story, in a scene no chunk has.
-INVENTED_EVENT = "Vader destroys Alderaan"
-#: The line the invented fact cites: it is in Lizard People's third scene, and shows nothing of the kind.
-INVENTED_QUOTE = "Uh, never mind."
-
-
-def invented_fact_responder(*, scene: int | None = 4242, score: int = 9) -> Responder:
-    """A server that answers like a model inventing a fact (the faults of issue 31).
-
-    Extraction requests get a valid answer (the stand-in model's, `kgbuild.benchmarks.llm
-    .plausible_extraction`) plus an invented event, 'Vader destroys Alderaan', performed by an
-    invented character at an invented place, with a relation citing a real line of the passage
-    that shows nothing of it (`INVENTED_QUOTE`); reviews score every answer `score`.
-
-    Args:
-        scene: The invented event's scene: 4242 (no chunk's), a scene of the chunk asked about
-            (an answer the checks cannot fault: 3 holds the quote in Lizard People), or None for
-            the chunk's first scene.
-        score: The reviewer's score of every answer.
-    """
-    from kgbuild.benchmarks.llm import _scenes, plausible_extraction
-
-    def answer(body: dict[str, Any]) -> str:
-        messages = body.get("messages", [])
-        system = str(messages[0].get("content", "")) if messages else ""
-        prompt = next((str(m.get("content", "")) for m in messages if m.get("role") == "user"), "")
-        if "prompt reflect" in system:
-            return json.dumps({"accuracy": score, "consistency": score, "redundancy": score, "score": score,
-                               "feedback": []})
-        if "prompt adjudicate" in system:
-            return json.dumps({"merges": [], "unmerged": []})
-        extraction = plausible_extraction(prompt)
-        scenes = _scenes(prompt)
-        where = scenes[0][0] if scene is None and scenes else (scene if scene is not None else 1)
-        speakers = [c["name"] for c in extraction["entities"] if c["type"] == "Character"]
-        extraction["events"].append({
-            "name": INVENTED_EVENT, "description": "Vader says never mind and destroys the planet Alderaan.",
-            "scene": where, "links": [{"relation": "performs", "entity": "Darth Vader"},
-                                      {"relation": "occurs_at", "entity": "Alderaan"}]})
-        extraction["entities"] += [
-            {"name": "Darth Vader", "type": "Character", "description": "a dark lord", "aliases": ["Vader"],
-             "scenes": [where]},
-            {"name": "Alderaan", "type": "Location", "description": "a planet", "aliases": [], "scenes": [where]}]
-        if speakers:
-            extraction["relations"].append({"source": "Darth Vader", "type": "hostility_with", "target": speakers[0],
-                                            "verb": "threatens", "persistence": "momentary",
-                                            "evidence": INVENTED_QUOTE})
-        return json.dumps(extraction)
-
-    return answer
 
 
 class FakeOpenAIServer:

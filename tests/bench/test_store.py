@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kgbuild.benchmarks.store import bench_embedded_store, biggest_movie, format_store_bench
+from bench.store import bench_embedded_store, biggest_movie, format_store_bench
 from kgbuild.loaders.errors import StoreError
 from kgbuild.loaders.examples import EXAMPLES
 

@@ -14,7 +14,7 @@ The STAGE model read scene parts of up to 600 tokens; kgbuild's chunks are large
 tokens), and a model asked about a longer passage tends to answer more densely, so the ratio
 leans high: an estimate to plan a budget with, not a measurement of any one model.
 
-Run: `python -m kgbuild.evaluation.completion_density [--data ../shared/data]`.
+Run: `python -m bench.studies.completion_density [--data ../shared/data]`.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from typing import Any
 import click
 from pydantic import BaseModel, ConfigDict
 
+from bench.paths import SHARED_DATA
 from kgbuild.chunking import chunk_screenplay
 from kgbuild.model import Screenplay
 from kgbuild.readers import read_screenplay
@@ -141,7 +142,7 @@ def measure(stage_dir: Path) -> list[Density]:
 
 @click.command()
 @click.option("--data", type=click.Path(file_okay=False, path_type=Path),
-              default=Path(__file__).resolve().parents[2] / "shared" / "data", show_default=True)
+              default=SHARED_DATA, show_default=True)
 def main(data: Path) -> None:
     """Print completion tokens per user-message token of STAGE's answers, per language."""
     rows = measure(data / "stage")

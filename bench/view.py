@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kgbuild.benchmarks.store import biggest_movie
+from bench.store import biggest_movie
 from kgbuild.evaluation.reference import load_stage_movie
 from kgbuild.graph import load_graph, save_graph
 from kgbuild.paths import VIEW_FILE
