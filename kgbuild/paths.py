@@ -18,7 +18,7 @@ from kgbuild.folders import BuildFolder
 
 #: The environment variable naming the cache folder.
 CACHE_ENV = "KGBUILD_CACHE_DIR"
-#: The story view page's name, `kgbuild.folders.BuildFolder.VIEW` (the benchmarks import it here).
+#: The story view page's name, `kgbuild.folders.BuildFolder.VIEW` (bench/view.py imports it here).
 VIEW_FILE = BuildFolder.VIEW
 #: The most bytes (UTF-8) of a name kgbuild makes from a script (a movie's folder): file systems
 #: allow 255 bytes, and a staging name or a `-2` suffix is added to it.

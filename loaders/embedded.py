@@ -57,7 +57,7 @@ from kgbuild.schema import Schema, load_schema
 
 logger = logging.getLogger(__name__)
 
-#: The store's file name inside a build's output folder, `BuildFolder.STORE` (the benchmarks import it here).
+#: The store's file name inside a build's output folder, `BuildFolder.STORE` (bench/store.py imports it here).
 DEFAULT_DB_NAME = BuildFolder.STORE
 _TYPE_MACRO = "CREATE MACRO type(r) AS label(r)"
 #: Properties holding integer lists; an empty one needs a typed value (see `_typed_params`).
