@@ -36,6 +36,8 @@ from kgbuild.loaders.records import (
 from kgbuild.model import KnowledgeGraph
 from kgbuild.schema import Schema
 
+#: The script's file name in the folder `kgbuild export --format cypher` writes.
+SCRIPT_FILE = "graph.cypher"
 _ESCAPES = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 

@@ -13,9 +13,9 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
+from kgbuild.folders import BuildFolder
 from kgbuild.graph import graph_file, load_graph
 from kgbuild.model import KnowledgeGraph
-from kgbuild.paths import VIEW_FILE
 from kgbuild.view.browser import console_errors, open_page
 from kgbuild.view.data import first_scene
 
@@ -41,7 +41,7 @@ def wait_for(condition: Callable[[], Any], what: str, timeout: float = 10.0) -> 
 
 def load(browser, folder: Path) -> KnowledgeGraph:
     """Open the page of a build folder; the folder's graph."""
-    open_page(browser, folder / VIEW_FILE)
+    open_page(browser, folder / BuildFolder.VIEW)
     return load_graph(graph_file(folder))
 
 
