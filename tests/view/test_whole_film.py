@@ -1,0 +1,173 @@
+"""The whole-film view in a real browser: legible at its default zoom. The names of the most
+connected characters are shown and clear of each other, and only the strongest relations are drawn
+until the reader zooms in, points at or picks an entity, or asks for every relation.
+
+A name counts as shown when it is drawn legibly inside the view, whether the graph library draws
+it on its canvas (read from the library's own label boxes) or the page draws it over the graph
+(read with getBoundingClientRect), so that the same test measures any way of drawing names.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from itertools import combinations
+from typing import Any
+
+import pytest
+from selenium.webdriver.common.by import By
+
+from kgbuild.model import KnowledgeGraph
+from tests.view.test_browser import load, wait_for
+
+pytestmark = pytest.mark.browser
+
+PAGES = ["example_build", pytest.param("stage_build", marks=pytest.mark.shared_data),
+         pytest.param("stage_reference", marks=pytest.mark.shared_data), "generated_build"]
+#: Names drawn smaller than this, in CSS pixels, do not count as shown.
+LEGIBLE_PX = 10
+
+#: For each entity id: its names as drawn, each {where, shown, px, box: [left, top, right, bottom]}.
+NAMES = """
+const cy = kgview.cy, zoom = cy.zoom(), frame = cy.container().getBoundingClientRect();
+const inside = (b) => b[0] >= frame.left - 0.5 && b[1] >= frame.top - 0.5 && b[2] <= frame.right + 0.5
+  && b[3] <= frame.bottom + 0.5;
+const names = {};
+for (const id of arguments[0]) {
+  const found = [];
+  for (const span of document.querySelectorAll('#labels [data-id]')) {
+    if (span.getAttribute('data-id') !== id) continue;
+    const style = getComputedStyle(span), r = span.getBoundingClientRect();
+    const box = [r.left, r.top, r.right, r.bottom];
+    found.push({where: 'page', px: parseFloat(style.fontSize), box: box,
+                shown: style.display !== 'none' && style.visibility === 'visible' && Number(style.opacity) > 0
+                  && r.width > 0 && inside(box)});
+  }
+  const node = cy.getElementById(id);
+  if (node.pstyle('label').strValue) {
+    const b = node.renderedBoundingBox({includeNodes: false, includeEdges: false, includeLabels: true,
+                                        includeOverlays: false});
+    const box = [frame.left + b.x1, frame.top + b.y1, frame.left + b.x2, frame.top + b.y2];
+    const px = node.pstyle('font-size').pfValue * zoom;
+    found.push({where: 'canvas', px: px, box: box,
+                shown: node.visible() && node.pstyle('text-opacity').value > 0 &&
+                  px >= node.pstyle('min-zoomed-font-size').pfValue && inside(box)});
+  }
+  names[id] = found;
+}
+return names;
+"""
+
+
+def names_drawn(browser, ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+    """The names drawn now for `ids` (see NAMES), once the page has placed them."""
+    wait_for(lambda: not browser.execute_script("return Boolean(kgview.labelsPending)"), "the names to be placed")
+    value: dict[str, list[dict[str, Any]]] = browser.execute_script(NAMES, ids)
+    return value
+
+
+def legible(names: dict[str, list[dict[str, Any]]]) -> dict[str, list[float]]:
+    """Entity id -> the box of its one name shown legibly; entities without one are left out."""
+    boxes = {}
+    for entity, found in names.items():
+        shown = [n for n in found if n["shown"] and n["px"] >= LEGIBLE_PX]
+        if len(shown) == 1:
+            boxes[entity] = shown[0]["box"]
+    return boxes
+
+
+def overlap(a: list[float], b: list[float]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def most_connected_characters(graph: KnowledgeGraph, count: int = 10) -> list[str]:
+    """The ids of the `count` characters with most relations (ties: by name)."""
+    degree = Counter(end for r in graph.relations for end in (r.source, r.target))
+    characters = sorted((e for e in graph.entities if e.type == "Character"), key=lambda e: (-degree[e.id], e.name))
+    return [e.id for e in characters[:count]]
+
+
+def shown_names(browser) -> dict[str, list[float]]:
+    """Every name the page shows now: entity id -> box."""
+    ids = browser.execute_script("return kgview.cy.nodes().map(n => n.id())")
+    return legible(names_drawn(browser, ids))
+
+
+@pytest.mark.parametrize("folder", PAGES)
+def test_the_ten_most_connected_characters_are_named_legibly_and_clear_of_each_other(browser, folder, request):
+    graph = load(browser, request.getfixturevalue(folder))
+    top = most_connected_characters(graph)
+    assert len(top) == 10
+    names = {e.id: e.name for e in graph.entities}
+    boxes = legible(names_drawn(browser, top))
+    missing = [names[i] for i in top if i not in boxes]
+    crossing = [(names[a], names[b]) for a, b in combinations(boxes, 2) if overlap(boxes[a], boxes[b])]
+    zoom = browser.execute_script("return kgview.cy.zoom()")
+    assert not missing and not crossing, (
+        f"at the default zoom ({zoom:.3f}) {len(boxes)} of the 10 most connected characters are named legibly "
+        f"(at least {LEGIBLE_PX} px, inside the view); not: {missing}; overlapping names: {crossing}")
+
+
+@pytest.mark.parametrize("folder", PAGES)
+def test_no_two_names_shown_overlap_and_the_main_places_are_named(browser, folder, request):
+    graph = load(browser, request.getfixturevalue(folder))
+    boxes = shown_names(browser)
+    assert not [(a, b) for a, b in combinations(boxes, 2) if overlap(boxes[a], boxes[b])]
+    degree = Counter(end for r in graph.relations for end in (r.source, r.target))
+    places = sorted((e for e in graph.entities if e.type == "Location"), key=lambda e: (-degree[e.id], e.name))
+    assert all(p.id in boxes for p in places[:5])
+    assert len(boxes) < len(graph.entities) or len(graph.entities) < 40  # not every name at once
+
+
+def test_zooming_in_and_picking_an_entity_reveal_more_names(browser, generated_build):
+    graph = load(browser, generated_build)
+    before = set(shown_names(browser))
+    degree = Counter(end for r in graph.relations for end in (r.source, r.target))
+    hidden = next(e for e in sorted(graph.entities, key=lambda e: (-degree[e.id], e.id)) if e.id not in before)
+    browser.execute_script("""
+        const cy = kgview.cy, node = cy.getElementById(arguments[0]);
+        cy.zoom({level: cy.zoom() * 4, position: node.position()});""", hidden.id)
+    closer = set(shown_names(browser))
+    assert closer - before and hidden.id in closer
+    assert not [(a, b) for a, b in combinations(shown_names(browser).values(), 2) if overlap(a, b)]
+    browser.execute_script("kgview.cy.fit(undefined, 40)")
+    other = next(e for e in sorted(graph.entities, key=lambda e: e.id) if e.id not in set(shown_names(browser)))
+    browser.execute_script("kgview.focusEntity(arguments[0])", other.id)
+    wait_for(lambda: other.id in shown_names(browser), "the picked entity's name")
+
+
+def drawn_relations(browser) -> set[str]:
+    ids: list[str] = browser.execute_script("return kgview.cy.edges(':visible').map(e => e.id())")
+    return set(ids)
+
+
+@pytest.mark.parametrize("folder", PAGES)
+def test_the_strongest_relations_are_drawn_and_the_rest_on_zoom_pick_or_request(browser, folder, request):
+    graph = load(browser, request.getfixturevalue(folder))
+    drawn = drawn_relations(browser)
+    assert 0 < len(drawn) < len(graph.relations)
+    # one line per pair of entities, and every entity with a relation keeps one drawn
+    pairs = [frozenset((r.source, r.target)) for r in graph.relations if r.id in drawn]
+    assert len(pairs) == len(set(pairs))
+    linked = {end for r in graph.relations for end in (r.source, r.target)}
+    assert {end for r in graph.relations if r.id in drawn for end in (r.source, r.target)} == linked
+    counts = browser.find_element(By.ID, "counts").text
+    assert counts.endswith(f"{len(graph.relations)} relations ({len(drawn)} drawn)")
+    # picking an entity draws all its relations
+    hub = most_connected_characters(graph, 1)[0]
+    browser.execute_script("kgview.focusEntity(arguments[0])", hub)
+    own = {r.id for r in graph.relations if hub in (r.source, r.target)}
+    wait_for(lambda: own <= drawn_relations(browser), "the picked entity's relations")
+    browser.find_element(By.ID, "panel-close").click()
+    # zooming in twice as close as the first view draws every relation
+    browser.execute_script("kgview.cy.fit(undefined, 40)")
+    wait_for(lambda: drawn_relations(browser) == drawn, "the first view's relations")
+    browser.execute_script("const cy = kgview.cy; cy.zoom({level: cy.zoom() * 2.5, "
+                           "renderedPosition: {x: cy.width() / 2, y: cy.height() / 2}})")
+    assert len(drawn_relations(browser)) == len(graph.relations)
+    browser.execute_script("kgview.cy.fit(undefined, 40)")
+    assert drawn_relations(browser) == drawn
+    box = browser.find_element(By.ID, "every-relation")
+    box.click()
+    assert len(drawn_relations(browser)) == len(graph.relations)
+    box.click()
+    assert drawn_relations(browser) == drawn
