@@ -65,11 +65,11 @@ def names_drawn(browser, ids: list[str]) -> dict[str, list[dict[str, Any]]]:
     return value
 
 
-def legible(names: dict[str, list[dict[str, Any]]]) -> dict[str, list[float]]:
-    """Entity id -> the box of its one name shown legibly; entities without one are left out."""
+def legible(names: dict[str, list[dict[str, Any]]], px: float = LEGIBLE_PX) -> dict[str, list[float]]:
+    """Entity id -> the box of its one name shown at `px` or more; entities without one are left out."""
     boxes = {}
     for entity, found in names.items():
-        shown = [n for n in found if n["shown"] and n["px"] >= LEGIBLE_PX]
+        shown = [n for n in found if n["shown"] and n["px"] >= px]
         if len(shown) == 1:
             boxes[entity] = shown[0]["box"]
     return boxes
@@ -98,13 +98,17 @@ def test_the_ten_most_connected_characters_are_named_legibly_and_clear_of_each_o
     top = most_connected_characters(graph)
     assert len(top) == 10
     names = {e.id: e.name for e in graph.entities}
-    boxes = legible(names_drawn(browser, top))
+    drawn = names_drawn(browser, top)
+    boxes = legible(drawn)
     missing = [names[i] for i in top if i not in boxes]
     crossing = [(names[a], names[b]) for a, b in combinations(boxes, 2) if overlap(boxes[a], boxes[b])]
+    small = legible(drawn, px=0)  # drawn at all, however small: what the message reports besides
     zoom = browser.execute_script("return kgview.cy.zoom()")
     assert not missing and not crossing, (
         f"at the default zoom ({zoom:.3f}) {len(boxes)} of the 10 most connected characters are named legibly "
-        f"(at least {LEGIBLE_PX} px, inside the view); not: {missing}; overlapping names: {crossing}")
+        f"(at least {LEGIBLE_PX} px, inside the view); not: {missing}; overlapping: {crossing}. Drawn at any "
+        f"size: {len(small)}, overlapping: {sum(overlap(small[a], small[b]) for a, b in combinations(small, 2))} "
+        "pairs")
 
 
 @pytest.mark.parametrize("folder", PAGES)
@@ -171,3 +175,40 @@ def test_the_strongest_relations_are_drawn_and_the_rest_on_zoom_pick_or_request(
     assert len(drawn_relations(browser)) == len(graph.relations)
     box.click()
     assert drawn_relations(browser) == drawn
+
+
+def test_placing_names_keeps_them_apart_inside_the_view_and_within_the_budget(browser, example_build):
+    load(browser, example_build)
+    placed, optional = browser.execute_script("""
+        const place = kgviewDeclutter.placeLabels;
+        // ten names that must be shown, all for nodes on one spot; then 200 that may be
+        const must = Array.from({length: 10}, (_, i) => ({id: 'm' + i, x: 300, y: 200, r: 6, w: 90, h: 16,
+                                                          must: true}));
+        const rest = Array.from({length: 200}, (_, i) => ({id: 'o' + i, x: (i * 37) % 600, y: (i * 53) % 400,
+                                                           r: 3, w: 60, h: 15, must: false}));
+        const view = {width: 600, height: 400, budget: 25};
+        return [place(must, view), place(must.concat(rest), view)];""")
+    assert [p["id"] for p in placed] == [f"m{i}" for i in range(10)]
+    assert sum(p["leader"] is not None for p in placed) >= 8  # at most two fit right beside the spot
+    assert len(optional) == 10 + 25
+    for labels in (placed, optional):
+        boxes = [(p["x1"], p["y1"], p["x2"], p["y2"]) for p in labels]
+        assert all(min(x1, y1) >= 0 and x2 <= 600 and y2 <= 400 for x1, y1, x2, y2 in boxes)
+        assert not [(a, b) for a, b in combinations(boxes, 2) if overlap(list(a), list(b))]
+
+
+def test_one_relation_stands_for_a_pair_and_every_entity_keeps_its_strongest_pair(browser, example_build):
+    load(browser, example_build)
+    strong, anchor = browser.execute_script("""
+        const edges = [
+          {id: 'ab1', source: 'a', target: 'b', scenes: 1}, {id: 'ab2', source: 'b', target: 'a', scenes: 3},
+          {id: 'ac', source: 'a', target: 'c', scenes: 1}, {id: 'cd', source: 'c', target: 'd', scenes: 1},
+          {id: 'de', source: 'd', target: 'e', scenes: 1}, {id: 'ce', source: 'c', target: 'e', scenes: 1},
+          {id: 'bx1', source: 'b', target: 'x', scenes: 2}, {id: 'bx2', source: 'b', target: 'x', scenes: 2}];
+        const main = new Set(['a', 'b']), rank = {a: 0, b: 1, c: 2, d: 3, e: 4, x: 5};
+        const tiers = kgviewDeclutter.strongestRelations(edges, (id) => main.has(id), (id) => rank[id]);
+        return [Object.fromEntries(tiers.strong), [...tiers.anchor].sort()];""")
+    # a-b: two main entities (the relation in most scenes stands for them); b-x: main, two relations
+    assert strong == {"ab2": 2, "bx1": 2}
+    # c keeps its link to the main a; d and e their pair with the partner first in rank order
+    assert anchor == ["ac", "cd", "ce"]

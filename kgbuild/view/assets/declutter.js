@@ -12,8 +12,11 @@
 (function () {
   "use strict";
 
-  /* Space kept between two labels, and between a label and a labelled node, in screen pixels. */
-  var GAP = 2;
+  /* Space kept between two labels, and between a label and a labelled node, in screen pixels (two
+     names closer than this on one line read as one). */
+  var GAP = 5;
+  /* Space between a node's rim and its own label, in screen pixels. */
+  var OFFSET = 2;
   /* How far beyond its node's rim a label that must be shown may go (screen pixels), and in how
      many directions each distance is tried. */
   var REACH = [14, 26, 42, 62, 88, 120, 160, 210];
@@ -62,8 +65,8 @@
   function beside(n) {
     var r = n.r, d = r * 0.72, w = n.w, h = n.h;
     return [
-      [n.x - w / 2, n.y + r + GAP], [n.x - w / 2, n.y - r - GAP - h],
-      [n.x + r + GAP, n.y - h / 2], [n.x - r - GAP - w, n.y - h / 2],
+      [n.x - w / 2, n.y + r + OFFSET], [n.x - w / 2, n.y - r - OFFSET - h],
+      [n.x + r + OFFSET, n.y - h / 2], [n.x - r - OFFSET - w, n.y - h / 2],
       [n.x + d, n.y + d], [n.x - d - w, n.y + d], [n.x + d, n.y - d - h], [n.x - d - w, n.y - d - h]
     ].map(function (p) { return box(p[0], p[1], w, h, n.id); });
   }
