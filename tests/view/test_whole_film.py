@@ -14,6 +14,7 @@ from itertools import combinations
 from typing import Any
 
 import pytest
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 
 from kgbuild.model import KnowledgeGraph
@@ -191,6 +192,13 @@ def test_placing_names_keeps_them_apart_inside_the_view_and_within_the_budget(br
     assert [p["id"] for p in placed] == [f"m{i}" for i in range(10)]
     assert sum(p["leader"] is not None for p in placed) >= 8  # at most two fit right beside the spot
     assert len(optional) == 10 + 25
+    # a name goes below its node unless it had another side before and that side is still free
+    sides = browser.execute_script("""
+        const one = (side) => kgviewDeclutter.placeLabels([{id: 'a', x: 300, y: 200, r: 6, w: 90, h: 16,
+                                                            must: false, side: side}], {width: 600, height: 400,
+                                                                                        budget: 5})[0].side;
+        return [one(undefined), one(3), one(null)];""")
+    assert sides == [0, 3, 0]
     for labels in (placed, optional):
         boxes = [(p["x1"], p["y1"], p["x2"], p["y2"]) for p in labels]
         assert all(min(x1, y1) >= 0 and x2 <= 600 and y2 <= 400 for x1, y1, x2, y2 in boxes)
@@ -212,3 +220,32 @@ def test_one_relation_stands_for_a_pair_and_every_entity_keeps_its_strongest_pai
     assert strong == {"ab2": 2, "bx1": 2}
     # c keeps its link to the main a; d and e their pair with the partner first in rank order
     assert anchor == ["ac", "cd", "ce"]
+
+
+def test_pointing_at_an_entity_names_it_and_draws_its_relations(browser, example_build):
+    graph = load(browser, example_build)
+    before = drawn_relations(browser)
+    degree = Counter(end for r in graph.relations for end in (r.source, r.target))
+    # an entity not named and not fully drawn at first, clear of other nodes where the pointer lands
+    names = set(shown_names(browser))
+    target = browser.execute_script("""
+        const cy = kgview.cy, [named, drawn] = arguments;
+        for (const node of cy.nodes().sort((a, b) => b.degree() - a.degree())) {
+          if (named.includes(node.id()) || node.connectedEdges().every(e => drawn.includes(e.id()))) continue;
+          const p = node.renderedPosition();
+          if (cy.renderer().findNearestElement(node.position('x'), node.position('y'), true, false) !== node) continue;
+          return [node.id(), p.x, p.y];
+        }
+        return null;""", sorted(names), sorted(before))
+    assert target is not None
+    node, x, y = target
+    assert degree[node] > 1
+    canvas = browser.find_element(By.ID, "graph")
+    ActionChains(browser).move_to_element_with_offset(canvas, int(x - canvas.size["width"] / 2),
+                                                      int(y - canvas.size["height"] / 2)).perform()
+    own = {r.id for r in graph.relations if node in (r.source, r.target)}
+    wait_for(lambda: own <= drawn_relations(browser), "the pointed entity's relations")
+    assert node in shown_names(browser)
+    ActionChains(browser).move_to_element_with_offset(canvas, -canvas.size["width"] // 2 + 2,
+                                                      -canvas.size["height"] // 2 + 2).perform()
+    wait_for(lambda: drawn_relations(browser) == before, "the first view's relations again")

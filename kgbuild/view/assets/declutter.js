@@ -3,7 +3,8 @@
  *
  * window.kgviewDeclutter.placeLabels: labels in priority order, placed greedily on the screen, none
  *   within GAP of another label or of a labelled node, all inside the view. A label beside its node
- *   comes first; a label that must be shown and finds no room there goes farther out, joined to its
+ *   comes first (on the side it had before, when it had one, so that names stay put as the view
+ *   changes); a label that must be shown and finds no room there goes farther out, joined to its
  *   node by a leader line.
  * window.kgviewDeclutter.strongestRelations: the relations drawn by default. One relation stands for
  *   each pair of entities; the pairs between main entities (and a main entity's pairs of two or more
@@ -96,10 +97,12 @@
   /**
    * Place labels, most important first.
    *
-   * items: in priority order, each { id, x, y, r, w, h, must }: the node's centre and radius and
-   *   the label's width and height, in screen pixels; `must`: shown even if it has to go far out.
+   * items: in priority order, each { id, x, y, r, w, h, must, side }: the node's centre and radius
+   *   and the label's width and height, in screen pixels; `must`: shown even if it has to go far
+   *   out; `side` (optional): the side beside the node to try first (as returned before).
    * view: { width, height, budget }: the screen, and how many labels not marked `must` to show at most.
-   * Returns the labels placed: { id, x1, y1, x2, y2, leader } (leader: null or [x1, y1, x2, y2]).
+   * Returns the labels placed: { id, x1, y1, x2, y2, side, leader }: `side` is null for a label
+   * placed farther out, and then `leader` is the line [x1, y1, x2, y2] to it (else null).
    */
   function placeLabels(items, view) {
     var grid = new BoxGrid();
@@ -111,7 +114,11 @@
     var optional = 0;
     items.forEach(function (n) {
       if (!n.must && optional >= view.budget) { return; }
-      var spot = beside(n).find(fits);
+      var sides = beside(n);
+      var order = sides.map(function (_, i) { return i; });
+      if (n.side !== undefined && n.side !== null) { order.unshift(n.side); }
+      var side = order.find(function (i) { return fits(sides[i]); });
+      var spot = side === undefined ? null : sides[side];
       var line = null;
       if (!spot && n.must) {
         spot = farOut(n).find(fits);
@@ -123,7 +130,8 @@
         grid.add(disk(n));
         optional += 1;
       }
-      placed.push({ id: n.id, x1: spot.x1, y1: spot.y1, x2: spot.x2, y2: spot.y2, leader: line });
+      placed.push({ id: n.id, x1: spot.x1, y1: spot.y1, x2: spot.x2, y2: spot.y2, leader: line,
+                    side: line === null ? side : null });
     });
     return placed;
   }

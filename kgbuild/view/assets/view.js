@@ -169,7 +169,7 @@
 
   var labelLayer = document.getElementById("labels");
   var leaderLayer = document.getElementById("leaders");
-  var labelOf = new Map();  /* entity id -> { span, w, h }, made when first needed */
+  var labelOf = new Map();  /* entity id -> { span, w, h, side }, made when first needed */
   var labelFrame = null;
   var pointed = null;  /* the id of the entity under the pointer */
 
@@ -177,7 +177,7 @@
     var classes = "label" + (n.main ? " main" : "") + (n.type === data.character_type ? " character" : "");
     var span = el("span", { "class": classes, "data-id": n.id, text: shortLabel(n.name) });
     labelLayer.appendChild(span);
-    labelOf.set(n.id, { span: span, w: 0, h: 0 });
+    labelOf.set(n.id, { span: span, w: 0, h: 0, side: null });
   }
 
   function scheduleLabels() {
@@ -186,7 +186,7 @@
   }
 
   /* The names to show, in priority order: the selected and the pointed entity, then the main
-     characters and places (both must be shown), then the others by rank; only entities shown now,
+     characters and places (these must be shown), then the others by rank; only entities shown now,
      in view, and, when one is picked, in its neighbourhood. */
   function labelCandidates(width, height) {
     var zoom = cy.zoom(), pan = cy.pan();
@@ -218,15 +218,18 @@
       label.h = rect.height;
     });
     candidates.forEach(function (c) {
-      c.w = labelOf.get(c.id).w;
-      c.h = labelOf.get(c.id).h;
+      var label = labelOf.get(c.id);
+      c.w = label.w;
+      c.h = label.h;
+      c.side = label.side;
     });
     var budget = Math.max(4, Math.round(width * height / AREA_PER_LABEL));
     var placed = kgviewDeclutter.placeLabels(candidates, { width: width, height: height, budget: budget });
     var now = new Set();
     var lines = [];
     placed.forEach(function (p) {
-      var span = labelOf.get(p.id).span;
+      var label = labelOf.get(p.id), span = label.span;
+      label.side = p.side;
       span.style.transform = "translate(" + p.x1 + "px," + p.y1 + "px)";
       span.hidden = false;
       now.add(p.id);
@@ -242,7 +245,7 @@
   }
 
   cy.on("viewport resize", function () {
-    if (everyRelation() !== drawnByZoom) {
+    if (everyRelation() !== drewEvery) {
       drawRelations();
       showCounts();
     }
@@ -285,7 +288,7 @@
       shownNodes + " entities, " + shownEdges + " relations (" + drawn + " drawn)";
     counts.title = drawn < shownEdges
       ? "The strongest relations are drawn: zoom in, point at an entity or pick one to draw its others, " +
-        "or tick 'every relation'."
+        "or tick 'Draw every relation'."
       : "";
   }
 
@@ -294,6 +297,7 @@
   var everyBox = document.getElementById("every-relation");
   var tiers = { strong: new Map(), anchor: new Set() };
   var firstZoom = view.zoom;
+  var drewEvery = null;  /* whether every relation was drawn at the last drawRelations */
 
   function everyRelation() {
     return everyBox.checked || cy.zoom() >= firstZoom * ZOOM_ALL_RELATIONS;
@@ -316,9 +320,8 @@
       });
     });
     applyNow(changed);
-    drawnByZoom = every;
+    drewEvery = every;
   }
-  var drawnByZoom = null;
 
   function refreshTiers() {
     var shown = data.edges.filter(edgeShown).map(function (e) {
