@@ -128,12 +128,16 @@ def test_zooming_in_and_picking_an_entity_reveal_more_names(browser, generated_b
     before = set(shown_names(browser))
     degree = Counter(end for r in graph.relations for end in (r.source, r.target))
     hidden = next(e for e in sorted(graph.entities, key=lambda e: (-degree[e.id], e.id)) if e.id not in before)
-    browser.execute_script("""
+    zoom_in = """
         const cy = kgview.cy, node = cy.getElementById(arguments[0]);
-        cy.zoom({level: cy.zoom() * 4, position: node.position()});""", hidden.id)
+        cy.zoom({level: cy.zoom() * 4, position: node.position()});"""
+    browser.execute_script(zoom_in, hidden.id)
     closer = set(shown_names(browser))
-    assert closer - before and hidden.id in closer
-    assert not [(a, b) for a, b in combinations(shown_names(browser).values(), 2) if overlap(a, b)]
+    assert closer - before  # new names at 4 times the first zoom
+    browser.execute_script(zoom_in, hidden.id)
+    closest = shown_names(browser)
+    assert hidden.id in closest  # and, closer still, the dense core's names too
+    assert not [(a, b) for a, b in combinations(closest.values(), 2) if overlap(a, b)]
     browser.execute_script("kgview.cy.fit(undefined, 40)")
     other = next(e for e in sorted(graph.entities, key=lambda e: e.id) if e.id not in set(shown_names(browser)))
     browser.execute_script("kgview.focusEntity(arguments[0])", other.id)
@@ -199,6 +203,16 @@ def test_placing_names_keeps_them_apart_inside_the_view_and_within_the_budget(br
                                                                                         budget: 5})[0].side;
         return [one(undefined), one(3), one(null)];""")
     assert sides == [0, 3, 0]
+    # a node that an earlier name covers gets no name of its own (it would name a node one cannot see)
+    covered = browser.execute_script("""
+        return kgviewDeclutter.placeLabels([{id: 'a', x: 100, y: 100, r: 3, w: 20, h: 15, must: false},
+                                            {id: 'b', x: 100, y: 118, r: 12, w: 60, h: 15, must: false}],
+                                           {width: 600, height: 400, budget: 5}).map(p => p.id);""")
+    assert covered == ["a"]
+    named = [(f"o{i}", (i * 37) % 600, (i * 53) % 400) for i in range(200)
+             if f"o{i}" in {p["id"] for p in optional}]
+    assert not [(i, p["id"]) for i, x, y in named for p in optional  # no name covers another named node
+                if p["id"] != i and overlap([x - 3, y - 3, x + 3, y + 3], [p["x1"], p["y1"], p["x2"], p["y2"]])]
     for labels in (placed, optional):
         boxes = [(p["x1"], p["y1"], p["x2"], p["y2"]) for p in labels]
         assert all(min(x1, y1) >= 0 and x2 <= 600 and y2 <= 400 for x1, y1, x2, y2 in boxes)

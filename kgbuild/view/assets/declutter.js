@@ -18,6 +18,9 @@
   var GAP = 5;
   /* Space between a node's rim and its own label, in screen pixels. */
   var OFFSET = 2;
+  /* Names keep off a named node's core: the square of this half-side at most (screen pixels)
+     around its centre, within its disk. Big nodes, zoomed in, may carry other names on their rim. */
+  var CORE = 12;
   /* How far beyond its node's rim a label that must be shown may go (screen pixels), and in how
      many directions each distance is tried. */
   var REACH = [14, 26, 42, 62, 88, 120, 160, 210];
@@ -25,8 +28,9 @@
   /* Side of the grid cells that index the placed boxes, in screen pixels. */
   var CELL = 48;
 
-  function box(x1, y1, w, h, owner) {
-    return { x1: x1, y1: y1, x2: x1 + w, y2: y1 + h, owner: owner };
+  /* A box on the screen: a label's, or a node's core (`disk` true). */
+  function box(x1, y1, w, h, owner, disk) {
+    return { x1: x1, y1: y1, x2: x1 + w, y2: y1 + h, owner: owner, disk: Boolean(disk) };
   }
 
   function near(a, b) {
@@ -54,22 +58,27 @@
     });
   };
 
-  /* True when `b` keeps GAP from every box placed, except the boxes of its own node. */
-  BoxGrid.prototype.free = function (b) {
+  /* True when `b` keeps GAP from every box placed (or only from the labels), except its own node's. */
+  BoxGrid.prototype.free = function (b, labelsOnly) {
     var cells = this.cells;
     return this.keys(b).every(function (key) {
-      return (cells.get(key) || []).every(function (other) { return other.owner === b.owner || !near(b, other); });
+      return (cells.get(key) || []).every(function (other) {
+        return other.owner === b.owner || (labelsOnly && other.disk) || !near(b, other);
+      });
     });
   };
 
-  /* Boxes for a label right beside its node: below, above, right, left, then the corners. */
+  /* Boxes for a label right beside its node: below, above, right, left, the corners, then on the
+     node itself when the node is wider than the label (a big node, zoomed in). */
   function beside(n) {
     var r = n.r, d = r * 0.72, w = n.w, h = n.h;
-    return [
+    var spots = [
       [n.x - w / 2, n.y + r + OFFSET], [n.x - w / 2, n.y - r - OFFSET - h],
       [n.x + r + OFFSET, n.y - h / 2], [n.x - r - OFFSET - w, n.y - h / 2],
       [n.x + d, n.y + d], [n.x - d - w, n.y + d], [n.x + d, n.y - d - h], [n.x - d - w, n.y - d - h]
-    ].map(function (p) { return box(p[0], p[1], w, h, n.id); });
+    ];
+    if (2 * r >= w + 2 * OFFSET) { spots.push([n.x - w / 2, n.y - h / 2]); }
+    return spots.map(function (p) { return box(p[0], p[1], w, h, n.id); });
   }
 
   /* Boxes farther out, nearest first: the side of the box facing the node touches a point `reach`
@@ -108,15 +117,19 @@
     var grid = new BoxGrid();
     var inside = function (b) { return b.x1 >= 0 && b.y1 >= 0 && b.x2 <= view.width && b.y2 <= view.height; };
     var fits = function (b) { return inside(b) && grid.free(b); };
-    var disk = function (n) { return box(n.x - n.r, n.y - n.r, 2 * n.r, 2 * n.r, n.id); };
+    var disk = function (n) {
+      var half = Math.min(n.r, CORE);
+      return box(n.x - half, n.y - half, 2 * half, 2 * half, n.id, true);
+    };
     items.forEach(function (n) { if (n.must) { grid.add(disk(n)); } });
     var placed = [];
     var optional = 0;
     items.forEach(function (n) {
-      if (!n.must && optional >= view.budget) { return; }
+      /* no name for a node under another name (it would name what one cannot see) */
+      if (!n.must && (optional >= view.budget || !grid.free(disk(n), true))) { return; }
       var sides = beside(n);
       var order = sides.map(function (_, i) { return i; });
-      if (n.side !== undefined && n.side !== null) { order.unshift(n.side); }
+      if (typeof n.side === "number" && n.side < sides.length) { order.unshift(n.side); }
       var side = order.find(function (i) { return fits(sides[i]); });
       var spot = side === undefined ? null : sides[side];
       var line = null;
