@@ -102,7 +102,7 @@ from kgbuild.offline.dialogue import (
 from kgbuild.offline.facts import Facts, Ref
 from kgbuild.offline.genders import learn_genders
 from kgbuild.offline.headings import HeadingPlaces, heading_places, learn_heading_places
-from kgbuild.offline.phrases import ING_NOUNS, VERB_FORMS, Phrase, join_modifiers, made_from_verb
+from kgbuild.offline.phrases import ING_NOUNS, VERB_FORMS, Phrase, join_modifiers, made_from_verb, rejoin_broken
 from kgbuild.offline.phrases import words as tokens_of
 from kgbuild.offline.scenes import (
     ZH_ELSEWHERE,
@@ -167,7 +167,7 @@ class _Script:
         self.vocatives = vocative_patterns(self.patterns)
         self.names = sorted(set(self.cast.canonical.values()))
         read = read_sentences(screenplay, self.cast, self.patterns)
-        self.sentences, self.verbs = _join_modifiers(read.sentences), read.verbs
+        self.sentences, self.verbs = _join_modifiers(_rejoin_broken(read.sentences, screenplay)), read.verbs
         self.types = _phrase_types(self.sentences, PhraseTyper(embedder), self.verbs)
         self.definite = frozenset(p.text for sents in self.sentences.values() for s in sents
                                   for p in s.phrases if p.determiner in ("the", "this", "that"))
@@ -181,6 +181,22 @@ class _Script:
         return facts.mention("person", name, scene, rule, evidence,
                              aliases=tuple(sorted(self.cast.aliases.get(name, ()))),
                              description=self.cast.introductions.get(name, ""), scope=Scope.GLOBAL)
+
+
+def _rejoin_broken(read: dict[int, list[ActionSentence]], screenplay: Screenplay) -> dict[int, list[ActionSentence]]:
+    """The sentences with each word a line end broke at its hyphen whole again where the script
+    writes it whole elsewhere, in any element ('his new sign- off': 'sign-off';
+    `kgbuild.offline.phrases.rejoin_broken`)."""
+    if not any(p.broken for sents in read.values() for s in sents for p in s.phrases):
+        return read
+    written = frozenset(w.lower() for scene in screenplay.scenes for el in scene.elements for w in tokens_of(el.text))
+
+    def whole(sent: ActionSentence) -> ActionSentence:
+        if not any(p.broken for p in sent.phrases):
+            return sent
+        return replace(sent, phrases=[rejoin_broken(p, written) for p in sent.phrases])
+
+    return {index: [whole(s) for s in sents] for index, sents in read.items()}
 
 
 def _join_modifiers(read: dict[int, list[ActionSentence]]) -> dict[int, list[ActionSentence]]:

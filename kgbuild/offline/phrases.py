@@ -17,7 +17,10 @@ Some phrases name no thing, by their grammar:
   whose run stops at a past participle followed by a noun is left out rather than named by
   its modifier (an -ing form takes an object: 'a box containing money' is a box);
 - a dash glued to a word ('notebook--', a line broken at 'joke-') is punctuation, not part of
-  the word, so 'his worn notebook--' is 'worn notebook', not 'worn';
+  the word, so 'his worn notebook--' is 'worn notebook', not 'worn'; but a word a line end
+  broke at its hyphen ('his new sign- off', 'a wall- et': the readers join lines with a space)
+  is read whole where the script writes it whole elsewhere ('sign-off', 'wallet';
+  `rejoin_broken`), and left as it was where it does not (a dash, 'the notebook- he');
 - an adverb of direction or manner without -ly ('instead', 'ahead', 'overhead') after a noun
   ends the phrase: 'He uses a peanut instead' names a peanut;
 - a modifier cut from its noun by a coordination: in 'a thick and colorful towel' the run stops
@@ -49,8 +52,8 @@ Some phrases name no thing, by their grammar:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Container, Iterable
+from dataclasses import dataclass, replace
 from functools import cache
 from itertools import pairwise
 from typing import Any
@@ -115,10 +118,8 @@ def _verb_forms(stem: str) -> set[str]:
 
 
 VERB_FORMS = frozenset(f for stem in _VERB_STEMS for f in _verb_forms(stem)) | _IRREGULAR_VERBS
-# A hyphen joins two word characters ('flower-wand'), and a word the line end broke at its hyphen
-# ('sign-' then 'off', a lowercase letter on the next line); one at a word's end is a dash.
-_WORD = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9'’]|-(?=[A-Za-z0-9])|-\n[ \t]*(?=[a-z]))*|[^\sA-Za-z0-9]")
-_LINE_BREAK = re.compile(r"-\n[ \t]*")
+# A hyphen joins two word characters ('flower-wand'); one at a word's end is a dash.
+_WORD = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9'’]|-(?=[A-Za-z0-9]))*|[^\sA-Za-z0-9]")
 _NOUN_WORD = re.compile(r"[a-z][a-z\-]*[a-z]$|[a-z]$")
 
 
@@ -144,6 +145,8 @@ class Phrase:
     # The particle after a verb stem that ends its clause ('out' of 'grabs the read out'); kept
     # only where the script has no noun of that stem (`join_modifiers`): no thing to name.
     particle: str = ""
+    # What a line end may have broken off the last word at its hyphen ('off' of 'sign- off').
+    broken: str = ""
 
     @property
     def typed(self) -> str:
@@ -153,14 +156,8 @@ class Phrase:
 
 
 def words(sentence: str) -> list[str]:
-    """Split a sentence into words and punctuation marks; a word the line end broke at its
-    hyphen is one word again.
-
-    Example:
-        >>> words("his new sign-\\noff.")
-        ['his', 'new', 'sign-off', '.']
-    """
-    return [_LINE_BREAK.sub("-", w) for w in _WORD.findall(sentence)]
+    """Split a sentence into words and punctuation marks."""
+    return _WORD.findall(sentence)
 
 
 # Words that end a thing's name when they follow it: 'holds the newspaper open'.
@@ -356,7 +353,8 @@ def noun_phrases(sentence: str, *, max_words: int = 4, verbs: frozenset[str] = f
         >>> [p.text for p in noun_phrases("She drops the kitchen knife on his desk.")]
         ['kitchen knife', 'desk']
     """
-    tokens = words(sentence)
+    found = list(_WORD.finditer(sentence))
+    tokens = [m.group() for m in found]
     out = []
     for i, token in enumerate(tokens):
         lower = token.lower()
@@ -384,8 +382,44 @@ def noun_phrases(sentence: str, *, max_words: int = 4, verbs: frozenset[str] = f
             complement = " ".join(_complement(tokens, after, max_words, verbs, names))
         out.append(Phrase(text=" ".join(run), determiner=determiner, start=i + 1, owner=owner,
                           coordinated=coordinated, between=between, complement=complement,
-                          particle=_particle(tokens, after) if run == [tokens[i + 1].lower()] else ""))
+                          particle=_particle(tokens, after) if run == [tokens[i + 1].lower()] else "",
+                          broken=_broken(found, after)))
     return out
+
+
+def _broken(found: list[re.Match[str]], at: int) -> str:
+    """The lowercase word after a hyphen glued to the word before `at` and a space or a line
+    end ('sign- off', 'wall-' / 'et'): what a line end may have broken off that word; ''
+    otherwise ('runs--', 'the gun - then')."""
+    if not 0 < at < len(found) - 1 or found[at].group() != "-":
+        return ""
+    hyphen, word = found[at], found[at + 1]
+    glued = found[at - 1].end() == hyphen.start() and hyphen.end() < word.start()
+    return word.group() if glued and word.group()[:1].islower() and word.group().isalpha() else ""
+
+
+def rejoin_broken(phrase: Phrase, written: Container[str]) -> Phrase:
+    """The phrase with the word a line end broke at its hyphen made whole again where the
+    script writes it whole elsewhere: with its hyphen ('new sign- off' where the script writes
+    'sign-off') or without ('a wall- et' where it writes 'wallet'); as it was otherwise (a
+    dash, 'the notebook- he', or a word the script never writes whole).
+
+    Args:
+        phrase: A phrase of one sentence (`noun_phrases`).
+        written: Every word the script writes, lowercased (`words`).
+
+    Example:
+        >>> rejoin_broken(noun_phrases("He finds a wall- et.")[0], {"wallet"}).text
+        'wallet'
+    """
+    if not phrase.broken:
+        return phrase
+    cut = phrase.text.split()[-1]
+    whole = next((w for w in (f"{cut}-{phrase.broken}", f"{cut}{phrase.broken}") if w in written), None)
+    if whole is None:
+        return replace(phrase, broken="")
+    text = phrase.text[: -len(cut)] + whole
+    return replace(phrase, text=text, broken="", written=len(text.split()) + 1)
 
 
 def _particle(tokens: list[str], at: int) -> str:

@@ -702,25 +702,8 @@ def _unsure(lines: list[_Line], tags: list[str], layout: _Layout) -> list[ParseW
 # ---------------------------------------------------------------------------------------------
 
 
-# A word the line end broke at its hyphen ('sign-' then 'off.', 'fir-' then 'st') is one word
-# again: the hyphen stays, the space a join puts between lines does not. A dash ('runs--') and a
-# next line opening in capitals ('I-' then 'I don't') are left as they are.
-_BROKEN_AT_HYPHEN = re.compile(r"(?<=[A-Za-z]-)\n(?=[a-z])")
-
-
-def join_lines(texts: list[str]) -> str:
-    """The lines of one element as one text: joined with a space, except after a word the line
-    end broke at its hyphen.
-
-    Example:
-        >>> join_lines(["He practices his new sign-", "off. He runs--", "and stops."])
-        'He practices his new sign-off. He runs-- and stops.'
-    """
-    return _BROKEN_AT_HYPHEN.sub("", "\n".join(texts)).replace("\n", " ")
-
-
 def _element(tag: str, texts: list[str], start: int, end: int) -> Element:
-    text = " ".join(texts) if tag == "C" else join_lines(texts)
+    text = " ".join(texts)
     kind = _TAG_KIND[tag]
     if tag == "C":
         side_by_side = _is_dual_cue(text)

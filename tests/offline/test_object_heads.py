@@ -16,9 +16,8 @@ import pytest
 from kgbuild.canonicalize.repairs import run_repairs
 from kgbuild.offline import extract_offline
 from kgbuild.offline.actions import action_noun, clauses
-from kgbuild.offline.phrases import join_modifiers, made_from_verb, noun_phrases, words
+from kgbuild.offline.phrases import join_modifiers, made_from_verb, noun_phrases, rejoin_broken
 from kgbuild.readers import read_screenplay
-from kgbuild.readers.plaintext import plain_elements
 
 SIGNAL_BOX = Path(__file__).resolve().parent.parent / "fixtures" / "offline" / "signal_box.fountain"
 
@@ -80,7 +79,6 @@ def test_phrase_grammar_heads_complements_and_particles():
     assert join_modifiers([noun_phrases("He grabs the read out.")]) == {"read": "read out"}
     assert join_modifiers([noun_phrases("He hands the comb back."), noun_phrases("He finds a comb.")]) == {}
     assert join_modifiers([noun_phrases("She grabs the sharp, still smoking STEEL.")]) == {"sharp": "sharp steel"}
-    assert words("his new sign-\noff.") == ["his", "new", "sign-off", "."]
 
 
 def test_a_noun_taken_on_something_or_made_from_a_verb_is_no_thing():
@@ -95,7 +93,15 @@ def test_a_noun_taken_on_something_or_made_from_a_verb_is_no_thing():
     assert not made_from_verb("statement", frozenset({"state"})) and not made_from_verb("fence", frozenset({"fence"}))
 
 
-def test_a_plain_text_line_broken_at_a_hyphen_is_read_as_one_word():
-    elements, _ = plain_elements(["INT. BOARDING HOUSE - NIGHT", "", "Mira practices her new sign-",
-                                  "off. She runs--", "and stops."])
-    assert elements[-1].text == "Mira practices her new sign-off. She runs-- and stops."
+def test_a_word_a_line_end_broke_is_whole_where_the_script_writes_it_whole():
+    def whole(sentence, written):
+        return [rejoin_broken(p, written).text for p in noun_phrases(sentence)]
+
+    # Plain text joins the lines of an element with a space: 'sign-' then 'off' is 'sign- off'.
+    assert whole("Mira practices her new sign- off.", {"sign-off"}) == ["new sign-off"]
+    assert whole("He finds a wall- et on the desk.", {"wallet"}) == ["wallet", "desk"]
+    assert whole("Mira practices her new sign-\noff.", {"sign-off"}) == ["new sign-off"]
+    # A dash, or a word the script never writes whole, is left as it was.
+    assert whole("He drops the notebook- he runs.", {"wallet"}) == ["notebook"]
+    assert whole("She grabs the crump- led bullet.", set()) == ["crump"]
+    assert whole("He runs-- and stops at the door.", {"runs-and"}) == ["door"]
