@@ -142,7 +142,7 @@ def failed_chunks(state: BuildResult) -> int:
     """How many LLM chunks of a build got no valid answer after the retries (0 for an offline build)."""
     if state.llm is None:
         return 0
-    from kgbuild.llm.extract import ChunkStatus
+    from kgbuild.extraction.llm.extract import ChunkStatus
 
     return state.llm.run.count(ChunkStatus.FAILED)
 

@@ -33,7 +33,7 @@ from kgbuild.schema import Schema, is_default, load_schema, schema_for_graph
 if TYPE_CHECKING:
     from kgbuild.canonicalize.corrections import Correction, CorrectionResult
     from kgbuild.canonicalize.merge import MergeLogEntry
-    from kgbuild.llm.run import LLMExtraction
+    from kgbuild.extraction.llm.run import LLMExtraction
     from kgbuild.llm.settings import LLMSettings
     from kgbuild.llm.types import ChatBackend
     from kgbuild.scenes import SceneSelection
@@ -307,8 +307,8 @@ def _extract_offline(state: Chunked, progress: Progress) -> Extracted:
 
 
 def _extract_llm(state: Chunked, settings: LLMSettings, progress: Progress) -> Extracted:
-    from kgbuild.llm.extract import assemble
-    from kgbuild.llm.run import run_llm_extraction, token_usage
+    from kgbuild.extraction.llm.extract import assemble
+    from kgbuild.extraction.llm.run import run_llm_extraction, token_usage
 
     progress.stage("extract (llm)", len(state.chunks))
     schema = state.options.graph_schema()
