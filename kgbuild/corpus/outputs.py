@@ -1,9 +1,10 @@
-"""Reading a corpus output folder: its movie folders, and loading them all into one store.
+"""Loading a corpus output folder into one store.
 
 A corpus output is OUTDIR/<movie>/graph.json per movie (written by a corpus build, `kgbuild
-baseline --corpus`, or by hand); hidden folders (the build's staging area) are not movies.
-`load_corpus` loads every movie into one embedded store or one Bolt server (Neo4j, FalkorDB),
-one movie at a time, each replacing that movie's earlier load, in batched statements.
+baseline --corpus`, or by hand); hidden folders (the build's staging area) are not movies
+(`kgbuild.graph.find_movies`). `load_corpus` loads every movie into one embedded store or one
+Bolt server (Neo4j, FalkorDB), one movie at a time, each replacing that movie's earlier load, in
+batched statements.
 
 Example:
     >>> counts = load_corpus(Path("out/stage"))            # OUTDIR/corpus.lbdb
@@ -12,29 +13,17 @@ Example:
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from kgbuild.graph import find_movies
 from kgbuild.loaders.plan import DEFAULT_BATCH_SIZE
 from kgbuild.loaders.records import LoadCounts
 from kgbuild.model import KnowledgeGraph
 
 #: The embedded store `kgbuild load OUTDIR` writes for a corpus, inside OUTDIR.
 CORPUS_DB_NAME = "corpus.lbdb"
-
-
-def find_movies(folder: str | os.PathLike[str]) -> list[Path]:
-    """The subfolders of `folder` that hold a graph.json (hidden ones left out), sorted by name."""
-    return sorted(p.parent for p in Path(folder).glob("*/graph.json")
-                  if p.is_file() and not p.parent.name.startswith("."))
-
-
-def is_corpus_output(folder: str | os.PathLike[str]) -> bool:
-    """True when `folder` holds no graph.json itself but subfolders with one."""
-    root = Path(folder)
-    return root.is_dir() and not (root / "graph.json").exists() and bool(find_movies(root))
 
 
 def load_corpus(outdir: Path, *, db: Path | None = None, neo4j_uri: str | None = None,

@@ -16,9 +16,8 @@ from pydantic import BaseModel, ConfigDict
 
 from kgbuild import __version__
 from kgbuild.atomic import write_text_atomic
-from kgbuild.corpus.outputs import find_movies, is_corpus_output
 from kgbuild.errors import InputError, KgbuildError
-from kgbuild.graph import graph_file, load_graph
+from kgbuild.graph import find_movies, graph_file, is_corpus_output, load_graph
 from kgbuild.model import KnowledgeGraph, Screenplay
 from kgbuild.paths import VIEW_FILE, VIEW_INDEX_FILE
 from kgbuild.readers import load_screenplay
@@ -131,7 +130,7 @@ def _record(path: Path, data: ViewData, page: str) -> ViewPage:
 
 
 def is_corpus(folder: str | os.PathLike[str]) -> bool:
-    """True when `folder` holds no graph.json itself but subfolders with one (`kgbuild.corpus.outputs`)."""
+    """True when `folder` holds no graph.json itself but subfolders with one (`kgbuild.graph`)."""
     return is_corpus_output(folder)
 
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from kgbuild.corpus.outputs import CORPUS_DB_NAME, find_movies, is_corpus_output
+from kgbuild.corpus.outputs import CORPUS_DB_NAME
+from kgbuild.graph import find_movies, is_corpus_output
 from kgbuild.loaders.embedded import run_query
 from tests.corpus.helpers import SCRIPTS, run_kgbuild, statuses
 
