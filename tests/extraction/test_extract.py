@@ -19,10 +19,11 @@ from kgbuild.extraction.llm.extract import (
     extraction_messages,
 )
 from kgbuild.extraction.llm.responses import ExtractionResponse
+from kgbuild.extraction.llm.schema_text import render_relation_types
 from kgbuild.graph import entity_id, relation_id
 from kgbuild.llm.cache import cache_key
 from kgbuild.llm.client import Budget, LLMClient
-from kgbuild.llm.prompts import PromptError, load_prompt, parse_prompt, render_relation_types
+from kgbuild.llm.prompts import PromptError, load_prompt, parse_prompt
 from kgbuild.llm.scripted import ScriptedBackend
 from kgbuild.llm.types import ChatMessage, ChatRequest, ChatResult, Usage
 from kgbuild.model import Scope

@@ -48,8 +48,9 @@ from kgbuild.extraction.llm.context import ChunkContext
 from kgbuild.extraction.llm.grounding import SCENE_OUTSIDE_CHUNK, UngroundedFacts, extraction_producer, ground_facts
 from kgbuild.extraction.llm.reflect import Assessment, reflect
 from kgbuild.extraction.llm.responses import ExtractionResponse, response_models
+from kgbuild.extraction.llm.schema_text import render_entity_types, render_relation_types
 from kgbuild.graph import merge_entity_records, merge_relation_records
-from kgbuild.llm.prompts import load_prompt, render_entity_types, render_relation_types
+from kgbuild.llm.prompts import load_prompt
 from kgbuild.llm.settings import DEFAULT_MAX_RETRIES, DEFAULT_THRESHOLD
 from kgbuild.llm.types import (
     ANSWER_ERRORS,
