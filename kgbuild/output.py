@@ -22,7 +22,6 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-from kgbuild import __version__
 from kgbuild.atomic import remove_entry, write_new
 from kgbuild.errors import OutputError
 from kgbuild.journal import replace_files, settle
@@ -33,6 +32,7 @@ from kgbuild.paths import MERGE_LOG_FILE, VIEW_FILE, check_writable_dir, write_e
 from kgbuild.pipeline import BuildResult
 from kgbuild.report import build_report
 from kgbuild.schema import SCHEMA_FILE, is_default
+from kgbuild.version import __version__
 from kgbuild.view.data import view_data
 from kgbuild.view.page import render_page
 

@@ -28,12 +28,12 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from kgbuild import __version__
 from kgbuild.graph import load_graph
 from kgbuild.loaders.embedded import DEFAULT_DB_NAME, resolve_db_path, write_embedded
 from kgbuild.loaders.errors import StoreError
 from kgbuild.paths import cache_dir, check_writable_dir
 from kgbuild.schema import schema_for_graph
+from kgbuild.version import __version__
 
 logger = logging.getLogger(__name__)
 

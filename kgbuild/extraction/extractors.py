@@ -15,10 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kgbuild import __version__
 from kgbuild.extraction.types import Extraction
 from kgbuild.model import Chunk, Screenplay
 from kgbuild.schema import Schema
+from kgbuild.version import __version__
 
 if TYPE_CHECKING:
     from kgbuild.embeddings import Embedder

@@ -14,7 +14,6 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict
 
-from kgbuild import __version__
 from kgbuild.atomic import write_text_atomic
 from kgbuild.errors import InputError, KgbuildError
 from kgbuild.graph import find_movies, graph_file, is_corpus_output, load_graph
@@ -22,6 +21,7 @@ from kgbuild.model import KnowledgeGraph, Screenplay
 from kgbuild.paths import VIEW_FILE, VIEW_INDEX_FILE
 from kgbuild.readers import load_screenplay
 from kgbuild.schema import schema_for_graph
+from kgbuild.version import __version__
 from kgbuild.view.data import ViewData, top_characters, view_data
 from kgbuild.view.page import IndexEntry, render_index, render_page
 
