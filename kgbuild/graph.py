@@ -1,6 +1,5 @@
-"""Graph identities and the graph.json file: stable ids, saving, a strict loader, the folders that
-hold graphs, and the one policy by which records of the same fact merge (`merge_entity_records`,
-`merge_relation_records`)."""
+"""Graph identities and the graph.json file: stable ids, saving, a strict loader, and the one
+policy by which records of the same fact merge (`merge_entity_records`, `merge_relation_records`)."""
 
 from __future__ import annotations
 
@@ -17,6 +16,7 @@ from pydantic import ValidationError
 
 from kgbuild.atomic import write_text_atomic
 from kgbuild.errors import InputError
+from kgbuild.folders import BuildFolder
 from kgbuild.model import (
     GRAPH_FORMAT,
     Entity,
@@ -66,20 +66,7 @@ def relation_id(source: str, relation_type: str, target: str) -> str:
 def graph_file(path: str | os.PathLike[str]) -> Path:
     """The graph.json a command was pointed at: the file itself, or graph.json in a build folder."""
     p = Path(path)
-    return p / "graph.json" if p.is_dir() else p
-
-
-def find_movies(folder: str | os.PathLike[str]) -> list[Path]:
-    """The subfolders of `folder` that hold a graph.json (hidden ones left out), sorted by name."""
-    return sorted(p.parent for p in Path(folder).glob("*/graph.json")
-                  if p.is_file() and not p.parent.name.startswith("."))
-
-
-def is_corpus_output(folder: str | os.PathLike[str]) -> bool:
-    """True when `folder` holds no graph.json itself but subfolders with one: a corpus output
-    (OUTDIR/<movie>/graph.json per movie, from a corpus build or by hand)."""
-    root = Path(folder)
-    return root.is_dir() and not (root / "graph.json").exists() and bool(find_movies(root))
+    return BuildFolder(p).graph if p.is_dir() else p
 
 
 def save_graph(graph: KnowledgeGraph, path: str | os.PathLike[str]) -> Path:

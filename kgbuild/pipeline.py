@@ -24,8 +24,8 @@ from kgbuild.canonicalize.repairs import RepairCount, run_repairs
 from kgbuild.chunking import DEFAULT_TOKEN_BUDGET, chunk_screenplay
 from kgbuild.embeddings import Embedder
 from kgbuild.errors import InputError
+from kgbuild.folders import BuildFolder
 from kgbuild.model import Chunk, KnowledgeGraph, Screenplay
-from kgbuild.paths import MERGE_LOG_FILE
 from kgbuild.readers import DEFAULT_MAX_BYTES, read_screenplay
 from kgbuild.schema import Schema, is_default, load_schema, schema_for_graph
 
@@ -510,14 +510,15 @@ def _read_build_folder(folder: Path, options: BuildOptions) -> Repaired:
     from kgbuild.canonicalize.merge import MergeLogEntry
     from kgbuild.graph import load_graph
 
-    if not (folder / "graph.json").is_file() or not (folder / "screenplay.json").is_file():
+    files = BuildFolder(folder)
+    if not files.is_build():
         raise InputError("not a build folder (graph.json and screenplay.json are needed); run 'kgbuild build' "
                          "first", path=str(folder))
     try:
-        screenplay = Screenplay.model_validate_json((folder / "screenplay.json").read_text(encoding="utf-8"))
+        screenplay = Screenplay.model_validate_json(files.screenplay.read_text(encoding="utf-8"))
     except ValueError as e:
         raise InputError(f"screenplay.json is not valid ({e}); rebuild the folder", path=str(folder)) from e
-    log_file = folder / MERGE_LOG_FILE
+    log_file = files.merge_log
     log = [MergeLogEntry.model_validate_json(line) for line in log_file.read_text(encoding="utf-8").splitlines()
            if line.strip()] if log_file.is_file() else []
     script = Path(screenplay.source.path)
@@ -526,7 +527,7 @@ def _read_build_folder(folder: Path, options: BuildOptions) -> Repaired:
     path = options.corrections_path(script)
     return Repaired(script=script, options=options, screenplay=screenplay,
                     corrections=load_corrections(path) if path is not None else [], chunks=[],
-                    graph=load_graph(folder / "graph.json"), llm=None, repairs=[], prior_merge_log=log)
+                    graph=load_graph(files.graph), llm=None, repairs=[], prior_merge_log=log)
 
 
 def resume_build(

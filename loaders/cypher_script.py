@@ -36,6 +36,8 @@ from kgbuild.model import KnowledgeGraph
 from kgbuild.schema import Schema
 from kgbuild.version import __version__
 
+#: The script's file name in the folder `kgbuild export --format cypher` writes.
+SCRIPT_FILE = "graph.cypher"
 _ESCAPES = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 

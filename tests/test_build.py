@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from kgbuild.errors import OutputError
+from kgbuild.folders import BuildFolder
 from kgbuild.graph import load_graph
-from kgbuild.output import BUILD_FILES, write_build
+from kgbuild.output import write_build
 from kgbuild.pipeline import BuildOptions, run_build
 from tests.cli_in_process import Ran, run_cli
 
@@ -25,7 +26,7 @@ def test_build_writes_graph_screenplay_report_and_graphml(tmp_path):
     out = tmp_path / "out"
     result = run("build", str(FIXTURE), "-o", str(out))
     assert result.returncode == 0, result.stderr
-    assert sorted(p.name for p in out.iterdir()) == sorted([*BUILD_FILES, "merge_log.jsonl"])
+    assert sorted(p.name for p in out.iterdir()) == sorted([*BuildFolder.BUILD_FILES, "merge_log.jsonl"])
     graph = load_graph(out / "graph.json")
     assert graph.provenance.backend == "offline"
     assert set(graph.provenance.timings) == {"parse", "chunk", "extract", "repair", "merge", "derive", "correct"}

@@ -10,9 +10,13 @@ mode the text shows, with the first line showing each mode:
   nor after 'of', 'about', 'for' ('a story about Sarah') nor in quotes or an insert
   (`presence_shown`); or spoken to in a parenthetical ('(to Neil)') that says nothing of a
   phone (`presence_addressed`);
-- `offscreen`: speaks under O.S. / O.C. (`presence_offscreen`): in the scene's world, not shown;
-- `away`: heard or seen from elsewhere: speaks as a voice from elsewhere, V.O., phone, TV, radio,
-  a call that goes on under plain cues (`presence_away`); seen on a screen, in a photograph or
+- `offscreen`: speaks under O.S. / O.C. or under a cue named a voice ('FEMALE VOICE'), or the
+  action has them heard and not seen ('We hear Esther screaming', and after that 'Esther keeps
+  screaming') (`presence_offscreen`): in the scene's world, not shown;
+- `away`: heard or seen from elsewhere: speaks as a voice from elsewhere, V.O., phone, TV, radio
+  ('(O.S. RADIO FILTER)'), as a narrator ('TV NARRATOR'), a call that goes on under plain cues, a
+  speaker first heard after a slug that opens on a screen ('ON A TV MONITOR')
+  (`presence_away`); seen on a screen, in a photograph or
   in print ('CLOSE ON TV, Murray ...', 'a photo of Julie', 'Call display: MOM.';
   `presence_depicted`); shown in person at another place than the heading's: the sentence opens
   on it ('OUTSIDE - ...' in an interior, 'THROUGH THE DOOR -- ...', 'Above them, ...'), a locative
@@ -23,8 +27,10 @@ mode the text shows, with the first line showing each mode:
 - `mentioned`: named in a speech by someone else (`presence_named_in_dialogue`), in the action
   without being shown (`presence_named_in_action`: also in a question, 'Where is Mark?', '武举人呢?',
   in what is asked, supposed or waited for, 'to see if Kresimir is still there', 'certain that
-  Rollo must be', 'until St. Luc comes', or as the subject of a relative clause in the past, 'the
-  novel Victor left'), or said to be gone ('Picard is gone.', `presence_gone`: no longer there).
+  Rollo must be', 'until St. Luc comes', as the subject of a relative clause in the past, 'the
+  novel Victor left', or in a speech the reader took for action, in the first person: 'Ross was
+  my best friend.'), or said to be gone ('Picard is gone.', 'Malcolm has gone in ahead.',
+  `presence_gone`: no longer there).
 
 Pronouns are not resolved: a character the text only calls 'he' is not recorded. The same
 reading gives `Sighting`s with line numbers, which say when in the scene someone speaks, enters,
@@ -344,8 +350,8 @@ def _action_sentences(scene: Scene, names: CharacterNames) -> list[tuple[int, Ac
             for offset, text in sentence_offsets(el.text)]
 
 
-_SIGHT_KIND = {Sight.ELSEWHERE: "elsewhere", Sight.SCREEN: "depicted", Sight.PICTURE: "depicted",
-               Sight.ABSENT: "gone", Sight.NAMED: "named_in_action"}
+_SIGHT_KIND = {Sight.ELSEWHERE: "elsewhere", Sight.HEARD: "offscreen", Sight.SCREEN: "depicted",
+               Sight.PICTURE: "depicted", Sight.ABSENT: "gone", Sight.NAMED: "named_in_action"}
 
 
 def _action_sightings(scene: Scene, names: CharacterNames, sents: list[tuple[int, ActionSentence]],

@@ -9,9 +9,10 @@ it when that sentence named one character only, of the matching pronoun. Nothing
 guessed: 'his scarf' and 'her brother' are left alone.
 
 Not every verb and noun of a clause is an action on a thing:
-- a light verb and a noun the script also uses as a verb ('takes a sip', 'pulls a long drag',
-  'takes a bite': the script writes 'sips', 'drags', 'bites') is one action, the noun's verb;
-  what it names is not a thing (`action_noun`), unless the script also writes 'the sip';
+- a light verb and a noun the script or the rules also use as a verb ('takes a sip', 'pulls a
+  long drag', 'takes a bite': the script writes 'sips', 'drags', 'bites'), or a noun taken on
+  something ('takes a heave on the booze'), is one action; what it names is not a thing
+  (`action_noun`), unless the script also writes 'the sip';
 - 'takes' and a picture that is someone's or a picture at all ('takes Elizabeth's picture',
   'takes a photo of the house') photographs: no picture is handled, unless it is taken from
   somewhere ('takes a photo from her purse');
@@ -105,6 +106,11 @@ HANDLING, AFFECTION, VIOLENCE, GLARES, THANKS, NOT_EVENTS, GIVING, LIGHT_VERBS =
 
 
 _KNOWN_VERBS = HANDLING | AFFECTION | VIOLENCE | GLARES | THANKS | GIVING
+#: Every verb the action rules know, in its third-person and plain forms.
+ACTION_VERBS = _KNOWN_VERBS | LIGHT_VERBS | NOT_EVENTS
+# What a light verb's noun acts on: 'takes a heave on the booze', 'takes a drag on his cigarette';
+# a thing is taken from or off something, not on it ('pulls a gun on him' is no 'takes').
+_ACTED_ON = re.compile(r"^\s+on\s+(?:the|a|an|his|her|their|its|my|your|our|this|that|some)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -136,8 +142,10 @@ class Clause:
 
 def action_noun(clause: Clause, verbs: frozenset[str], definite: Container[str] = frozenset()) -> bool:
     """Whether the clause's phrase names its action, not a thing: a light verb, no particle (or
-    'lets out'), a/an, and a noun the script also uses as a verb ('takes a tiny sip', 'pulls a
-    long drag'), which the script never writes with 'the' ('the sip').
+    'lets out'), a/an, and a noun the script or the rules also use as a verb ('takes a tiny sip',
+    'pulls a long drag', 'takes a heave': 'heaves' is a verb), or one noun taken *on* something
+    ('takes a heave on the booze': a thing is taken from it), which the script never writes
+    with 'the' ('the sip').
 
     Args:
         clause: The clause.
@@ -159,8 +167,10 @@ def action_noun(clause: Clause, verbs: frozenset[str], definite: Container[str] 
         return False
     if phrase.text in definite:
         return False
+    if clause.verb.lower() in ("takes", "take") and " " not in phrase.text and _ACTED_ON.match(clause.rest):
+        return True
     head = phrase.text.split(" of ")[0].split()[-1].rsplit("-", 1)[-1]
-    return any(form in VERB_FORMS or form in verbs for form in (head, f"{head}s", f"{head}es"))
+    return any(form in VERB_FORMS or form in verbs or form in ACTION_VERBS for form in (head, f"{head}s", f"{head}es"))
 
 
 def photographs(clause: Clause) -> bool:
@@ -180,6 +190,24 @@ def photographs(clause: Clause) -> bool:
     singular = head[:-1] if head.endswith("s") else head
     return (clause.verb.lower() in ("takes", "take") and not clause.particle and singular in PICTURES
             and phrase.determiner in _PICTURE_OWNERS and not _TAKEN_FROM.match(clause.rest))
+
+
+# What thanks are for: 'thanks Ben for the ride'; not 'for nothing', nor thanks turning to 'but'.
+_THANKED_FOR = re.compile(r"^\s*(?:[a-z]+ly\s+)?for\s+(?!nothing\b)\w", re.IGNORECASE)
+_BUT = re.compile(r"\bbut\b", re.IGNORECASE)
+
+
+def thanks_for(clause: Clause) -> bool:
+    """Whether a clause of thanks says what they are for ('Anna thanks Ben for the ride'), and
+    so shows gratitude: 'She thanks him and moves off' is manners, as a bare 'thank you' is, and
+    thanks that turn to 'but' ('thanks him for the offer but declines') decline.
+
+    Example:
+        >>> s = "Anna thanks Ben for the ride."
+        >>> thanks_for(clauses(s, [(0, 4, "Anna"), (12, 15, "Ben")], [], frozenset())[0])
+        True
+    """
+    return bool(_THANKED_FOR.match(clause.rest)) and not _BUT.search(clause.rest)
 
 
 def _is_verb(word: str, verbs: frozenset[str]) -> bool:
@@ -273,7 +301,7 @@ def clauses(sentence: str, spans: list[tuple[int, int, str]], phrases: list[Phra
         if phrase is None and not target:
             phrase = _phrase_at(phrases, len(words(sentence[:at])))
         if phrase is not None:
-            tail = re.match(rf"^\s*\S+(?:\s+\S+){{{len(phrase.text.split())}}}", sentence[at:])
+            tail = re.match(rf"^\s*\S+(?:\s+\S+){{{phrase.written or len(phrase.text.split())}}}", sentence[at:])
             end_at = at + (tail.end() if tail else 0)
         if not target and phrase is None:
             continue

@@ -9,9 +9,14 @@ Attitude cues are read only from a speech with one listener, settled by the word
 (not only by whom the speaker faces), and whose words are the speaker's own, not read, sung or
 recited ('(reading)', '(sings)', 'Henry reads aloud:', '（念）'), nor quoted inside the speech
 ('I don't know. "Get well. I love you."' suggests words for a letter; a speech wholly in quotes is
-the format's, and is read): warm thanks, 'I love you' and endearments (favorable: one side's
-attitude), insults (unfavorable), threats to kill or hurt (hostility), each in the second person
-('You're a liar.', '你就是个骗子') and stated, not asked ('Are you a murderer?' is no insult).
+the format's, and is read): thanks that show gratitude, 'I love you' and endearments (favorable:
+one side's attitude), insults (unfavorable), threats to kill or hurt (hostility), each in the
+second person ('You're a liar.', '你就是个骗子') and stated, not asked ('Are you a murderer?' is no
+insult). Thanks show gratitude when they say what they are for ('thank you so much for your
+support', '谢谢你为我做的一切') or state the feeling ('I'm grateful', "I can't thank you enough",
+'感激不尽'); a formula alone ('Thank you so much', '太谢谢了！') is as often a brush-off or a
+polite close, and thanks that turn to 'but' ('Thanks very much, but...', '谢谢，不过…') hedge
+or decline.
 Warmth is a tie (affinity, symmetric) only when both of the two show it to the other
 (`mutual_warmth`: 'darling' said by each, or 'I love you' answered by 'I love you too'); said by
 one side it is that side's attitude. Trading lines alone is `speaks_to`, nothing more.
@@ -28,6 +33,7 @@ from kgbuild.evidence import sentences
 from kgbuild.model import Element, ElementKind, Scene
 from kgbuild.offline.characters import Cast
 from kgbuild.offline.facts import RelationFinding
+from kgbuild.offline.media import extension_through, names_a_device, names_a_narrator, names_a_voice
 from kgbuild.readers.cues import voice_is_away, voice_is_offscreen
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -56,8 +62,8 @@ class Speech:
     text: str
     cue: Element
     lines: tuple[Element, ...]  # dialogue elements
-    away: bool  # voice-over, phone, recording: not said in the scene's place
-    offscreen: bool = False  # heard from out of frame: speaks in the scene, but is not shown in it
+    away: bool  # voice-over, phone, recording, a narrator: not said in the scene's place
+    offscreen: bool = False  # heard from out of frame (O.S., a cue named a voice): speaks in the scene, not shown
     directions: tuple[Direction, ...] = ()  # its parentheticals, '(to Ben)', '（对静秋）'
     turn: int = 0  # the position of its cue among the scene's cues, voices of no one included
     lead: str = ""  # the action line right before its cue ('Henry reads aloud:')
@@ -91,8 +97,9 @@ def scene_speeches(scene: Scene, cast: Cast) -> list[Speech]:
 
     def flush() -> None:
         for speaker, cue, lines in current:
-            away = voice_is_away(cue.extensions)
-            offscreen = voice_is_offscreen(cue.extensions)
+            name = cue.speaker or ""
+            away = voice_is_away(cue.extensions) or extension_through(cue.extensions) or names_a_narrator(name)
+            offscreen = voice_is_offscreen(cue.extensions) or names_a_voice(name)
             inline = [Direction(m.group(1), k, k == 0 and not lines[0].text[:m.start()].strip(), m.start())
                       for k, el in enumerate(lines) for m in INLINE_DIRECTION.finditer(el.text)]
             out.append(Speech(speaker, " ".join(el.text for el in lines).strip(), cue, tuple(lines), away,
@@ -123,9 +130,10 @@ def scene_speeches(scene: Scene, cast: Cast) -> list[Speech]:
 
 def has_other_voices(scene: Scene, cast: Cast) -> bool:
     """Whether the scene has a speech, said in its place, by a cue that stands for no one
-    character of the cast (ALL, CROWD, VOICES, '一人应和')."""
+    character of the cast (ALL, CROWD, VOICES, '一人应和'); a device playing ('TELEVISION SET') is
+    a broadcast, no voice of the room."""
     return any(el.kind is ElementKind.CHARACTER and el.speaker and not cast.speakers(el.speaker)
-               and not voice_is_away(el.extensions) for el in scene.elements)
+               and not voice_is_away(el.extensions) and not names_a_device(el.speaker) for el in scene.elements)
 
 
 def aimed(speech: Speech, heard: list[tuple[str, str]]) -> bool:
@@ -148,9 +156,12 @@ class Cue:
 
 _I = re.IGNORECASE
 ATTITUDE_CUES = (
-    # A bare 'thank you' is as often manners or a dismissal as a warm attitude.
+    # A bare 'thank you', and a weighted one that says nothing of what it is for ('Thank you so
+    # much', said while reading a message), are as often manners or a dismissal as warmth: the
+    # thanks says what for ('thank you so much for your support'; not 'thanks for nothing') or
+    # states the feeling.
     Cue("thanks", "favorable_toward", re.compile(
-        r"\b(?:thank you|thanks) (?:so|very) much\b|\bthank you for everything\b|"
+        r"\b(?:thank you|thanks) (?:so|very) much,? for (?!nothing\b)(?=\w)|\bthank you for everything\b|"
         r"\bcan(?:'t|not) thank you enough\b|\bI(?:'m| am) (?:so |very |truly )?grateful\b", _I)),
     # Love declared by one side is an attitude; a tie needs both (affinity).
     Cue("love", "favorable_toward", re.compile(r"\bI love you\b", _I)),
@@ -166,9 +177,12 @@ ATTITUDE_CUES = (
     Cue("threat", "hostility_with", re.compile(
         r"\bI(?:'ll| will|'m going to| am going to|'m gonna| am gonna)\s+(?:fucking\s+)?"
         r"(?:kill|hurt|destroy|ruin|murder|finish)\s+you\b", _I)),
-    # As in English, a bare 谢谢 is manners ('收队，谢谢配合'); only thanks said with weight count.
+    # As in English, a bare 谢谢 is manners ('收队，谢谢配合'), and so is a weighted one that says
+    # nothing of what it is for ('太感谢了！', '真谢谢你呀！'): the thanks goes on to what it is for
+    # ('非常感谢你们的帮助', '谢谢你为我做的一切'), or states the feeling ('感激不尽').
     Cue("thanks_zh", "favorable_toward", re.compile(
-        r"(?:太|真|非常|十分|万分|实在|真是太?)(?:谢谢|感谢)(?!我)|感激不尽|谢谢(?:你|您)(?:们)?为")),
+        r"(?:太|真|非常|十分|万分|实在|真是太?)(?:谢谢|感谢)(?!我)(?:你|您)?+们?+"
+        r"(?=为|[^\s你您们了呀啊啦哈吧呢嘛哦喔哇！!。，,？?…~～、”\"'）)])|感激不尽|谢谢(?:你|您)(?:们)?为")),
     Cue("love_zh", "favorable_toward", re.compile(r"我爱你|我喜欢你")),
     # In the second person, as in English: '你就是个骗子', '你这个混蛋', '滚蛋！' (an order to the
     # listener); not '那个混蛋' nor '让他滚蛋', said of someone else.
@@ -184,6 +198,10 @@ ATTITUDE_CUES = (
 # Cues that assert: asked, they are no insult or threat ('Are you a murderer?', 'You think I'm
 # going to hurt you?').
 _ASSERTED = frozenset({"insult", "threat", "insult_zh", "threat_zh"})
+# Thanks that turn to 'but' decline or hedge ('Thanks very much for the offer, but no.').
+_THANKS = frozenset({"thanks", "thanks_zh"})
+_BUT_AFTER = re.compile(r"\bbut\b|但是|可是|不过", re.IGNORECASE)
+_BUT_BEFORE = re.compile(r"^\W*but\b", re.IGNORECASE)
 
 
 # Words a speech quotes: another's, or words for another to say or write.
@@ -204,13 +222,22 @@ def own_words(text: str) -> str:
 
 def attitude_cues(text: str) -> list[tuple[Cue, str]]:
     """The attitude cues a speech holds in its own words (`own_words`), each with the matched
-    words; an insult or a threat only where it is stated, not asked."""
+    words; an insult or a threat only where it is stated, not asked; thanks only where they do
+    not turn to 'but'.
+
+    Example:
+        >>> [c.rule for c, _ in attitude_cues("Thank you so much for the lift.")]
+        ['thanks']
+        >>> attitude_cues("Thank you so much."), attitude_cues("Thanks very much for asking, but no.")
+        ([], [])
+    """
     found = []
     text = own_words(text)
     for cue in ATTITUDE_CUES:
         for sentence in sentences(text) or [text]:
             m = cue.pattern.search(sentence)
-            if m and not (cue.rule in _ASSERTED and _asked(sentence, m.start(), m.end())):
+            if m and not (cue.rule in _ASSERTED and _asked(sentence, m.start(), m.end())
+                          or cue.rule in _THANKS and _hedged(sentence, m.start(), m.end())):
                 found.append((cue, m.group(0)))
                 break
     return found
@@ -244,6 +271,12 @@ def mutual_warmth(findings: Sequence[RelationFinding]) -> list[RelationFinding]:
                 out.append(RelationFinding(f.subject, "affinity_with", f.object, f.scene, "warmth_both_ways",
                                            evidence))
     return out
+
+
+def _hedged(sentence: str, start: int, end: int) -> bool:
+    """Whether the thanks in sentence[start:end] turn to 'but' ('Thanks very much, but...',
+    'But thank you so much for asking', '谢谢，不过…'): they decline or hedge."""
+    return bool(_BUT_AFTER.search(sentence[end:]) or _BUT_BEFORE.match(sentence[:start]))
 
 
 def _asked(sentence: str, start: int, end: int) -> bool:

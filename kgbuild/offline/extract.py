@@ -9,11 +9,14 @@ Each rule names the evidence it reads and emits nothing without it (producer 'ru
   time of day of a heading (DAY, NIGHT) stays scene metadata (`Scene.time_of_day`): it is a
   kind of time, not a time point of the story.
 - `speaks`, `named_in_action`: who is in the scene (speaking in it, not as a voice-over, on the
-  phone or off screen, or shown by the action in person: not on a screen, in a picture or in
-  print, nor said to be gone, nor only named by a question, a condition, a supposition or a past
-  relative clause, `kgbuild.offline.scenes.scene_sights`);
+  phone, a radio or a screen, as a narrator or off screen, or shown by the action in person: not
+  on a screen, in a picture or in print, nor only heard, nor said to be gone, nor only named by a
+  question, a condition, a supposition, a past relative clause or a misread speech,
+  `kgbuild.offline.scenes.scene_sights`);
   with the heading: `present_in_heading_place` (located_at), `present_in_stated_year` (present_on
-  a year the heading or a title card gives). Who the action shows at another place ('OUTSIDE -
+  a year the heading or a title card gives). Where the heading names two places each with its own
+  INT./EXT. (an intercut), `present_at_side`: located_at the side the text puts a character at
+  (`kgbuild.offline.sides`), none where it does not say. Who the action shows at another place ('OUTSIDE -
   ...' in an interior, seen through a window, '老师乙在屋外敲门') is in the scene but not at its
   heading's place; so is who is first shown or heard after an intercut with another place
   ('INTERCUT WITH:'). In Chinese scenes (`_presence`) who is first shown
@@ -21,21 +24,29 @@ Each rule names the evidence it reads and emits nothing without it (producer 'ru
   not at its heading's place, and a speaker first heard after a phone call is not in it.
 - `speaks_to_direction`, `speaks_to_vocative`, `speaks_to_facing`, `speaks_to_two_speakers`,
   `speaks_to_exchange`, `speaks_to_answer`: whom a speech addresses, someone in the room when it
-  is said (`kgbuild.offline.dialogue`, `kgbuild.offline.comings`).
+  is said (`kgbuild.offline.dialogue`, `kgbuild.offline.comings`), or someone heard through the
+  same broadcast; `speaks_to_line`: the other end of a phone or a radio, by the turns of the talk
+  (`kgbuild.offline.address`).
 - attitude cues in a speech whose words are aimed at its listener (`thanks`, `love`,
   `endearment`, `insult`, `threat`), warmth both ways (`warmth_both_ways`: affinity needs both
-  sides) and in action clauses (`embrace`, `violence`, `glare`, `thanks_action`).
+  sides) and in action clauses (`embrace`, `violence`, `glare`, `thanks_action`: thanks that
+  say what they are for, 'Anna thanks Ben for the ride'; see `kgbuild.offline.dialogue` for
+  why a thanks formula alone is no attitude).
 - kinship: `kin_in_name`, `kin_apposition`, `kin_my`, `kin_vocative` (see `kgbuild.offline.kinship`).
 - action clauses (English): `action_event` (an Event named by who does what, with performs,
   undergoes and occurs_at), `handles` (interacts_with), `possessive` ("Neil's pen"),
   `possessive_pronoun` ('Neil opens his desk': the sentence names Neil alone, and the script
   calls Neil 'he'),
-  `moves_into_place` (located_at a place the clause names). What a clause acts on is a noun
-  (`kgbuild.offline.phrases`, `kgbuild.offline.actions`): not a light verb's action ('takes a
-  sip'), an amount, a body part or gesture, a modifier cut from its noun by 'and' ('a thick
-  and colorful towel' is that towel), nor a picture taken of someone ('takes Elizabeth's
-  picture' photographs her); a character after 'with' is a companion who performs too, one
-  after 'past' or 'toward' no one acted on; 'He' after another speaker's speech is not carried
+  `moves_into_place` (located_at a place the clause names). What a clause acts on is a noun,
+  the head of its phrase (`kgbuild.offline.phrases`, `kgbuild.offline.actions`): not a light
+  verb's action ('takes a sip', 'takes a heave on the booze'), an amount, a body part or
+  gesture, a noun of an act made from a verb ('his appearance'), what its complement makes no
+  thing ('his wave of nausea'), a modifier cut from its noun by 'and' or a comma ('a thick and
+  colorful towel' is that towel, 'the sharp, still smoking STEEL' that steel), nor a picture
+  taken of someone ('takes Elizabeth's picture' photographs her); a thing after 'at', 'past' or
+  'toward' is what the act is aimed at, not handled ('starts at the sight of'), a place after
+  'at' where its owner is ('at her flat'); a character after 'with' is a companion who performs
+  too, one after 'past' or 'toward' no one acted on; 'He' after another speaker's speech is not carried
   from the sentence before it, nor from someone that sentence names only as an owner ('He
   stuffs Garcetti's gun into his mouth. He takes the gun out.').
 - Chinese action lines, read in jieba's words (`kgbuild.offline.chinese`): `zh_place`,
@@ -63,6 +74,7 @@ from kgbuild.model import Element, ElementKind, Evidence, KnowledgeGraph, Persis
 from kgbuild.names import display_name
 from kgbuild.offline import chinese, kinship
 from kgbuild.offline.actions import (
+    ACTION_VERBS,
     AFFECTION,
     GLARES,
     HANDLING,
@@ -73,6 +85,7 @@ from kgbuild.offline.actions import (
     action_noun,
     clauses,
     photographs,
+    thanks_for,
 )
 from kgbuild.offline.address import calling_line, listeners, turned_to, vocative_patterns
 from kgbuild.offline.characters import Cast, common_words, find_cast, mention_patterns
@@ -89,7 +102,8 @@ from kgbuild.offline.dialogue import (
 from kgbuild.offline.facts import Facts, Ref
 from kgbuild.offline.genders import learn_genders
 from kgbuild.offline.headings import HeadingPlaces, heading_places, learn_heading_places
-from kgbuild.offline.phrases import ING_NOUNS, VERB_FORMS, join_modifiers
+from kgbuild.offline.phrases import ING_NOUNS, VERB_FORMS, Phrase, join_modifiers, made_from_verb
+from kgbuild.offline.phrases import words as tokens_of
 from kgbuild.offline.scenes import (
     ZH_ELSEWHERE,
     ActionSentence,
@@ -100,6 +114,7 @@ from kgbuild.offline.scenes import (
     scene_sights,
 )
 from kgbuild.offline.selection import assemble
+from kgbuild.offline.sides import placed_sides
 from kgbuild.offline.stoplists import (
     AMBIENCE,
     BODY_PARTS,
@@ -129,6 +144,14 @@ _POSSESSIVES = frozenset({"'s", "his", "her", "their", "its", "my", "your", "our
 # Prepositions that place a motion by someone, who is not acted on: 'walks past Lophakin'.
 _LANDMARK_PARTICLES = frozenset({"by", "past", "toward", "towards", "near", "behind", "around", "beside",
                                  "across", "through"})
+# Prepositions that say what an act is aimed at or goes toward, not what it handles: 'fires at the
+# car', 'starts at the sight of', 'pushes past the cart'.
+_AIMED_PARTICLES = frozenset({"at", "past", "toward", "towards"})
+# A preposition that places someone at a place they have ('Judy in bed at her flat'): the place is
+# where they are, not a thing they own.
+_AT_PLACE = frozenset({"at"})
+# Every verb the rules know: a noun made from one by a suffix of acts and states is no thing.
+_VERB_LEXICON = VERB_FORMS | ACTION_VERBS
 
 
 def _ev(scene: Scene, element: Element, text: str, rule: str) -> Evidence:
@@ -162,16 +185,22 @@ class _Script:
 
 def _join_modifiers(read: dict[int, list[ActionSentence]]) -> dict[int, list[ActionSentence]]:
     """The sentences with each modifier cut from its noun by a coordination named by the whole
-    coordination ('a thick and colorful towel': not 'thick'; `kgbuild.offline.phrases.join_modifiers`)."""
+    coordination ('a thick and colorful towel': not 'thick'; 'the sharp, still smoking STEEL': not
+    'sharp'), and each verb stem that is no noun of its own before a particle written with it
+    ('grabs the read out'; `kgbuild.offline.phrases.join_modifiers`), its `particle` kept to say
+    it names no thing the rules can tell; a noun of its own ('hands the comb back') loses it."""
     joined = join_modifiers(s.phrases for sents in read.values() for s in sents)
-    if not joined:
-        return read
+
+    def one(p: Phrase) -> Phrase:
+        if (p.coordinated or p.particle) and p.text in joined:
+            added = p.particle or p.coordinated
+            return replace(p, text=joined[p.text], written=1 + p.between + len(added.split()))
+        return replace(p, particle="") if p.particle else p
 
     def named(sent: ActionSentence) -> ActionSentence:
-        if not any(p.coordinated and p.text in joined for p in sent.phrases):
+        if not any(p.coordinated or p.particle for p in sent.phrases):
             return sent
-        return replace(sent, phrases=[replace(p, text=joined[p.text]) if p.coordinated and p.text in joined else p
-                                      for p in sent.phrases])
+        return replace(sent, phrases=[one(p) for p in sent.phrases])
 
     return {index: [named(s) for s in sents] for index, sents in read.items()}
 
@@ -180,45 +209,53 @@ def _phrase_types(read: dict[int, list[ActionSentence]], typer: PhraseTyper,
                   verbs: frozenset[str] = frozenset()) -> dict[str, Role]:
     """Give every noun phrase of the English action lines a role once; keep places and things only.
 
-    A thing is named by a noun: not a body part, a gesture or a fixture (singular or plural,
-    'heads' as 'head'); not a phrase that only ever follows an owner and opens with a body part
-    ("his face bloody", "Holden's head snaps forward": the owner's body and what it does); not a
-    verb in -s that only ever follows a name's 's ("Alejandro's appears only half committed":
-    's is 'is' there; 'his watch' is a watch).
+    What an owned phrase names is read from its words with its 'of' complement (`Phrase.typed`:
+    'his wave of nausea' is no thing, 'his bouquet of roses' is), the result keyed the same
+    way; a verb stem written with its particle ('the read out') is given none. A thing is named
+    by a noun: not a body part, a gesture or a fixture (singular or plural, 'heads' as 'head');
+    not a noun made from a verb by a suffix of acts and states ('appearance' from 'appear';
+    `kgbuild.offline.phrases.made_from_verb`); not a phrase that only ever follows an owner and
+    opens with a body part ("his face bloody", "Holden's head snaps forward": the owner's body
+    and what it does); not a verb in -s that only ever follows a name's 's ("Alejandro's appears
+    only half committed": 's is 'is' there; 'his watch' is a watch).
     """
-    seen = {p.text: None for sents in read.values() for s in sents for p in s.phrases}
+    texts: dict[str, str] = {}
     determiners: dict[str, set[str]] = {}
     for sents in read.values():
         for sent in sents:
             for p in sent.phrases:
-                determiners.setdefault(p.text, set()).add(p.determiner)
-    typed = typer.classify(list(seen))
+                if p.particle:
+                    continue  # 'the read out': no thing the rules can tell
+                texts.setdefault(p.typed, p.text)
+                determiners.setdefault(p.typed, set()).add(p.determiner)
+    typed = typer.classify(list(texts))
     out: dict[str, Role] = {}
-    for phrase, role in typed.items():
+    for key, role in typed.items():
+        phrase = texts[key]
         words = phrase.split()
         head = words[-1]
         if head in COLORS or head.endswith("ed") or head.endswith("ing") and head not in ING_NOUNS:
             continue
-        owned_only = determiners[phrase] <= _POSSESSIVES
+        owned_only = determiners[key] <= _POSSESSIVES
         if owned_only and len(words) > 1 and in_class(words[0], BODY_PARTS) or (
-                determiners[phrase] == {"'s"} and phrase.endswith("s") and (phrase in verbs or phrase in VERB_FORMS)):
+                determiners[key] == {"'s"} and phrase.endswith("s") and (phrase in verbs or phrase in VERB_FORMS)):
             continue
-        if (role == "thing" and not in_class(head, _NOT_OBJECTS) and phrase not in GENERIC_PEOPLE
-                or role == "place" and head in PLACE_HEADS):
-            out[phrase] = role
+        thing = not in_class(head, _NOT_OBJECTS) and phrase not in GENERIC_PEOPLE and not made_from_verb(
+            phrase.split(" of ")[0].split()[-1], _VERB_LEXICON)
+        if role == "thing" and thing or role == "place" and head in PLACE_HEADS:
+            out[key] = role
     return out
 
 
-def _heading(facts: Facts, scene: Scene, headings: HeadingPlaces) -> tuple[list[Ref], list[Ref], Evidence | None]:
-    """The heading's places (outermost first) and time points, and its evidence; `part_of`
-    only where the script's headings show which place holds which."""
+def _heading(facts: Facts, scene: Scene, headings: HeadingPlaces) -> tuple[dict[str, Ref], list[Ref], Evidence | None]:
+    """The heading's places (by name, outermost first) and time points, and its evidence;
+    `part_of` only where the script's headings show which place holds which."""
     index = scene.index
     place_ev = heading_evidence(scene, "rule:heading_place")
     if place_ev is None:
-        return [], [], None
+        return {}, [], None
     refs = {p: facts.mention("place", display_name(p), index, "heading_place", [place_ev])
             for p in headings.places(scene)}
-    places = list(refs.values())
     part_ev = place_ev.model_copy(update={"producer": "rule:heading_part_of"})
     for inner, outer in headings.part_of(scene):
         facts.relate(refs[inner], "part_of", refs[outer], index, "heading_part_of", [part_ev],
@@ -232,7 +269,7 @@ def _heading(facts: Facts, scene: Scene, headings: HeadingPlaces) -> tuple[list[
             for year in years(el.text):
                 times.append(facts.mention("time", year, index, "title_card_year",
                                            [_ev(scene, el, el.text, "title_card_year")]))
-    return places, times, place_ev
+    return refs, times, place_ev
 
 
 # Chinese action telling of a phone call ('程勇接起电话', '电话铃声响起').
@@ -258,8 +295,8 @@ def _elsewhere_from(scene: Scene) -> tuple[int, int] | None:
         if looks_like_chinese_heading(el.text):
             return el.line_start, 0
         opening = chinese.opening_place(el.text) if rooms else None
-        if opening and not any(opening in room or room in opening for room in rooms):
-            return el.line_start, 0
+        if opening and opening.endswith(_ROOM_ENDS) and not any(opening in room or room in opening for room in rooms):
+            return el.line_start, 0  # another room, not a part of this one ('舞台上，…' in a hall)
     return None
 
 
@@ -422,14 +459,17 @@ def _clause_facts(facts: Facts, scene: Scene, script: _Script, sent: ActionSente
         if verb in GLARES and clause.particle == "at":
             for s in subjects:
                 facts.relate(s, "unfavorable_toward", target, index, "glare", ev("glare"))
-        if verb in THANKS:
+        if verb in THANKS and thanks_for(clause):
             for s in subjects:
                 facts.relate(s, "favorable_toward", target, index, "thanks_action", ev("thanks_action"))
     if clause.target_phrase is not None and not companions:
         phrase = clause.target_phrase.text
-        kind = script.types.get(phrase)
+        kind = script.types.get(clause.target_phrase.typed)
         camera = phrase == "camera" and clause.particle in ("at", "into", "to", "toward", "towards")
-        if kind == "thing" and verb in HANDLING and not camera and action_noun(clause, script.verbs, script.definite):
+        aimed = clause.particle in _AIMED_PARTICLES  # 'starts at the sight of': nothing handled
+        unnamed = clause.target_phrase.particle != ""  # 'grabs the read out': no thing to name
+        if verb in HANDLING and (unnamed or kind == "thing" and not camera and (
+                aimed or action_noun(clause, script.verbs, script.definite))):
             acted = True
         elif kind == "thing" and verb in HANDLING and not camera:
             thing = facts.mention("thing", phrase, index, "handles", ev("handles"))
@@ -504,9 +544,13 @@ def _action(facts: Facts, scene: Scene, script: _Script, sents: list[ActionSente
         photographed = [c.target_phrase for c in found if c.target_phrase is not None and photographs(c)]
         named = {n for _, _, n in sent.spans}
         sole = next(iter(named)) if len(named) == 1 else None
+        tokens = tokens_of(sent.text)
         for phrase in sent.phrases:
-            if script.types.get(phrase.text) != "thing" or phrase.owner is None or phrase in photographed:
+            if script.types.get(phrase.typed) != "thing" or phrase.owner is None or phrase in photographed:
                 continue
+            before = tokens[phrase.start - 2].lower() if phrase.start >= 2 else ""
+            if phrase.text.split()[-1] in PLACE_HEADS and before in _AT_PLACE:
+                continue  # 'at her flat': where she is, not a thing of hers
             owner: str | None
             if phrase.determiner == "'s":
                 rule = "possessive"
@@ -530,10 +574,18 @@ def _action(facts: Facts, scene: Scene, script: _Script, sents: list[ActionSente
 
 def _add_scene(facts: Facts, scene: Scene, script: _Script, events: Counter[str]) -> None:
     index = scene.index
-    places, times, heading_ev = _heading(facts, scene, script.headings)
+    by_name, times, heading_ev = _heading(facts, scene, script.headings)
+    places = list(by_name.values())
     sents = script.sentences.get(index, [])
     speeches = scene_speeches(scene, script.cast)
     present, at_heading, through = _presence(scene, speeches, sents)
+    sides = script.headings.sides(scene) if places else []
+    # Two places, each its own INT./EXT. (an intercut): where each one is, only the text says.
+    placed = placed_sides(scene, sides, sents, speeches) if len(sides) > 1 else {}
+    if len(script.headings.settings(scene)) > 1:
+        # '街边/土贼房间': the heading names several settings, and which one a character is in only
+        # the action can say (`chinese.add_chinese_sentences`, `placed_sides`); the heading places no one.
+        at_heading = {}
     refs: dict[str, Ref] = {}
     for name, evidence in through.items():  # heard or seen through a medium: in the story, not at the place
         refs[name] = script.character(facts, name, index, evidence.producer.removeprefix("rule:"), [evidence])
@@ -542,7 +594,13 @@ def _add_scene(facts: Facts, scene: Scene, script: _Script, events: Counter[str]
         refs[name] = script.character(facts, name, index, rule, [evidence])
         if heading_ev is None:
             continue
-        for place in places if name in at_heading else ():
+        for side, (el, quote) in placed.get(name, {}).items():
+            for where in sides[side]:
+                facts.relate(refs[name], "located_at", by_name[where], index, "present_at_side",
+                             [heading_ev.model_copy(update={"producer": "rule:present_at_side"}),
+                              _ev(scene, el, quote, "present_at_side")],
+                             name="is in", persistence=Persistence.MOMENTARY)
+        for place in places if name in at_heading and len(sides) < 2 else ():
             facts.relate(refs[name], "located_at", place, index, "present_in_heading_place",
                          [heading_ev.model_copy(update={"producer": "rule:present_in_heading_place"}),
                           at_heading[name].model_copy(update={"producer": "rule:present_in_heading_place"})],
@@ -569,7 +627,8 @@ def _add_scene(facts: Facts, scene: Scene, script: _Script, events: Counter[str]
     if is_chinese(scene):
         chinese.add_chinese_sentences(facts, scene, sents, script.names)
     else:
-        _action(facts, scene, script, sents, refs, places[-1] if places else None, events)
+        # An event's place is the scene's innermost, where the heading names one place only.
+        _action(facts, scene, script, sents, refs, places[-1] if places and len(sides) < 2 else None, events)
 
 
 def collect_facts(screenplay: Screenplay, embedder: Embedder,

@@ -25,7 +25,25 @@ Some phrases name no thing, by their grammar:
   towel'). Whether the one word before 'and' is a noun of its own ('a knife and fork', 'the
   bathroom and front room') or a modifier is read from the script (`join_modifiers`): a word
   the script never writes as the last word of a phrase of its own is no noun, and the phrase
-  is the whole coordination ('thick and colorful towel').
+  is the whole coordination ('thick and colorful towel'). So is a modifier cut by a comma from
+  the noun it shares with others: 'the sharp, still smoking STEEL' is the steel ('sharp
+  steel'), 'a long, thin knife' the knife (after the comma: adverbs and participles, left out
+  of the name, then a noun the script capitalises as a prop; or a run of two words or more);
+- a noun the script capitalises after lowercase modifiers is the head of their phrase, not the
+  start of a name: 'his electric Menorah' is a menorah, not 'electric'; a capitalised noun is
+  not followed by a lowercase verb stem in a compound ('STAR'S WATCH lie': the watch lies), and
+  a word in capitals with a particle in capitals after it is an action ('Bruce's car PEELS
+  OUT'), not a noun of the phrase;
+- what an owner has is read with its 'of' complement when its noun is no container or part:
+  'his wave of nausea' is no wave he owns. The phrase keeps its head as its name and carries
+  the complement for whoever decides what it names (`Phrase.typed`). Only owned phrases: the
+  typer reads a lone complement poorly ('a swatch of carpet' reads as a place), while what
+  follows an owner with 'of' is mostly a feeling, a view or a share ('his version of events');
+- a verb stem after its determiner with a particle and the clause's end after it ('grabs the
+  read out', 'hands the comb back') is a noun of a verb and particle ('read out') or a noun the
+  verb's particle follows ('comb'); the script decides, as for coordinations: a word it writes
+  as a phrase of its own elsewhere is that noun, another is written with its particle and
+  names no thing the rules can tell (`join_modifiers`).
 """
 
 from __future__ import annotations
@@ -33,7 +51,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cache
 from itertools import pairwise
+from typing import Any
 
 from kgbuild.offline.stoplists import word_set
 
@@ -95,8 +115,10 @@ def _verb_forms(stem: str) -> set[str]:
 
 
 VERB_FORMS = frozenset(f for stem in _VERB_STEMS for f in _verb_forms(stem)) | _IRREGULAR_VERBS
-# A hyphen joins two word characters ('flower-wand'); one at a word's end is a dash.
-_WORD = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9'’]|-(?=[A-Za-z0-9]))*|[^\sA-Za-z0-9]")
+# A hyphen joins two word characters ('flower-wand'), and a word the line end broke at its hyphen
+# ('sign-' then 'off', a lowercase letter on the next line); one at a word's end is a dash.
+_WORD = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9'’]|-(?=[A-Za-z0-9])|-\n[ \t]*(?=[a-z]))*|[^\sA-Za-z0-9]")
+_LINE_BREAK = re.compile(r"-\n[ \t]*")
 _NOUN_WORD = re.compile(r"[a-z][a-z\-]*[a-z]$|[a-z]$")
 
 
@@ -108,14 +130,37 @@ class Phrase:
     determiner: str
     start: int  # word index of the first word in the sentence
     owner: str | None = None  # 'NAME' of "NAME's knife", or he/she/they for "his knife"
-    # One word cut by 'and' or 'or' before a noun run with no determiner of its own: the
-    # conjunction and that run ('and colorful towel' after 'a thick').
+    # One word cut by 'and', 'or' or a comma before a noun run with no determiner of its own:
+    # the words that complete it ('and colorful towel' after 'a thick'; 'steel' after 'the
+    # sharp, still smoking'), and how many words written between are left out of it (2).
     coordinated: str = ""
+    between: int = 0
+    # How many words of the sentence the phrase covers after its determiner, when its name
+    # leaves some out ('sharp, still smoking STEEL' named 'sharp steel': 4); 0: its text's.
+    written: int = 0
+    # 'of nausea' after an owned noun that is no container or part ('his wave'): part of what
+    # is owned.
+    complement: str = ""
+    # The particle after a verb stem that ends its clause ('out' of 'grabs the read out'); kept
+    # only where the script has no noun of that stem (`join_modifiers`): no thing to name.
+    particle: str = ""
+
+    @property
+    def typed(self) -> str:
+        """The words whose meaning says what the phrase names: its text, with its complement
+        when it has one ('wave of nausea' for 'his wave of nausea')."""
+        return f"{self.text} {self.complement}" if self.complement else self.text
 
 
 def words(sentence: str) -> list[str]:
-    """Split a sentence into words and punctuation marks."""
-    return _WORD.findall(sentence)
+    """Split a sentence into words and punctuation marks; a word the line end broke at its
+    hyphen is one word again.
+
+    Example:
+        >>> words("his new sign-\\noff.")
+        ['his', 'new', 'sign-off', '.']
+    """
+    return [_LINE_BREAK.sub("-", w) for w in _WORD.findall(sentence)]
 
 
 # Words that end a thing's name when they follow it: 'holds the newspaper open'.
@@ -146,6 +191,44 @@ ING_NOUNS = word_set("""
     drawing heading crossing clearing shooting meeting hearing screening
 """)
 _SUBJECTS = word_set("he she it they who which")
+#: Particles a verb takes ('puts the cup down'), which also make nouns of verbs ('a read out').
+PARTICLES = word_set("out off up down over back in on away")
+# Adverbs that modify the modifier of a noun ('the sharp, still smoking STEEL').
+_DEGREE_ADVERBS = word_set("still very so too just almost nearly barely already half")
+
+
+# Suffixes that make nouns of acts and states from verbs ('appearance', 'movement', 'refusal' is
+# left out: '-al' ends too many things, 'pedal', 'terminal').
+_ACT_SUFFIXES = ("ance", "ence", "ment", "tion", "sion")
+
+
+@cache
+def _stemmer() -> Any:
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
+
+
+@cache
+def _verb_stems(verbs: frozenset[str]) -> frozenset[str]:
+    return frozenset(_stemmer().stemWords(sorted(verbs)))
+
+
+def made_from_verb(noun: str, verbs: frozenset[str]) -> bool:
+    """Whether a noun is made from one of `verbs` by a suffix of acts and states: it names the
+    act or the state, not a thing ('his appearance' from 'appear'). The Snowball stemmer takes
+    the suffix off; a word it leaves whole ('statement', 'station') or one with less than three
+    letters before the suffix ('fence') is no such noun.
+
+    Example:
+        >>> made_from_verb("appearance", frozenset({"appear"})), made_from_verb("fence", frozenset({"fence"}))
+        (True, False)
+    """
+    suffix = next((x for x in _ACT_SUFFIXES if noun.endswith(x)), None)
+    if suffix is None or len(noun) < len(suffix) + 3 or noun in verbs:
+        return False
+    stem = _stemmer().stemWord(noun)
+    return stem != noun and stem in _verb_stems(verbs)
 
 
 def learn_verbs(sentences: list[str], names: frozenset[str] = frozenset()) -> frozenset[str]:
@@ -168,12 +251,21 @@ def learn_verbs(sentences: list[str], names: frozenset[str] = frozenset()) -> fr
     return frozenset(found)
 
 
+def _capitalised(word: str) -> bool:
+    return word[:1].isupper() and not word.isupper() and word[1:].islower()
+
+
 def _stops(word: str, position: int, verbs: frozenset[str], names: frozenset[str],
            previous: str = "") -> bool:
+    """Whether `word` ends the run of a noun phrase; `previous` is the run's last word as
+    written."""
     lower = word.lower()
     # A bare verb stem after a singular noun makes a compound ('pocket watch'); after a plural
-    # it is the verb ('his eyes move').
-    compound = lower in _VERB_STEMS and not previous.endswith("s")
+    # it is the verb ('his eyes move'), and so after a prop in capitals ('STAR'S WATCH lie').
+    compound = lower in _VERB_STEMS and not previous.lower().endswith("s") and not (
+        previous.isupper() and len(previous) > 1 and word.islower())
+    # A capitalised noun after lowercase modifiers is their head ('his electric Menorah').
+    head = position > 0 and _capitalised(word) and (previous.islower() or _capitalised(previous))
     if position > 0 and (
         (lower in verbs or lower in VERB_FORMS) and not compound
         or lower in _NEVER_IN_NOUNS
@@ -183,7 +275,7 @@ def _stops(word: str, position: int, verbs: frozenset[str], names: frozenset[str
     ):
         return True
     return (
-        not (word.islower() or word.isupper())  # Title Case is a name, not part of a thing
+        not (word.islower() or word.isupper() or head)  # Title Case is a name, not part of a thing
         or word in names
         or lower in _FUNCTION_WORDS
         or lower in VERB_FORMS and (lower.endswith("ed") or lower.endswith("ing") and len(lower) > 5
@@ -196,11 +288,29 @@ def _stops(word: str, position: int, verbs: frozenset[str], names: frozenset[str
 def _run(tokens: list[str], start: int, max_words: int, verbs: frozenset[str],
          names: frozenset[str]) -> list[str]:
     run: list[str] = []
-    for word in tokens[start: start + max_words]:
-        if _stops(word, len(run), verbs, names, run[-1] if run else ""):
+    previous = ""
+    for k, word in enumerate(tokens[start: start + max_words], start):
+        if (_stops(word, len(run), verbs, names, previous) or run and _capital_action(tokens, k)
+                or run and _capitalised(word) and _name_goes_on(tokens, k)):
             break
         run.append(word.lower())
+        previous = word
     return run
+
+
+def _name_goes_on(tokens: list[str], at: int) -> bool:
+    """Whether the capitalised word at `at` starts a name that goes on after it ('aims his rifle
+    Fat Cholo's forehead'), so it is no head of the phrase before it."""
+    nxt = tokens[at + 1] if at + 1 < len(tokens) else ""
+    return nxt[:1].isupper()
+
+
+def _capital_action(tokens: list[str], at: int) -> bool:
+    """Whether the word at `at` is an action the script writes in capitals with its particle
+    ('Bruce's car PEELS OUT'): a verb, not the head of the phrase before it."""
+    word = tokens[at]
+    nxt = tokens[at + 1] if at + 1 < len(tokens) else ""
+    return word.isupper() and len(word) > 1 and nxt.isupper() and nxt.lower() in PARTICLES
 
 
 def _cut_in_compound(tokens: list[str], stop: int, verbs: frozenset[str]) -> bool:
@@ -266,36 +376,71 @@ def noun_phrases(sentence: str, *, max_words: int = 4, verbs: frozenset[str] = f
             continue  # 'every ounce of strength': an amount, not a thing
         if _cut_in_compound(tokens, after, verbs):
             continue  # 'his rust colored suit': the run stopped at the modifier
-        coordinated = _coordinated(tokens, after, max_words, verbs, names) if len(run) == 1 else ""
+        coordinated, between = _coordinated(tokens, after, max_words, verbs, names) if len(run) == 1 else ("", 0)
+        complement = ""
         if run[-1] in PARTITIVES:
-            run += _complement(tokens, i + 1 + len(run), max_words, verbs, names)
+            run += _complement(tokens, after, max_words, verbs, names)
+        elif owner is not None:
+            complement = " ".join(_complement(tokens, after, max_words, verbs, names))
         out.append(Phrase(text=" ".join(run), determiner=determiner, start=i + 1, owner=owner,
-                          coordinated=coordinated))
+                          coordinated=coordinated, between=between, complement=complement,
+                          particle=_particle(tokens, after) if run == [tokens[i + 1].lower()] else ""))
     return out
 
 
-def _coordinated(tokens: list[str], at: int, max_words: int, verbs: frozenset[str],
-                 names: frozenset[str]) -> str:
-    """'and colorful towel' when `at` is a conjunction followed by a run of two or more words
-    with no determiner of its own; '' otherwise ('a knife and fork', 'a bottle and two glasses')."""
-    if at + 1 >= len(tokens) or tokens[at].lower() not in ("and", "or") or tokens[at + 1].lower() in DETERMINERS:
+def _particle(tokens: list[str], at: int) -> str:
+    """The particle at `at` when the word before it is a bare verb stem and the clause ends
+    after it ('grabs the read out.', 'hands the comb back,'); '' otherwise."""
+    stem = tokens[at - 1].lower()
+    if stem not in _VERB_STEMS or at >= len(tokens) or tokens[at].lower() not in PARTICLES:
         return ""
-    run = _run(tokens, at + 1, max_words, verbs, names)
-    return " ".join([tokens[at].lower(), *run]) if len(run) >= 2 else ""
+    ends = at + 1 >= len(tokens) or not tokens[at + 1][:1].isalnum()
+    return tokens[at].lower() if ends else ""
+
+
+def _coordinated(tokens: list[str], at: int, max_words: int, verbs: frozenset[str],
+                 names: frozenset[str]) -> tuple[str, int]:
+    """The words that complete a one-word run cut from its noun at `at`, and how many words
+    between are left out of them: after a conjunction, a run of two or more words with no
+    determiner of its own ('and colorful towel', 0); after a comma, adverbs and participles
+    (left out) then a noun the script capitalises ('steel', 2, after 'the sharp, still
+    smoking'), or a run of two or more words ('thin knife', 0, after 'a long,'). ('', 0)
+    otherwise ('a knife and fork', 'a bottle and two glasses', 'the gun, then')."""
+    if at + 1 >= len(tokens) or tokens[at + 1].lower() in DETERMINERS:
+        return "", 0
+    if tokens[at].lower() in ("and", "or"):
+        run = _run(tokens, at + 1, max_words, verbs, names)
+        return (" ".join([tokens[at].lower(), *run]), 0) if len(run) >= 2 else ("", 0)
+    if tokens[at] != "," or not tokens[at - 1].islower():
+        return "", 0
+    j = at + 1
+    while j < len(tokens) and tokens[j].islower() and (
+            tokens[j] in _DEGREE_ADVERBS or tokens[j].endswith("ly") and len(tokens[j]) > 4
+            or tokens[j].endswith(("ing", "ed")) and len(tokens[j]) > 4 and tokens[j] not in ING_NOUNS):
+        j += 1
+    run = _run(tokens, j, max_words - 1, verbs, names)
+    if not run:
+        return "", 0
+    last = tokens[j + len(run) - 1]
+    prop = not last.islower() and len(last) > 1
+    return (" ".join(run), j - at - 1) if prop or len(run) >= 2 and j == at + 1 else ("", 0)
 
 
 def join_modifiers(sentences: Iterable[list[Phrase]]) -> dict[str, str]:
-    """The phrases of a script that are modifiers cut from their noun by a coordination, each
-    with the whole coordination it names: one word the script only ever writes before 'and' or
-    'or' and a longer run ('a thick and colorful towel'), never as the last word of a phrase of
-    its own ('the bathroom.', 'an old bathroom').
+    """The phrases of a script that are cut from the noun they belong to, each with what it
+    names: one word the script only ever writes before 'and', 'or' or a comma and a longer run
+    ('a thick and colorful towel', 'the sharp, still smoking STEEL'), never as the last word of
+    a phrase of its own ('the bathroom.', 'an old bathroom'), names the whole; a verb stem the
+    script only ever writes before a particle that ends the clause ('grabs the read out') is
+    written with it ('read out'): a noun of a verb and a particle, or a noun that takes the
+    verb's particle, which the rules cannot tell apart (`Phrase.particle` stays set on it).
 
     Args:
         sentences: The noun phrases of each action sentence of the script.
 
     Returns:
-        phrase -> its coordination, for each occurrence to be named by it; a word that is a noun
-        of its own somewhere in the script is not in it.
+        phrase -> what it names, for each occurrence cut so; a word that is a noun of its own
+        somewhere in the script is not in it.
 
     Example:
         >>> join_modifiers([noun_phrases("She wraps a thick and colorful towel around her.")])
@@ -307,6 +452,8 @@ def join_modifiers(sentences: Iterable[list[Phrase]]) -> dict[str, str]:
         for p in phrases:
             if p.coordinated:
                 cut.setdefault(p.text, f"{p.text} {p.coordinated}")
+            elif p.particle:
+                cut.setdefault(p.text, f"{p.text} {p.particle}")
             else:
                 heads.add(p.text.split(" of ")[0].split()[-1])
     return {word: joined for word, joined in cut.items() if word not in heads}

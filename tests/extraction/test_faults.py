@@ -26,8 +26,8 @@ from kgbuild.cli import cli
 from kgbuild.extraction.llm.chunk_graph import build_chunk_graph
 from kgbuild.extraction.llm.context import ChunkContext, SceneFacts
 from kgbuild.extraction.llm.responses import ExtractionResponse
+from kgbuild.folders import BuildFolder
 from kgbuild.graph import load_graph
-from kgbuild.output import REVIEW_FILE
 from kgbuild.schema import load_schema
 from kgbuild.testing import FakeOpenAIServer, Fault, FaultPlan
 from tests.cli_in_process import run_cli
@@ -47,7 +47,7 @@ def lizard(shared_data: Path) -> Path:
 
 
 def read_review(outdir: Path) -> list[dict]:
-    return [json.loads(line) for line in (outdir / REVIEW_FILE).read_text().splitlines()]
+    return [json.loads(line) for line in (outdir / BuildFolder.REVIEW).read_text().splitlines()]
 
 
 def stored_names(outdir: Path) -> set[str]:

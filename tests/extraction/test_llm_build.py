@@ -21,12 +21,13 @@ from bench.llm import LLMBenchResult, bench_llm, format_llm_bench, server_respon
 from kgbuild.cli import cli
 from kgbuild.evidence import quote_occurs
 from kgbuild.extraction.llm.extract import ChunkStatus, assemble
+from kgbuild.folders import BuildFolder
 from kgbuild.graph import load_graph
 from kgbuild.llm.cache import ResponseCache, default_cache_path
 from kgbuild.llm.scripted import ScriptedBackend
 from kgbuild.llm.settings import LLMSettings
 from kgbuild.llm.types import BudgetExceededError, LLMRequestError, LLMTransientError
-from kgbuild.output import REVIEW_FILE, write_build
+from kgbuild.output import write_build
 from kgbuild.pipeline import BuildOptions, run_build
 from kgbuild.testing import FakeOpenAIServer, Fault, FaultPlan
 from tests.cli_in_process import run_cli
@@ -58,7 +59,7 @@ def feature(shared_data: Path) -> Path:
 
 
 def read_review(outdir: Path) -> list[dict]:
-    return [json.loads(line) for line in (outdir / REVIEW_FILE).read_text().splitlines()]
+    return [json.loads(line) for line in (outdir / BuildFolder.REVIEW).read_text().splitlines()]
 
 
 def body_key(body: dict) -> str:
@@ -113,7 +114,7 @@ def test_scripted_build_gives_the_expected_graph_retries_and_review(brick, tmp_p
     assert [o.status for o in outcomes.values()] == [ChunkStatus.ACCEPTED] * 3 + [ChunkStatus.BELOW_THRESHOLD]
     assert outcomes["scene_8"].best_attempt == 1
     # review.jsonl lists exactly the chunk left below the threshold, with scores and reasons.
-    assert out / REVIEW_FILE in written
+    assert out / BuildFolder.REVIEW in written
     assert read_review(out) == [{
         "chunk": "scene_8", "scenes": [8], "status": "below_threshold", "best_score": 5, "scores": [3, 5, 4],
         "reasons": ["Brick and Steel, the targets of the order, are not linked",

@@ -212,7 +212,7 @@ def test_listeners_are_settled_by_the_text_only():
 
 
 def test_attitude_cues():
-    assert [c.relation for c, _ in attitude_cues("Thank you so much, Neil.")] == ["favorable_toward"]
+    assert [c.relation for c, _ in attitude_cues("Thank you so much for the lift, Neil.")] == ["favorable_toward"]
     # Manners and dismissals are not warmth.
     assert attitude_cues("Thank you for playing, Mr. Dalton.") == [] and attitude_cues("Thanks.") == []
     assert [c.relation for c, _ in attitude_cues("I'll kill you.")] == ["hostility_with"]
