@@ -115,7 +115,7 @@ def _warm_ray_workers(count: int) -> float:
 
 
 def _words(stage: Path) -> int:
-    from kgbuild.llm.run import script_words
+    from kgbuild.extraction.llm.run import script_words
     from kgbuild.readers import read_screenplay
 
     return sum(script_words(read_screenplay(item.path)) for item in discover([stage]))

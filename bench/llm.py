@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kgbuild.llm.run import run_llm_extraction  # noqa: F401 - imported before timing: openai loads slowly
+from kgbuild.extraction.llm.run import run_llm_extraction  # noqa: F401 - imported before timing: openai loads slowly
 from kgbuild.llm.settings import LLMSettings
 from kgbuild.pipeline import BuildOptions, run_build
 from kgbuild.testing import FakeOpenAIServer, FaultPlan, Responder

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from kgbuild.scenes import SceneSelection
     from kgbuild.schema import Schema
 
-__version__ = "0.1.0"
+from kgbuild.version import __version__
 
 __all__ = [
     "BuildOptions",

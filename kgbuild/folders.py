@@ -228,6 +228,17 @@ class CorpusFolder:
         return self.path / self.STAGING
 
 
+def find_movies(folder: PathLike) -> list[Path]:
+    """The subfolders of `folder` that hold a graph.json (hidden ones left out), sorted by name."""
+    return [movie.path for movie in CorpusFolder(folder).movies()]
+
+
+def is_corpus_output(folder: PathLike) -> bool:
+    """True when `folder` holds no graph.json itself but subfolders with one."""
+    root = Path(folder)
+    return root.is_dir() and not BuildFolder(root).graph.exists() and bool(find_movies(root))
+
+
 @dataclass(frozen=True)
 class AuditFolder:
     """What `kgbuild audit` writes: the sheet, the sample, the LLM judge's requests, and after a

@@ -22,7 +22,6 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-from kgbuild import __version__
 from kgbuild.atomic import remove_entry, write_new
 from kgbuild.errors import OutputError
 from kgbuild.folders import BuildFolder
@@ -34,6 +33,7 @@ from kgbuild.paths import check_writable_dir, write_error
 from kgbuild.pipeline import BuildResult
 from kgbuild.report import build_report
 from kgbuild.schema import is_default
+from kgbuild.version import __version__
 from kgbuild.view.data import view_data
 from kgbuild.view.page import render_page
 
@@ -136,7 +136,7 @@ def failed_chunks(state: BuildResult) -> int:
     """How many LLM chunks of a build got no valid answer after the retries (0 for an offline build)."""
     if state.llm is None:
         return 0
-    from kgbuild.llm.extract import ChunkStatus
+    from kgbuild.extraction.llm.extract import ChunkStatus
 
     return state.llm.run.count(ChunkStatus.FAILED)
 

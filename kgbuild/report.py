@@ -17,7 +17,7 @@ from kgbuild.scenes import recorded_selection
 from kgbuild.schema import ROLES, is_default
 
 if TYPE_CHECKING:
-    from kgbuild.llm.run import LLMExtraction
+    from kgbuild.extraction.llm.run import LLMExtraction
 
 
 def _built_scenes(state: BuildResult) -> list[int]:
@@ -37,7 +37,7 @@ def scenes_without_entities(state: BuildResult) -> list[int]:
 
 def llm_section(llm: LLMExtraction) -> list[str]:
     """The LLM part of the report: usage per task, per 1,000 script words, and the review list."""
-    from kgbuild.llm.extract import ChunkStatus
+    from kgbuild.extraction.llm.extract import ChunkStatus
 
     rates = llm.rates
     run = llm.run

@@ -29,12 +29,12 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from kgbuild import __version__
 from kgbuild.folders import BuildFolder
 from kgbuild.graph import load_graph
 from kgbuild.loaders.embedded import EmbeddedStore, resolve_db_path, write_embedded
 from kgbuild.paths import cache_dir, check_writable_dir
 from kgbuild.schema import schema_for_graph
+from kgbuild.version import __version__
 
 logger = logging.getLogger(__name__)
 

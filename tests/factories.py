@@ -51,7 +51,7 @@ def rel(source: Entity, type_: str, target: Entity, *, scenes: Iterable[int] = (
 
 
 def answered_entity(name: str, type_: str, scenes: list[int], aliases: Iterable[str] = ()) -> dict[str, Any]:
-    """An entity as a model's extraction answer gives it (the JSON of `kgbuild.llm.responses`)."""
+    """An entity as a model's extraction answer gives it (the JSON of `kgbuild.extraction.llm.responses`)."""
     return {"name": name, "type": type_, "description": "", "aliases": list(aliases), "scenes": scenes}
 
 

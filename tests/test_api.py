@@ -17,8 +17,16 @@ import pytest
 import kgbuild
 from kgbuild.errors import InputError, OutputError
 from kgbuild.loaders.errors import QueryError, StoreError
-from kgbuild.model import Entity, Evidence, KnowledgeGraph, MovieInfo, Relation
-from kgbuild.netx import RELATION_ORDER, from_networkx, to_networkx
+from kgbuild.model import (
+    RELATION_ORDER,
+    Entity,
+    Evidence,
+    KnowledgeGraph,
+    MovieInfo,
+    Relation,
+    from_networkx,
+    to_networkx,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "examples" / "lizard-people.fountain"

@@ -109,8 +109,8 @@ def test_build_to_an_unreachable_neo4j_keeps_the_local_build_and_says_why(tmp_pa
 
 
 def test_merge_gets_only_the_llm_budget_extraction_left():
+    from kgbuild.extraction.llm.run import LLMExtraction
     from kgbuild.llm.costs import LLMUsage, TaskUsage
-    from kgbuild.llm.run import LLMExtraction
     from kgbuild.llm.settings import LLMSettings
     from kgbuild.pipeline import remaining_budget
 

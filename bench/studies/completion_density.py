@@ -3,12 +3,12 @@
 `kgbuild build --dry-run` must guess the size of answers it has not seen. The STAGE release's
 per-scene `extraction_results.json` are a real model's answers to the same task (events, then
 entities, then relations, per scene part); recast into kgbuild's answer format
-(`kgbuild.llm.responses.ExtractionResponse`: each event with its links, the other entities,
+(`kgbuild.extraction.llm.responses.ExtractionResponse`: each event with its links, the other entities,
 the relations between them) and written as compact JSON, their estimated tokens
 (`kgbuild.tokens`) divided by the estimated tokens of the user message kgbuild would send for
-the same scene (its layout facts and its text, `kgbuild.llm.extract.extraction_messages`) give
+the same scene (its layout facts and its text, `kgbuild.extraction.llm.extract.extraction_messages`) give
 the completion tokens per user-message token. The same answers rendered for the reviewer
-(`kgbuild.llm.reflect.render_extraction`) give the reviewer's share of it.
+(`kgbuild.extraction.llm.reflect.render_extraction`) give the reviewer's share of it.
 
 The STAGE model read scene parts of up to 600 tokens; kgbuild's chunks are larger (2,500
 tokens), and a model asked about a longer passage tends to answer more densely, so the ratio
@@ -100,16 +100,16 @@ def _scene_answers(results: dict[str, Any]) -> dict[int, list[dict[str, Any]]]:
 
 
 def _rendered(answer: dict[str, Any]) -> int:
-    from kgbuild.llm.reflect import render_extraction
-    from kgbuild.llm.responses import ExtractionResponse
+    from kgbuild.extraction.llm.reflect import render_extraction
+    from kgbuild.extraction.llm.responses import ExtractionResponse
 
     return estimate_tokens(render_extraction(ExtractionResponse.model_validate(answer)))
 
 
 def _user_messages(screenplay: Screenplay) -> dict[int, str]:
     """Scene index -> the user message of an extraction request for that scene alone."""
-    from kgbuild.llm.context import chunk_contexts
-    from kgbuild.llm.extract import extraction_messages
+    from kgbuild.extraction.llm.context import chunk_contexts
+    from kgbuild.extraction.llm.extract import extraction_messages
 
     schema = load_schema()
     chunks = chunk_screenplay(screenplay, token_budget=10**9, pack_scenes=False)

@@ -5,7 +5,7 @@ in scene N (any mode: present, offscreen, away, mentioned) are compared with the
 entities of the reference's `scene_N` / `scene_N_part_M` extractions of that scene, names
 mapped through `rename_map.json`. Only named characters count, on both sides: a description
 ('someone else', 'boys playing cricket', 'Branch Manager', '日本兵') is left out
-(`kgbuild.story.descriptors.is_descriptor`). A predicted character matches a reference name when
+(`kgbuild.extraction.descriptors.is_descriptor`). A predicted character matches a reference name when
 one of its forms (name, aliases) equals the name or a rename-map alias of it up to case and
 punctuation (`canonical_key`), or, failing that, when exactly one name of the scene shares a
 word of three letters or more with it ('Carl' / 'Carl Showalter'); one-to-one within a scene.
@@ -31,10 +31,10 @@ from bench.paths import SHARED_DATA
 from kgbuild.atomic import write_text_atomic
 from kgbuild.evaluation.metrics import PRF
 from kgbuild.evaluation.reference import resolve_rename
+from kgbuild.extraction.descriptors import is_descriptor
 from kgbuild.graph import canonical_key, load_graph, save_graph
 from kgbuild.model import KnowledgeGraph, Screenplay
 from kgbuild.readers import load_screenplay
-from kgbuild.story.descriptors import is_descriptor
 
 logger = logging.getLogger(__name__)
 

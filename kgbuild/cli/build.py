@@ -20,7 +20,7 @@ from kgbuild.paths import check_writable_dir
 from kgbuild.readers import DEFAULT_MAX_BYTES
 
 if TYPE_CHECKING:
-    from kgbuild.llm.run import LLMExtraction
+    from kgbuild.extraction.llm.run import LLMExtraction
     from kgbuild.llm.settings import LLMSettings
     from kgbuild.pipeline import BuildOptions
     from kgbuild.scenes import SceneSelection
@@ -206,7 +206,7 @@ def build(scripts: tuple[Path, ...], outdir: Path | None, workers: int | None, w
         check_writable_dir(resolve_cache_dir(settings.cache_dir), "LLM cache folder")
     schema = load_schema(schema_file) if schema_file is not None else None
     if settings is not None and from_stage is None:
-        from kgbuild.llm.responses import response_models
+        from kgbuild.extraction.llm.responses import response_models
 
         response_models(schema or load_schema())  # a schema LLM extraction cannot use fails before any work
     check_writable_dir(resolve_cache_dir(cache_dir), "cache folder")
@@ -288,7 +288,7 @@ def _build_corpus(scripts: list[Path], outdir: Path | None, given: BuildOptions,
     check_writable_dir(resolve_cache_dir(given.cache_dir), "cache folder")
     schema = load_schema(schema_file) if schema_file is not None else None
     if settings is not None:
-        from kgbuild.llm.responses import response_models
+        from kgbuild.extraction.llm.responses import response_models
 
         response_models(schema or load_schema())
     from kgbuild.llm.limits import LimitSettings

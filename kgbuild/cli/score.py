@@ -359,11 +359,11 @@ def baseline(source: Path, output: Path, corpus: bool) -> None:
 
     Score it like any prediction to know the floor: `kgbuild score OUT REF`.
     """
-    from kgbuild import __version__
     from kgbuild.evaluation.baselines import stage_scripts, trivial_graph
     from kgbuild.graph import save_graph
     from kgbuild.paths import check_writable_dir, check_writable_file
     from kgbuild.readers import read_screenplay
+    from kgbuild.version import __version__
 
     if corpus:
         check_writable_dir(output)

@@ -187,7 +187,7 @@ def load(graph_path: Path, db: Path | None, neo4j_uri: str | None, database: str
     loaded into one store (OUTDIR/corpus.lbdb by default, or --db, or --neo4j), one movie at a
     time, each replacing its earlier load.
     """
-    from kgbuild.corpus.outputs import is_corpus_output
+    from kgbuild.folders import is_corpus_output
 
     if is_corpus_output(graph_path):
         if movie or schema_file:

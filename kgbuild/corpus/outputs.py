@@ -1,9 +1,10 @@
-"""Reading a corpus output folder: its movie folders, and loading them all into one store.
+"""Loading a corpus output folder into one store.
 
 A corpus output is OUTDIR/<movie>/graph.json per movie (written by a corpus build, `kgbuild
-baseline --corpus`, or by hand); hidden folders (the build's staging area) are not movies.
-`load_corpus` loads every movie into one store (the embedded store, or a Bolt server: Neo4j,
-FalkorDB), one movie at a time, each replacing that movie's earlier load, in batched statements.
+baseline --corpus`, or by hand); hidden folders (the build's staging area) are not movies
+(`kgbuild.folders.find_movies`). `load_corpus` loads every movie into one store (the embedded
+store, or a Bolt server: Neo4j, FalkorDB), one movie at a time, each replacing that movie's
+earlier load, in batched statements.
 
 Example:
     >>> with open_store(CorpusFolder("out/stage").store) as store:  # doctest: +SKIP
@@ -13,29 +14,16 @@ Example:
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kgbuild.folders import BuildFolder, CorpusFolder
+from kgbuild.folders import BuildFolder, find_movies
 from kgbuild.loaders.plan import DEFAULT_BATCH_SIZE
 from kgbuild.loaders.records import LoadCounts
 
 if TYPE_CHECKING:
     from kgbuild.loaders.store import GraphStore
-
-
-
-def find_movies(folder: str | os.PathLike[str]) -> list[Path]:
-    """The subfolders of `folder` that hold a graph.json (hidden ones left out), sorted by name."""
-    return [movie.path for movie in CorpusFolder(folder).movies()]
-
-
-def is_corpus_output(folder: str | os.PathLike[str]) -> bool:
-    """True when `folder` holds no graph.json itself but subfolders with one."""
-    root = Path(folder)
-    return root.is_dir() and not BuildFolder(root).graph.exists() and bool(find_movies(root))
 
 
 def load_corpus(outdir: Path, store: GraphStore, *, batch_size: int = DEFAULT_BATCH_SIZE, strict: bool = False,

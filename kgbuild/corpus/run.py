@@ -26,7 +26,6 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kgbuild import __version__
 from kgbuild.atomic import write_text_atomic
 from kgbuild.corpus.executors import Executor, WorkerLost
 from kgbuild.corpus.folders import built_key, clean_staging, commit_movie
@@ -41,6 +40,7 @@ from kgbuild.folders import CorpusFolder
 from kgbuild.lock import folder_lock
 from kgbuild.paths import write_error
 from kgbuild.pipeline import BuildOptions
+from kgbuild.version import __version__
 
 logger = logging.getLogger(__name__)
 

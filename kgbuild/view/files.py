@@ -14,15 +14,14 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict
 
-from kgbuild import __version__
 from kgbuild.atomic import write_text_atomic
-from kgbuild.corpus.outputs import find_movies, is_corpus_output
 from kgbuild.errors import InputError, KgbuildError
-from kgbuild.folders import BuildFolder, CorpusFolder
+from kgbuild.folders import BuildFolder, CorpusFolder, find_movies, is_corpus_output
 from kgbuild.graph import graph_file, load_graph
 from kgbuild.model import KnowledgeGraph, Screenplay
 from kgbuild.readers import load_screenplay
 from kgbuild.schema import schema_for_graph
+from kgbuild.version import __version__
 from kgbuild.view.data import ViewData, top_characters, view_data
 from kgbuild.view.page import IndexEntry, render_index, render_page
 
@@ -128,7 +127,7 @@ def _record(path: Path, data: ViewData, page: str) -> ViewPage:
 
 
 def is_corpus(folder: str | os.PathLike[str]) -> bool:
-    """True when `folder` holds no graph.json itself but subfolders with one (`kgbuild.corpus.outputs`)."""
+    """True when `folder` holds no graph.json itself but subfolders with one (`kgbuild.folders`)."""
     return is_corpus_output(folder)
 
 

@@ -33,7 +33,7 @@ from kgbuild.testing import FakeOpenAIServer
 from tests.canonicalize.test_adjudicate import cand
 from tests.canonicalize.test_merge import story
 from tests.cli_in_process import run_cli
-from tests.llm.extraction_helpers import batch_results, request_kind
+from tests.extraction.extraction_helpers import batch_results, request_kind
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kgbuild.corpus.outputs import find_movies, is_corpus_output
-from kgbuild.folders import CorpusFolder
+from kgbuild.folders import CorpusFolder, find_movies, is_corpus_output
 from kgbuild.loaders.embedded import run_query
 from tests.corpus.helpers import SCRIPTS, run_kgbuild, statuses
 

@@ -53,6 +53,10 @@ def test_the_wheel_builds_without_warnings_and_holds_the_prompts(tmp_path):
             "kgbuild/llm/prompts/cypher.md", "kgbuild/evaluation/qa_judge.md", "kgbuild/testing/__init__.py",
             "kgbuild/testing/openai_server.py"} <= names
     assert {n.split("/")[0] for n in names if ".dist-info/" not in n} == {"kgbuild"}  # no bench/
+    # Every package of the source tree is in the wheel (setuptools installs only those listed).
+    package = REPO / "kgbuild"
+    packages = {f"kgbuild/{p.relative_to(package).as_posix()}" for p in package.rglob("__init__.py")}
+    assert packages <= names, sorted(packages - names)
     assert not [n for n in names if n.startswith(("kgbuild/benchmarks/", "kgbuild/evaluation/truth_ledger"))]
     assert to_shared_data == []
     assert "License-Expression: MIT" in metadata.splitlines()

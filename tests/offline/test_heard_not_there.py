@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from kgbuild.extraction.presence import read_presence
 from kgbuild.model import KnowledgeGraph, PresenceMode
 from kgbuild.offline import extract_offline
 from kgbuild.readers import read_screenplay
-from kgbuild.story.presence import read_presence
 
 SCRIPT = Path(__file__).resolve().parents[1] / "fixtures" / "offline" / "heard_not_there.txt"
 

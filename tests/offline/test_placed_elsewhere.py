@@ -6,10 +6,10 @@ place where they are first shown."""
 
 from __future__ import annotations
 
+from kgbuild.extraction.presence import read_presence
 from kgbuild.model import PresenceMode
 from kgbuild.offline import extract_offline
 from kgbuild.readers import read_screenplay
-from kgbuild.story.presence import read_presence
 
 SCRIPT = """Title: Not Here
 

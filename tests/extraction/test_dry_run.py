@@ -10,14 +10,14 @@ from click.testing import CliRunner
 
 from kgbuild.cli import cli
 from kgbuild.errors import InputError
+from kgbuild.extraction.llm.estimate import COMPLETION_PER_USER_TOKEN, estimate_llm_build
 from kgbuild.llm.cache import ResponseCache, cache_key
 from kgbuild.llm.costs import ModelPrice, load_prices
-from kgbuild.llm.estimate import COMPLETION_PER_USER_TOKEN, estimate_llm_build
 from kgbuild.llm.scripted import ScriptedBackend
 from kgbuild.llm.settings import LLMSettings
 from kgbuild.llm.types import ChatResult, Usage
 from kgbuild.pipeline import BuildOptions, prepare_build, run_build
-from tests.llm.extraction_helpers import BRICK_BUDGET, SCRIPT_FIXTURE, FixtureModel, request_kind
+from tests.extraction.extraction_helpers import BRICK_BUDGET, SCRIPT_FIXTURE, FixtureModel, request_kind
 
 
 def test_price_files_in_json_and_toml_override_the_list_prices(tmp_path):
@@ -143,9 +143,9 @@ def test_dry_run_on_the_command_line_prints_tokens_and_cost_and_writes_nothing(b
 
 @pytestmark_data
 def test_an_llm_build_of_some_scenes_asks_about_those_scenes_only(brick, tmp_path):
-    from kgbuild.llm.run import script_words
+    from kgbuild.extraction.llm.run import script_words
     from kgbuild.scenes import parse_scene_ranges
-    from tests.llm.extraction_helpers import scene_ids
+    from tests.extraction.extraction_helpers import scene_ids
 
     model = FixtureModel(SCRIPT_FIXTURE, brick)
     backend = ScriptedBackend(model.reply)

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from kgbuild.evidence import quote_occurs
-from kgbuild.llm.chunk_graph import build_chunk_graph
-from kgbuild.llm.context import ChunkContext, SceneFacts
-from kgbuild.llm.extract import ChunkOutcome, ChunkStatus, assemble
-from kgbuild.llm.grounding import event_sentence, extraction_producer, find_quote, heading_naming
-from kgbuild.llm.responses import ExtractionResponse
+from kgbuild.extraction.llm.chunk_graph import build_chunk_graph
+from kgbuild.extraction.llm.context import ChunkContext, SceneFacts
+from kgbuild.extraction.llm.extract import ChunkOutcome, ChunkStatus, assemble
+from kgbuild.extraction.llm.grounding import event_sentence, extraction_producer, find_quote, heading_naming
+from kgbuild.extraction.llm.responses import ExtractionResponse
 from kgbuild.model import Element, ElementKind, Entity, KnowledgeGraph, Scene
 from kgbuild.readers import read_screenplay
 from kgbuild.schema import load_schema

@@ -16,11 +16,8 @@ from collections.abc import Callable, Container
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kgbuild.llm.cache import default_cache_path
-from kgbuild.llm.client import LLMClient
-from kgbuild.llm.context import chunk_contexts
-from kgbuild.llm.costs import LLMUsage
-from kgbuild.llm.extract import (
+from kgbuild.extraction.llm.context import chunk_contexts
+from kgbuild.extraction.llm.extract import (
     TASK_EXTRACT,
     TASK_REFLECT,
     BelowThreshold,
@@ -28,9 +25,12 @@ from kgbuild.llm.extract import (
     ExtractionRun,
     extract_chunks,
 )
+from kgbuild.extraction.llm.grounding import UngroundedFacts
+from kgbuild.extraction.llm.responses import response_models
+from kgbuild.llm.cache import default_cache_path
+from kgbuild.llm.client import LLMClient
+from kgbuild.llm.costs import LLMUsage
 from kgbuild.llm.factory import open_llm_client, raise_pending
-from kgbuild.llm.grounding import UngroundedFacts
-from kgbuild.llm.responses import response_models
 from kgbuild.llm.settings import LLMSettings
 from kgbuild.llm.types import BudgetExceededError, ChatBackend, LLMStallError
 from kgbuild.model import Chunk, Screenplay
@@ -74,7 +74,7 @@ class LLMExtraction(BaseModel):
     cache_path: str
     ungrounded: UngroundedFacts | None = Field(
         default=None, description="Facts the graph assembly left out for want of evidence in the "
-        "screenplay (`kgbuild.llm.extract.assemble`); None until the graph is assembled.")
+        "screenplay (`kgbuild.extraction.llm.extract.assemble`); None until the graph is assembled.")
     below_threshold: list[BelowThreshold] = Field(
         default_factory=list, description="The chunks below the review threshold, and whether their facts were "
         "let into the graph (set when the graph is assembled).")

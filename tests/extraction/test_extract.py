@@ -9,20 +9,21 @@ from pathlib import Path
 import pytest
 
 from kgbuild.chunking import chunk_screenplay
-from kgbuild.graph import entity_id, relation_id
-from kgbuild.llm.cache import cache_key
-from kgbuild.llm.chunk_graph import build_chunk_graph, normalize_name
-from kgbuild.llm.client import Budget, LLMClient
-from kgbuild.llm.context import ChunkContext, SceneFacts, chunk_contexts
-from kgbuild.llm.extract import (
+from kgbuild.extraction.llm.chunk_graph import build_chunk_graph, normalize_name
+from kgbuild.extraction.llm.context import ChunkContext, SceneFacts, chunk_contexts
+from kgbuild.extraction.llm.extract import (
     ChunkStatus,
     assemble_graph,
     extract_chunk,
     extract_chunks,
     extraction_messages,
 )
-from kgbuild.llm.prompts import PromptError, load_prompt, parse_prompt, render_relation_types
-from kgbuild.llm.responses import ExtractionResponse
+from kgbuild.extraction.llm.responses import ExtractionResponse
+from kgbuild.extraction.llm.schema_text import render_relation_types
+from kgbuild.graph import entity_id, relation_id
+from kgbuild.llm.cache import cache_key
+from kgbuild.llm.client import Budget, LLMClient
+from kgbuild.llm.prompts import PromptError, load_prompt, parse_prompt
 from kgbuild.llm.scripted import ScriptedBackend
 from kgbuild.llm.types import ChatMessage, ChatRequest, ChatResult, Usage
 from kgbuild.model import Scope
@@ -312,7 +313,7 @@ def test_assemble_graph_merges_chunks_by_id():
     later = {**CLEAN, "entities": [{"name": "MARGO", "type": "Character", "description": "safecracker",
                                     "aliases": ["Mags"], "scenes": [5]}], "events": [], "relations": []}
     second = build_chunk_graph(ExtractionResponse.model_validate(later), other, SCHEMA)
-    from kgbuild.llm.extract import ChunkOutcome
+    from kgbuild.extraction.llm.extract import ChunkOutcome
 
     outcomes = [ChunkOutcome(chunk_id="a", scenes=[3, 4], status=ChunkStatus.ACCEPTED, graph=first),
                 ChunkOutcome(chunk_id="b", scenes=[5], status=ChunkStatus.FAILED),

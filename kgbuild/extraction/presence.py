@@ -49,6 +49,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field, replace
 
 from kgbuild.evidence import quote_evidence, sentences
+from kgbuild.extraction.descriptors import is_descriptor
 from kgbuild.model import (
     Element,
     ElementKind,
@@ -78,7 +79,6 @@ from kgbuild.offline.stoplists import word_set
 from kgbuild.readers.cues import normalize_name
 from kgbuild.readers.time_markers import time_markers
 from kgbuild.schema import Schema, load_schema
-from kgbuild.story.descriptors import is_descriptor
 
 #: Modes strongest first.
 MODE_RANK = {PresenceMode.PRESENT: 0, PresenceMode.OFFSCREEN: 1, PresenceMode.AWAY: 2, PresenceMode.MENTIONED: 3}

@@ -1,6 +1,6 @@
 """The participant check of grounding: do a fact's cited lines name or refer to who and what it is about?
 
-`kgbuild.llm.grounding.refers_to` is a pure function of a participant (names, person or not,
+`kgbuild.extraction.llm.grounding.refers_to` is a pure function of a participant (names, person or not,
 description) and the cited lines with their scene; these tests pin its rules in English and
 Chinese, then show what grounding does with lines that fail it.
 """
@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from kgbuild.llm.chunk_graph import build_chunk_graph
-from kgbuild.llm.context import ChunkContext, SceneFacts
-from kgbuild.llm.extract import ChunkOutcome, ChunkStatus, assemble
-from kgbuild.llm.grounding import (
+from kgbuild.extraction.llm.chunk_graph import build_chunk_graph
+from kgbuild.extraction.llm.context import ChunkContext, SceneFacts
+from kgbuild.extraction.llm.extract import ChunkOutcome, ChunkStatus, assemble
+from kgbuild.extraction.llm.grounding import (
     NO_PARTICIPANT,
     CitedLines,
     Participant,
@@ -24,7 +24,7 @@ from kgbuild.llm.grounding import (
     refers_to,
     shows_participants,
 )
-from kgbuild.llm.responses import ExtractionResponse
+from kgbuild.extraction.llm.responses import ExtractionResponse
 from kgbuild.model import Element, ElementKind, Scene
 from kgbuild.readers import read_screenplay
 from kgbuild.schema import load_schema

@@ -23,15 +23,15 @@ from click.testing import CliRunner
 
 from bench.llm import INVENTED_EVENT, INVENTED_QUOTE, invented_fact_responder, server_responder
 from kgbuild.cli import cli
+from kgbuild.extraction.llm.chunk_graph import build_chunk_graph
+from kgbuild.extraction.llm.context import ChunkContext, SceneFacts
+from kgbuild.extraction.llm.responses import ExtractionResponse
 from kgbuild.folders import BuildFolder
 from kgbuild.graph import load_graph
-from kgbuild.llm.chunk_graph import build_chunk_graph
-from kgbuild.llm.context import ChunkContext, SceneFacts
-from kgbuild.llm.responses import ExtractionResponse
 from kgbuild.schema import load_schema
 from kgbuild.testing import FakeOpenAIServer, Fault, FaultPlan
 from tests.cli_in_process import run_cli
-from tests.llm.extraction_helpers import BRICK_BUDGET, SCRIPT_FIXTURE, FixtureModel
+from tests.extraction.extraction_helpers import BRICK_BUDGET, SCRIPT_FIXTURE, FixtureModel
 
 pytestmark = pytest.mark.shared_data
 
@@ -232,8 +232,8 @@ def test_a_build_that_runs_out_of_its_deadline_ends_with_status_4_and_keeps_the_
 
 
 def test_merging_gets_the_deadline_extraction_left():
+    from kgbuild.extraction.llm.run import LLMExtraction
     from kgbuild.llm.costs import LLMUsage
-    from kgbuild.llm.run import LLMExtraction
     from kgbuild.llm.settings import LLMSettings
     from kgbuild.pipeline import remaining_budget
 

@@ -26,8 +26,8 @@ import pytest
 from bench.studies.kept_answers import read_kept, rebuild
 from kgbuild.evaluation.audit import sample_facts, tally
 from kgbuild.evaluation.audit.types import Verdict
+from kgbuild.extraction.llm.run import script_words
 from kgbuild.graph import load_graph
-from kgbuild.llm.run import script_words
 from kgbuild.readers import read_screenplay
 from kgbuild.scenes import parse_scene_ranges
 from tests.cli_in_process import run_cli

@@ -24,8 +24,7 @@ from collections import Counter
 from pydantic import BaseModel, ConfigDict, Field
 
 from kgbuild.evidence import QUOTE_MATCH, quote_score
-from kgbuild.graph import canonical_key, entity_id
-from kgbuild.llm.chunk_graph import (
+from kgbuild.extraction.llm.chunk_graph import (
     Inventory,
     build_inventory,
     event_type,
@@ -33,9 +32,10 @@ from kgbuild.llm.chunk_graph import (
     resolve_link,
     resolve_relation,
 )
-from kgbuild.llm.context import ChunkContext
+from kgbuild.extraction.llm.context import ChunkContext
+from kgbuild.extraction.llm.responses import ExtractionResponse, ReflectionResponse
+from kgbuild.graph import canonical_key, entity_id
 from kgbuild.llm.prompts import load_prompt
-from kgbuild.llm.responses import ExtractionResponse, ReflectionResponse
 from kgbuild.llm.types import ChatMessage, StructuredLLM
 from kgbuild.readers.cues import is_non_person_cue
 from kgbuild.schema import Schema

@@ -7,10 +7,10 @@ import json
 
 import pytest
 
+from kgbuild.extraction.llm.context import ChunkContext, SceneFacts
+from kgbuild.extraction.llm.reflect import assess, check_extraction, reflect, render_extraction
+from kgbuild.extraction.llm.responses import ExtractionResponse, ReflectionResponse
 from kgbuild.llm.client import LLMClient
-from kgbuild.llm.context import ChunkContext, SceneFacts
-from kgbuild.llm.reflect import assess, check_extraction, reflect, render_extraction
-from kgbuild.llm.responses import ExtractionResponse, ReflectionResponse
 from kgbuild.llm.scripted import ScriptedBackend
 from kgbuild.schema import load_schema
 from tests.factories import answered_relation

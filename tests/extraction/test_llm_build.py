@@ -20,10 +20,10 @@ from click.testing import CliRunner
 from bench.llm import LLMBenchResult, bench_llm, format_llm_bench, server_responder
 from kgbuild.cli import cli
 from kgbuild.evidence import quote_occurs
+from kgbuild.extraction.llm.extract import ChunkStatus, assemble
 from kgbuild.folders import BuildFolder
 from kgbuild.graph import load_graph
 from kgbuild.llm.cache import ResponseCache, default_cache_path
-from kgbuild.llm.extract import ChunkStatus, assemble
 from kgbuild.llm.scripted import ScriptedBackend
 from kgbuild.llm.settings import LLMSettings
 from kgbuild.llm.types import BudgetExceededError, LLMRequestError, LLMTransientError
@@ -31,7 +31,7 @@ from kgbuild.output import write_build
 from kgbuild.pipeline import BuildOptions, run_build
 from kgbuild.testing import FakeOpenAIServer, Fault, FaultPlan
 from tests.cli_in_process import run_cli
-from tests.llm.extraction_helpers import (
+from tests.extraction.extraction_helpers import (
     BRICK_BUDGET,
     SCRIPT_FIXTURE,
     FixtureModel,
@@ -72,7 +72,7 @@ def test_scripted_build_gives_the_expected_graph_retries_and_review(brick, tmp_p
     model = FixtureModel(SCRIPT_FIXTURE, brick)
     backend = ScriptedBackend(model.reply)
     # The expected graph holds scene 8, whose chunk stays below the threshold: let it in
-    # (tests/llm/test_faults.py builds the default, which keeps it out).
+    # (tests/extraction/test_faults.py builds the default, which keeps it out).
     settings = LLMSettings(model="scripted-model", cache_dir=tmp_path / "cache", admit_below_threshold=True)
     state = run_build(brick, BuildOptions(token_budget=BRICK_BUDGET, llm=settings, llm_backend=backend))
     out = tmp_path / "out"

@@ -40,11 +40,8 @@ from collections import Counter
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kgbuild.llm.cache import ResponseCache, cache_key, default_cache_path
-from kgbuild.llm.client import LLMClient, request_prompt_tokens, schema_name
-from kgbuild.llm.context import ChunkContext, chunk_contexts
-from kgbuild.llm.costs import ModelPrice, no_price_message
-from kgbuild.llm.extract import (
+from kgbuild.extraction.llm.context import ChunkContext, chunk_contexts
+from kgbuild.extraction.llm.extract import (
     TASK_EXTRACT,
     TASK_EXTRACT_RETRY,
     TASK_REFLECT,
@@ -52,9 +49,12 @@ from kgbuild.llm.extract import (
     extract_chunk,
     extraction_messages,
 )
+from kgbuild.extraction.llm.reflect import reflection_messages
+from kgbuild.extraction.llm.responses import ExtractionResponse, ReflectionResponse, response_models
+from kgbuild.llm.cache import ResponseCache, cache_key, default_cache_path
+from kgbuild.llm.client import LLMClient, request_prompt_tokens, schema_name
+from kgbuild.llm.costs import ModelPrice, no_price_message
 from kgbuild.llm.factory import make_client, price_table
-from kgbuild.llm.reflect import reflection_messages
-from kgbuild.llm.responses import ExtractionResponse, ReflectionResponse, response_models
 from kgbuild.llm.settings import LLMSettings
 from kgbuild.llm.types import BatchPendingError, ChatRequest, ChatResult, LLMRequestError, Usage
 from kgbuild.model import Chunk, Screenplay

@@ -14,11 +14,11 @@ prompt asks for the fullest name), so they are global: entity merging compares t
 chunks ('John' and 'John Buckingham'); only the offline rules make scene-bound local mentions.
 
 What cannot be placed in the graph is left out here (unknown entity types, unresolved or
-self-referential relations); `kgbuild.llm.reflect.check_extraction` reports the same cases
+self-referential relations); `kgbuild.extraction.llm.reflect.check_extraction` reports the same cases
 as hard failures, so they are never dropped silently.
 
 A chunk's graph carries no evidence yet: the model's quotes are kept beside the relations they
-support (`ChunkGraph.quotes`), and `kgbuild.llm.grounding` locates them, with their source lines,
+support (`ChunkGraph.quotes`), and `kgbuild.extraction.llm.grounding` locates them, with their source lines,
 once the chunks are assembled.
 """
 
@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from kgbuild.extraction.llm.context import ChunkContext
+from kgbuild.extraction.llm.responses import EventLink, ExtractedRelation, ExtractionResponse, SchemaNotExtractableError
 from kgbuild.graph import (
     canonical_key,
     entity_id,
@@ -37,8 +39,6 @@ from kgbuild.graph import (
     merge_relation_records,
     relation_id,
 )
-from kgbuild.llm.context import ChunkContext
-from kgbuild.llm.responses import EventLink, ExtractedRelation, ExtractionResponse, SchemaNotExtractableError
 from kgbuild.model import Entity, Persistence, Relation, Scope
 from kgbuild.names import display_name
 from kgbuild.schema import Schema

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from kgbuild.extraction.llm.responses import ExtractionResponse, SchemaNotExtractableError, response_models
 from kgbuild.llm.client import LLMClient
 from kgbuild.llm.openai_backend import is_strict_compatible
-from kgbuild.llm.responses import ExtractionResponse, SchemaNotExtractableError, response_models
 from kgbuild.llm.scripted import ScriptedBackend
 from kgbuild.llm.settings import LLMSettings
 from kgbuild.llm.types import ChatMessage, LLMOutputError

@@ -7,7 +7,7 @@ as plain strings; the models a request sends and its answer is validated against
 an entity of an invented type or a relation of an invented type fails validation, and the
 client asks the model to fix it, quoting the error. What the JSON schema cannot express (which
 type pairs a relation admits, names that match nothing) is left to the deterministic checks
-(`kgbuild.llm.reflect`), which turn it into concrete feedback for a re-extraction.
+(`kgbuild.extraction.llm.reflect`), which turn it into concrete feedback for a re-extraction.
 
 The field order of `ExtractionResponse` is the extraction order: a model writes the events
 first, then the entities tied to them, then the relations between those.

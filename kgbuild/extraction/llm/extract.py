@@ -5,7 +5,7 @@ then the relations between those under the schema's admissible type pairs (the a
 order is that order, so the model writes events before anything depends on them). The parser's
 facts about the chunk (scene ids and headings, location, time of day, printed numbers, who
 speaks, every cue heard so far) are given and checked. A review request then scores the answer
-(`kgbuild.llm.reflect`); below the threshold the chunk is extracted again with the feedback, up
+(`kgbuild.extraction.llm.reflect`); below the threshold the chunk is extracted again with the feedback, up
 to `max_retries` times, and the best-scoring attempt is kept.
 
 One extraction request per chunk, rather than one per step, is what keeps the cost near one
@@ -18,7 +18,7 @@ whose requests fail after the client's retries is recorded as failed, never rais
 or time stop (`LLMStallError`) or a batch-export request leaves the chunk `stopped` or `pending`
 for the caller to report.
 
-The assembled graph is grounded in the screenplay (`kgbuild.llm.grounding`): every fact gets
+The assembled graph is grounded in the screenplay (`kgbuild.extraction.llm.grounding`): every fact gets
 evidence with its scene, source lines and a verbatim quote, and the facts the text does not show
 are left out and counted (`Assembly.ungrounded`).
 
@@ -43,13 +43,14 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from kgbuild.extraction.llm.chunk_graph import ChunkGraph, build_chunk_graph, event_type
+from kgbuild.extraction.llm.context import ChunkContext
+from kgbuild.extraction.llm.grounding import SCENE_OUTSIDE_CHUNK, UngroundedFacts, extraction_producer, ground_facts
+from kgbuild.extraction.llm.reflect import Assessment, reflect
+from kgbuild.extraction.llm.responses import ExtractionResponse, response_models
+from kgbuild.extraction.llm.schema_text import render_entity_types, render_relation_types
 from kgbuild.graph import merge_entity_records, merge_relation_records
-from kgbuild.llm.chunk_graph import ChunkGraph, build_chunk_graph, event_type
-from kgbuild.llm.context import ChunkContext
-from kgbuild.llm.grounding import SCENE_OUTSIDE_CHUNK, UngroundedFacts, extraction_producer, ground_facts
-from kgbuild.llm.prompts import load_prompt, render_entity_types, render_relation_types
-from kgbuild.llm.reflect import Assessment, reflect
-from kgbuild.llm.responses import ExtractionResponse, response_models
+from kgbuild.llm.prompts import load_prompt
 from kgbuild.llm.settings import DEFAULT_MAX_RETRIES, DEFAULT_THRESHOLD
 from kgbuild.llm.types import (
     ANSWER_ERRORS,
@@ -290,7 +291,7 @@ async def extract_chunks(llm: StructuredLLM, contexts: list[ChunkContext], schem
 
     Args:
         llm: The structured LLM (it bounds the requests in flight).
-        contexts: The chunks' facts and passages (`kgbuild.llm.context.chunk_contexts`).
+        contexts: The chunks' facts and passages (`kgbuild.extraction.llm.context.chunk_contexts`).
         schema: The graph schema.
         threshold: Review score needed for acceptance.
         max_retries: Re-extractions per chunk after the first attempt.
@@ -343,7 +344,7 @@ def assemble(screenplay: Screenplay, outcomes: list[ChunkOutcome], *, version: s
         outcomes: The chunks' outcomes, in chunk order.
         version: The kgbuild version for the provenance.
         model: The model name for the provenance and the evidence's producer
-            ('llm:MODEL/extract@VERSION', see `kgbuild.llm.grounding.extraction_producer`).
+            ('llm:MODEL/extract@VERSION', see `kgbuild.extraction.llm.grounding.extraction_producer`).
         token_usage: Token counts for the provenance.
         schema: The schema the chunks were extracted with (grounding asks it for the event,
             place and time types); the default STAGE-KG schema when None.
