@@ -45,6 +45,12 @@ def _fill(template: str, values: dict[str, str]) -> str:
     return _SLOT.sub(lambda m: values[m.group(1)], template)
 
 
+def _head(*, lang: str, title: str, version: str, css: str) -> str:
+    """The head both pages share (assets/head.html): language, generator, title and style sheet."""
+    return _fill(asset("head.html"), {"lang": html.escape(lang), "title": title, "version": html.escape(version),
+                                      "css": css})
+
+
 def render_page(data: ViewData, *, version: str) -> str:
     """The self-contained HTML page of one movie.
 
@@ -60,11 +66,11 @@ def render_page(data: ViewData, *, version: str) -> str:
     """
     title = data.movie.title or data.movie.key
     return _fill(asset("page.html"), {
-        "lang": html.escape(data.movie.language or "en"),
+        "head": _head(lang=data.movie.language or "en", title=f"{html.escape(title)} · kgbuild story graph",
+                      version=version, css=asset("view.css")),
         "title": html.escape(title),
         "version": html.escape(version),
         "cytoscape_version": CYTOSCAPE_VERSION,
-        "css": asset("view.css"),
         "data": script_json(data.model_dump_json()),
         "cytoscape": asset("cytoscape.min.js"),
         "declutter": asset("declutter.js"),
@@ -109,8 +115,10 @@ def render_index(entries: list[IndexEntry], *, title: str, version: str) -> str:
     """
     rows = "\n".join(_index_row(e) for e in entries)
     return _fill(asset("index.html"), {
+        "head": _head(lang="en", title=f"{html.escape(title)} · kgbuild story graphs", version=version,
+                      css=asset("index.css")),
         "title": html.escape(title), "version": html.escape(version), "count": str(len(entries)),
-        "rows": rows, "css": asset("index.css"),
+        "rows": rows,
     })
 
 
