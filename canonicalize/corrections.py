@@ -30,10 +30,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from kgbuild.canonicalize.repairs import dedupe_relations
 from kgbuild.errors import InputError
+from kgbuild.extraction.presence import MODE_RANK
 from kgbuild.graph import entity_id, merge_entity_records, merge_evidence, rewire_relations
 from kgbuild.model import Entity, KnowledgeGraph, Presence, Relation, SceneRecord
 from kgbuild.schema import Schema, load_schema
-from kgbuild.story.presence import MODE_RANK
 
 #: The suffix of the corrections file beside a script.
 CORRECTIONS_SUFFIX = ".corrections.jsonl"

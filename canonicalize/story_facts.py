@@ -1,12 +1,12 @@
 """Facts of story time, derived from who is in each scene: the scene layer, witnesses, and what a
 character is told.
 
-`derive_story` reads the screenplay for the graph's characters (`kgbuild.story.presence`) and
+`derive_story` reads the screenplay for the graph's characters (`kgbuild.extraction.presence`) and
 writes three things, each with its evidence:
 
 - the scene layer (`KnowledgeGraph.scenes`): per scene its heading, time markers and who is in it;
 - `witnesses` (character -> event): the character is on screen in the event's scene (in person:
-  not on a screen, in a picture or as a voice from elsewhere, `kgbuild.story.presence`), is not
+  not on a screen, in a picture or as a voice from elsewhere, `kgbuild.extraction.presence`), is not
   its performer, undergoer or experiencer nor named in its title, its description or the rest
   of its act in the sentence (until another subject takes over) other than as one who watches
   or hears it ('Garcetti pulls a baggie from Danny's pocket': Danny is in the act) nor (for an
@@ -56,12 +56,12 @@ from dataclasses import dataclass
 
 from kgbuild.canonicalize.repairs import RepairCount
 from kgbuild.evidence import quote_evidence, sentences
+from kgbuild.extraction.presence import PresenceLayer, SceneReading, Sighting, position_in, read_presence
 from kgbuild.graph import relation_id
 from kgbuild.model import Entity, Evidence, KnowledgeGraph, Persistence, PresenceMode, Relation, Screenplay
 from kgbuild.offline.scenes import moves
 from kgbuild.offline.stoplists import word_set
 from kgbuild.schema import Schema
-from kgbuild.story.presence import PresenceLayer, SceneReading, Sighting, position_in, read_presence
 
 WITNESSES = "witnesses"
 #: A sentence that shows someone seeing or hearing what happens.

@@ -1,4 +1,6 @@
-"""Evaluation: screenplay parsing against human line tags, and (later) STAGE-KG scoring.
+"""Evaluation: STAGE-KG scoring (references, matching, metrics, baselines), the truth audit, and
+the STAGE-QA measures of `kgbuild ask` (retrieval ranks, judged answers).
 
-Importable as `kgbuild.evaluation`.
+Importable as `kgbuild.evaluation`. The research studies live outside the package, in the
+repository's `bench/studies/`.
 """

@@ -11,6 +11,7 @@ from kgbuild.errors import InputError
 from kgbuild.evaluation.metrics import PRF, Averaged, macro, micro
 from kgbuild.evaluation.reference import LoadReport, load_any
 from kgbuild.evaluation.stage_kg import MovieScore, ScoreOptions, protocol_name, score_movie
+from kgbuild.folders import BuildFolder
 from kgbuild.model import KnowledgeGraph, MovieInfo
 from kgbuild.scenes import SceneSelection, recorded_selection, restrict_graph
 from kgbuild.schema import Schema, load_schema
@@ -80,14 +81,14 @@ def find_predictions(pred_dir: Path) -> dict[str, Path]:
     if not pred_dir.is_dir():
         raise InputError("no such predictions folder", path=str(pred_dir))
     found: dict[str, Path] = {}
-    for p in sorted(pred_dir.rglob("graph.json")):
+    for p in sorted(pred_dir.rglob(BuildFolder.GRAPH)):
         if any(part.startswith(".") for part in p.relative_to(pred_dir).parts[:-1]):
             continue  # a corpus build's staging area, not a movie
         found[p.parent.name] = p
     for p in sorted(pred_dir.rglob("extraction_results.json")):
         found.setdefault(p.parent.name, p.parent)
     for p in sorted(pred_dir.glob("*.json")):
-        if p.name != "graph.json":
+        if p.name != BuildFolder.GRAPH:
             found.setdefault(p.stem, p)
     return found
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from kgbuild.errors import InputError
+from kgbuild.folders import BuildFolder, graph_folder
 from kgbuild.graph import (
     canonical_key,
     entity_id,
@@ -38,7 +39,7 @@ from kgbuild.graph import (
 from kgbuild.model import Entity, KnowledgeGraph, MovieInfo, Relation, Scope
 from kgbuild.readers.stage_json import stage_title
 from kgbuild.scenes import SceneSelection, restrict_graph
-from kgbuild.schema import SCHEMA_FILE, Schema, SchemaError, load_schema
+from kgbuild.schema import Schema, SchemaError, load_schema
 
 _SCENE_KEY = re.compile(r"scene_(\d+)")
 
@@ -246,8 +247,8 @@ def load_any(path: str | Path, *, schema: Schema | None = None,
     p = Path(path)
     if p.is_dir() and (p / "extraction_results.json").is_file():
         return load_stage_movie(p, schema=schema, scenes=scenes)
-    if p.is_dir() and (p / "graph.json").is_file():
-        p = p / "graph.json"
+    if p.is_dir() and BuildFolder(p).has_graph():
+        p = BuildFolder(p).graph
     if p.is_dir():
         raise InputError(
             "this folder holds neither extraction_results.json (a STAGE reference) nor "
@@ -263,8 +264,7 @@ def load_any(path: str | Path, *, schema: Schema | None = None,
 def _schema_beside(path: str | os.PathLike[str] | None) -> Schema | None:
     if path is None:
         return None
-    p = Path(path)
-    beside = (p if p.is_dir() else p.parent) / SCHEMA_FILE
+    beside = graph_folder(path).schema
     return load_schema(beside) if beside.is_file() else None
 
 

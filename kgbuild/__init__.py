@@ -1,7 +1,8 @@
 """kgbuild: movie screenplays to knowledge graphs.
 
-The library face: build a story graph from a script, load and save graph.json, query the
-embedded Cypher store, score a graph with STAGE-KG, merge entities, and the model types. Every
+The library face: build a story graph from a script (options as keywords or one
+`BuildOptions`), load and save graph.json, query the embedded Cypher store (or open any graph
+store, `open_store`), score a graph with STAGE-KG, merge entities, and the model types. Every
 name is imported on first use, so `import kgbuild` loads neither pydantic nor torch; the
 embedding model loads only when some text was never embedded before (a cache on disk,
 `$KGBUILD_CACHE_DIR`).
@@ -27,15 +28,19 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from kgbuild.evaluation.stage_kg import MovieScore, ScoreOptions
+    from kgbuild.loaders.store import GraphStore, open_store
     from kgbuild.model import Entity, Evidence, KnowledgeGraph, Relation, Screenplay
+    from kgbuild.pipeline import BuildOptions
     from kgbuild.scenes import SceneSelection
     from kgbuild.schema import Schema
 
-__version__ = "0.1.0"
+from kgbuild.version import __version__
 
 __all__ = [
+    "BuildOptions",
     "Entity",
     "Evidence",
+    "GraphStore",
     "KnowledgeGraph",
     "MovieScore",
     "Relation",
@@ -45,6 +50,7 @@ __all__ = [
     "build",
     "load_graph",
     "merge",
+    "open_store",
     "query",
     "read_screenplay",
     "save_graph",
@@ -58,8 +64,11 @@ _LAZY = {
     "KnowledgeGraph": "kgbuild.model",
     "Relation": "kgbuild.model",
     "Screenplay": "kgbuild.model",
+    "BuildOptions": "kgbuild.pipeline",
     "MovieScore": "kgbuild.evaluation.stage_kg",
     "ScoreOptions": "kgbuild.evaluation.stage_kg",
+    "GraphStore": "kgbuild.loaders.store",
+    "open_store": "kgbuild.loaders.store",
 }
 
 PathLike = str | os.PathLike[str]
@@ -88,6 +97,7 @@ def __dir__() -> list[str]:
 def build(
     script: PathLike,
     *,
+    options: BuildOptions | None = None,
     outdir: PathLike | None = None,
     force: bool = False,
     merge: bool = True,
@@ -104,11 +114,18 @@ def build(
 ) -> KnowledgeGraph:
     """Build the story graph of a screenplay, as `kgbuild build` does.
 
-    Offline (rules and the bundled MiniLM model) unless `llm_model` is given. The corrections
+    Offline (rules and the bundled MiniLM model) unless an LLM is given. The corrections
     file beside the script (`SCRIPT_STEM.corrections.jsonl`) is applied when it exists.
+
+    The options come as keywords (`merge` to `schema` below) or as one `BuildOptions`, the type
+    `kgbuild build` makes of its flags and a corpus build shares among its movies; it also holds
+    what the keywords do not (the token budget, the input size limit, LLM settings with their
+    retries and batch export, a scripted LLM backend, an embedder).
 
     Args:
         script: The screenplay file, in any supported format.
+        options: Every build option (`kgbuild.pipeline.BuildOptions`); the keywords from
+            `merge` to `schema` then keep their defaults. None: the options those keywords give.
         outdir: Also write the build folder here (graph.json, graph.lbdb, screenplay.json,
             report.md, graph.graphml, merge_log.jsonl; see the README). Checked before any
             work; None writes nothing.
@@ -137,7 +154,8 @@ def build(
 
     Raises:
         InputError: the script or the corrections file cannot be read; `llm_base_url` or
-            `max_cost` without `llm_model`; `scenes` unreadable or past the last scene.
+            `max_cost` without `llm_model`; `scenes` unreadable or past the last scene;
+            `options` with any of the keywords from `merge` to `schema`.
         OutputError: `outdir` or a cache folder cannot be written, or `outdir` holds the build
             of another script and `force` is not given, or the disk is full (`outdir` is left as
             it was).
@@ -151,9 +169,11 @@ def build(
         >>> graph = build("examples/lizard-people.fountain", outdir="out/lizard-people")  # doctest: +SKIP
         >>> graph.movie.title  # doctest: +SKIP
         'LIZARD PEOPLE'
+        >>> opening = build("examples/lizard-people.fountain",  # doctest: +SKIP
+        ...                 options=BuildOptions(merge=False, scenes=SceneSelection.of([(1, 20)])))
     """
     import logging
-    from contextlib import ExitStack
+    from contextlib import ExitStack, nullcontext
     from dataclasses import replace
     from pathlib import Path
 
@@ -163,29 +183,37 @@ def build(
     from kgbuild.paths import check_writable_dir
     from kgbuild.pipeline import BuildOptions, run_build
 
-    options = BuildOptions(strict_repairs=not lenient, merge=merge, movie=movie, title=title, scenes=_selection(scenes),
-                           corrections=Path(corrections) if corrections is not None else None,
-                           cache_dir=Path(cache_dir) if cache_dir is not None else None, schema=_schema(schema))
+    keywords = BuildOptions(strict_repairs=not lenient, merge=merge, movie=movie, title=title,
+                            scenes=_selection(scenes),
+                            corrections=Path(corrections) if corrections is not None else None,
+                            cache_dir=Path(cache_dir) if cache_dir is not None else None,
+                            schema=_schema(schema))
+    if options is not None and (keywords != BuildOptions() or (llm_model, llm_base_url, max_cost) != (None,) * 3):
+        raise InputError("give the build options as options=BuildOptions(...) or as keywords (merge, lenient, movie, "
+                         "title, corrections, cache_dir, llm_model, llm_base_url, max_cost, scenes, schema), not both")
     if outdir is not None:
         from kgbuild.output import check_build_target
 
         check_build_target(outdir, script, force=force)
-    llm = None
-    if llm_model is not None:
-        from kgbuild.llm.settings import LLMSettings
+    if options is None:
+        options = keywords
+        if llm_model is not None:
+            from kgbuild.llm.settings import LLMSettings
 
-        llm = LLMSettings(model=llm_model, base_url=llm_base_url, max_cost=max_cost)
-        check_writable_dir(cache_root(llm.cache_dir), "LLM cache folder")
-    elif llm_base_url is not None or max_cost is not None:
-        raise InputError("llm_base_url and max_cost need an LLM: give llm_model too")
+            options = replace(options, llm=LLMSettings(model=llm_model, base_url=llm_base_url, max_cost=max_cost))
+        elif llm_base_url is not None or max_cost is not None:
+            raise InputError("llm_base_url and max_cost need an LLM: give llm_model too")
+    if options.llm is not None:
+        check_writable_dir(cache_root(options.llm.cache_dir), "LLM cache folder")
     with ExitStack() as held:
         if outdir is not None:
             from kgbuild.output import build_folder
 
             held.enter_context(build_folder(outdir))
             check_build_target(outdir, script, force=force)  # again, now that no other build can write there
-        with default_embedder(options.cache_dir) as embedder:  # closed after the build
-            state = run_build(script, replace(options, embedder=embedder, llm=llm))
+        given = nullcontext(options.embedder) if options.embedder is not None else default_embedder(options.cache_dir)
+        with given as embedder:  # the default one is closed after the build
+            state = run_build(script, replace(options, embedder=embedder))
         from kgbuild.output import failed_chunks, keeps_existing_build, write_build
 
         failed = failed_chunks(state)
@@ -272,14 +300,15 @@ def read_screenplay(path: PathLike) -> Screenplay:
 
 def query(cypher: str, *, db: PathLike | None = None, params: dict[str, Any] | None = None,
           movie: str | None = None) -> list[dict[str, Any]]:
-    """Run a read-only Cypher query on the embedded store of a build.
+    """Run a read-only Cypher query on the embedded store of a build (or any store `open_store` opens).
 
     Args:
         cypher: One Cypher statement; node labels are entity types (`Character`, ...),
             relationship types are relation types (`speaks_to`, ...).
         db: The store: a `.lbdb` file, a build folder holding graph.lbdb, or a graph.json (loaded
             once into a store in the cache folder, `kgbuild.loaders.query_store`); None:
-            ./graph.lbdb.
+            ./graph.lbdb. A Bolt address (bolt://HOST:7687) queries a server without
+            authentication; `open_store` takes a user and password.
         params: Values of the query's `$name` parameters (each one used, no others).
         movie: Only this movie's nodes and relationships, in a store holding several (a corpus
             store): `kgbuild.loaders.scope`.
@@ -291,23 +320,21 @@ def query(cypher: str, *, db: PathLike | None = None, params: dict[str, Any] | N
     Raises:
         kgbuild.loaders.errors.QueryError: wrong parameters, or the store refused the query
             (the message gives the position and what to write instead), or it holds no `movie`.
-        kgbuild.loaders.errors.StoreError: no store there, or it cannot be opened.
+        kgbuild.loaders.errors.StoreError: no store there, or it cannot be opened or reached.
         InputError: a graph.json that cannot be read.
 
     Example:
         >>> query("MATCH (c:Character) RETURN count(c) AS n", db="out/lizard-people")  # doctest: +SKIP
         [{'n': 28}]
     """
-    from functools import partial
-
-    from kgbuild.loaders.embedded import run_query
-    from kgbuild.loaders.query_store import query_store
     from kgbuild.loaders.scope import Runner, movie_runner
+    from kgbuild.loaders.store import open_store
 
-    run: Runner = partial(run_query, query_store(db))
-    if movie is not None:
-        run = movie_runner(run, movie)
-    return run(cypher, params or {}).as_dicts()
+    with open_store(db) as store:
+        run: Runner = store.query
+        if movie is not None:
+            run = movie_runner(run, movie)
+        return run(cypher, params or {}).as_dicts()
 
 
 def _selection(scenes: str | SceneSelection | None) -> SceneSelection | None:
@@ -338,11 +365,13 @@ def _graph_for_scoring(given: KnowledgeGraph | PathLike, schema: Schema, scenes:
 def score(pred: KnowledgeGraph | PathLike, ref: KnowledgeGraph | PathLike, *,
           options: ScoreOptions | None = None, cache_dir: PathLike | None = None,
           protocol: str = "kgbuild", scenes: str | SceneSelection | None = None,
-          schema: Schema | PathLike | None = None) -> MovieScore:
+          schema: Schema | PathLike | None = None, force: bool = False) -> MovieScore:
     """Score a predicted graph against a reference with the STAGE-KG protocol (`kgbuild score`).
 
     Entities of unknown types and relations of unknown types or with missing endpoints are left
     out of either graph and counted in the score's `prediction_report` / `reference_report`.
+    A reference of another movie is refused, as `kgbuild score` refuses it
+    (`kgbuild.evaluation.reference.check_same_movie`).
 
     Args:
         pred: The prediction: a graph, a graph.json, or a build folder.
@@ -359,6 +388,8 @@ def score(pred: KnowledgeGraph | PathLike, ref: KnowledgeGraph | PathLike, *,
             from (`graph.movie.scene_ranges`), else every scene.
         schema: The schema (a `kgbuild.schema.Schema` or a schema file); None: the schema.json
             beside the reference graph, else beside the prediction, else the STAGE-KG schema.
+        force: Score them even when they name different movies (neither id nor title of one is
+            the other's), as `kgbuild score --force`.
 
     Returns:
         Entity and relation precision, recall and F1 (`result.entities.f1`), per type, and what
@@ -366,7 +397,8 @@ def score(pred: KnowledgeGraph | PathLike, ref: KnowledgeGraph | PathLike, *,
 
     Raises:
         InputError: a path that is neither a graph.json nor a STAGE folder, or a broken file;
-            an unknown protocol; `scenes` unreadable.
+            an unknown protocol; `scenes` unreadable; the reference is of another movie and
+            `force` is not given.
         OutputError: the cache folder cannot be written.
 
     Example:
@@ -376,7 +408,7 @@ def score(pred: KnowledgeGraph | PathLike, ref: KnowledgeGraph | PathLike, *,
     """
     from kgbuild.embeddings import default_embedder
     from kgbuild.errors import InputError
-    from kgbuild.evaluation.reference import scoring_schema
+    from kgbuild.evaluation.reference import check_same_movie, scoring_schema
     from kgbuild.evaluation.stage_kg import PROTOCOLS, score_movie
     from kgbuild.model import KnowledgeGraph
     from kgbuild.scenes import recorded_selection
@@ -391,6 +423,8 @@ def score(pred: KnowledgeGraph | PathLike, ref: KnowledgeGraph | PathLike, *,
     if selection is None:
         selection = recorded_selection(predicted)
     reference, ref_report, renames, movie, title = _graph_for_scoring(ref, chosen, selection)
+    if not force:
+        check_same_movie(predicted.movie, reference.movie)
     with default_embedder(cache_dir) as embedder:
         result = score_movie(predicted, reference, renames=renames, embedder=embedder, options=options,
                              schema=chosen, movie=movie, title=title)

@@ -2,7 +2,7 @@
 
 It parses the script and cuts the chunks as the build would (`--scenes`, `--budget` and the
 LLM chunk size included), and with an LLM builds the exact first requests of every chunk and
-estimates the rest (`kgbuild.llm.estimate`). Nothing is written (the response cache is opened
+estimates the rest (`kgbuild.extraction.llm.estimate`). Nothing is written (the response cache is opened
 read-only, no output folder is made) and nothing is sent.
 """
 
@@ -43,6 +43,6 @@ def dry_run_lines(script: str | os.PathLike[str], options: BuildOptions) -> list
     if options.llm is None:
         lines.append("Offline build (rules and the bundled MiniLM model): no LLM requests, no LLM cost.")
         return lines
-    from kgbuild.llm.estimate import estimate_llm_build, format_estimate
+    from kgbuild.extraction.llm.estimate import estimate_llm_build, format_estimate
 
     return lines + format_estimate(estimate_llm_build(screenplay, chunks, options.llm, schema=options.graph_schema()))

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from kgbuild.atomic import write_text_atomic
 from kgbuild.errors import InputError
+from kgbuild.folders import BuildFolder
 from kgbuild.model import (
     GRAPH_FORMAT,
     Entity,
@@ -65,7 +66,7 @@ def relation_id(source: str, relation_type: str, target: str) -> str:
 def graph_file(path: str | os.PathLike[str]) -> Path:
     """The graph.json a command was pointed at: the file itself, or graph.json in a build folder."""
     p = Path(path)
-    return p / "graph.json" if p.is_dir() else p
+    return BuildFolder(p).graph if p.is_dir() else p
 
 
 def save_graph(graph: KnowledgeGraph, path: str | os.PathLike[str]) -> Path:

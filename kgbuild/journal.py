@@ -43,12 +43,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from kgbuild.atomic import fsync_dir, fsync_file, temp_name, write_new
 from kgbuild.errors import OutputError
+from kgbuild.folders import BuildFolder
 from kgbuild.lock import FolderBusyError, try_lock
 
 logger = logging.getLogger(__name__)
 
-#: The journal of an unfinished replacement, inside the build folder.
-JOURNAL_FILE = ".kgbuild-journal.json"
 #: Where the old files wait inside the staging folder until the new build counts.
 OLD = ".old"
 
@@ -94,7 +93,7 @@ def replace_files(folder: Path, staging: Path, *, install: Sequence[str], remove
     fsync_dir(staging)
     pending = temp_name(staging)
     write_new(pending, journal.model_dump_json().encode("utf-8"))
-    os.replace(pending, folder / JOURNAL_FILE)
+    os.replace(pending, BuildFolder(folder).journal)
     try:
         fsync_dir(folder)
         for name in [*journal.install, *journal.remove]:
@@ -112,7 +111,7 @@ def replace_files(folder: Path, staging: Path, *, install: Sequence[str], remove
         raise
     # The new build counts from here. (Were this removal lost to a power cut, the next command
     # would put the old build back: whole all the same.)
-    os.unlink(folder / JOURNAL_FILE)
+    os.unlink(BuildFolder(folder).journal)
 
 
 def _roll_back(folder: Path, journal: Journal) -> None:
@@ -126,7 +125,7 @@ def _roll_back(folder: Path, journal: Journal) -> None:
         if os.path.lexists(old / name):
             os.rename(old / name, folder / name)
     fsync_dir(folder)
-    os.unlink(folder / JOURNAL_FILE)
+    os.unlink(BuildFolder(folder).journal)
 
 
 def _read(path: Path) -> Journal:
@@ -151,7 +150,7 @@ def settle(folder: str | os.PathLike[str], *, timeout: float = 30.0) -> bool:
         FolderBusyError: another process holds the folder past `timeout` with the journal there.
     """
     target = Path(folder)
-    path = target / JOURNAL_FILE
+    path = BuildFolder(target).journal
     if not os.path.lexists(path):
         return False
     deadline = time.monotonic() + timeout
@@ -200,7 +199,7 @@ def settle_named(arguments: Sequence[str]) -> None:
             continue  # not a path (a Cypher query, a name too long for one)
     for folder in sorted(folders):
         try:
-            present = os.path.lexists(folder / JOURNAL_FILE)
+            present = os.path.lexists(BuildFolder(folder).journal)
         except OSError:
             continue
         if present:

@@ -30,12 +30,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from kgbuild.errors import OutputError
+from kgbuild.folders import BuildFolder
 from kgbuild.paths import write_error
 
 logger = logging.getLogger(__name__)
 
-#: The lock file inside a locked folder.
-LOCK_FILE = ".kgbuild.lock"
 _OPEN = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
@@ -109,7 +108,7 @@ def _take(folder: Path) -> _Held | dict[str, object]:
     """The lock, or (when another process holds it) what its holder wrote."""
     created = not folder.exists()
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / LOCK_FILE
+    path = folder / BuildFolder.LOCK  # a corpus folder takes the same name
     while True:
         try:
             fd = _open(path)

@@ -22,27 +22,21 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-from kgbuild import __version__
 from kgbuild.atomic import remove_entry, write_new
 from kgbuild.errors import OutputError
+from kgbuild.folders import BuildFolder
 from kgbuild.journal import replace_files, settle
-from kgbuild.loaders.embedded import DEFAULT_DB_NAME, write_embedded
+from kgbuild.loaders.embedded import write_embedded
 from kgbuild.loaders.graphml import export_graphml
 from kgbuild.lock import folder_lock
-from kgbuild.paths import MERGE_LOG_FILE, VIEW_FILE, check_writable_dir, write_error
+from kgbuild.paths import check_writable_dir, write_error
 from kgbuild.pipeline import BuildResult
 from kgbuild.report import build_report
-from kgbuild.schema import SCHEMA_FILE, is_default
+from kgbuild.schema import is_default
+from kgbuild.version import __version__
 from kgbuild.view.data import view_data
 from kgbuild.view.page import render_page
 
-#: The files of a build, in the order they are moved into place (graph.json last); the
-#: embedded store (`graph.lbdb`) comes just before graph.json.
-BUILD_FILES = ("screenplay.json", "report.md", "graph.graphml", VIEW_FILE, DEFAULT_DB_NAME, "graph.json")
-#: Written by LLM builds only: the chunks left below the reflection threshold or failed.
-REVIEW_FILE = "review.jsonl"
-#: The name of a build's staging folders inside the output folder (a random part follows).
-STAGING_PREFIX = ".kgbuild-staging-"
 #: Room the embedded store needs at least (its tables), and per byte of graph.json (measured:
 #: 4 MB for a graph of 20 KB; 24 MB for one of 1.9 MB).
 STORE_BASE_BYTES = 8 << 20
@@ -58,7 +52,7 @@ def check_build_target(outdir: str | os.PathLike[str], script: str | os.PathLike
             `force` is not given.
     """
     target = check_writable_dir(outdir)
-    existing = target / "graph.json"
+    existing = BuildFolder(target).graph
     source = Path(script)
     if force or not existing.is_file() or not source.is_file():
         return target
@@ -94,7 +88,7 @@ def build_folder(outdir: str | os.PathLike[str]) -> Iterator[Path]:
         try:
             stack.enter_context(folder_lock(target))
             settle(target)
-            for stale in target.glob(f"{STAGING_PREFIX}*"):
+            for stale in target.glob(f"{BuildFolder.STAGING_PREFIX}*"):
                 remove_entry(stale)
         except OSError as e:
             raise write_error(target, e) from e
@@ -105,15 +99,15 @@ def _rendered(state: BuildResult, default_schema: bool) -> dict[str, bytes]:
     """The build's files made in memory (all but the GraphML file and the store), by name."""
     schema = state.options.graph_schema()
     page = render_page(view_data(state.graph, state.screenplay, schema=schema), version=__version__)
-    files = {"screenplay.json": state.screenplay.model_dump_json(indent=1),
-             "report.md": build_report(state), VIEW_FILE: page,
-             "graph.json": state.graph.model_dump_json(indent=1)}
+    files = {BuildFolder.SCREENPLAY: state.screenplay.model_dump_json(indent=1),
+             BuildFolder.REPORT: build_report(state), BuildFolder.VIEW: page,
+             BuildFolder.GRAPH: state.graph.model_dump_json(indent=1)}
     if not default_schema:
-        files[SCHEMA_FILE] = schema.model_dump_json(indent=1)
+        files[BuildFolder.SCHEMA] = schema.model_dump_json(indent=1)
     if state.llm is not None:
-        files[REVIEW_FILE] = "".join(e.model_dump_json() + "\n" for e in state.llm.run.review())
+        files[BuildFolder.REVIEW] = "".join(e.model_dump_json() + "\n" for e in state.llm.run.review())
     if state.options.merge:
-        files[MERGE_LOG_FILE] = "".join(e.model_dump_json() + "\n" for e in state.merge_log)
+        files[BuildFolder.MERGE_LOG] = "".join(e.model_dump_json() + "\n" for e in state.merge_log)
     return {name: text.encode("utf-8") for name, text in files.items()}
 
 
@@ -129,7 +123,7 @@ def _check_room(target: Path, files: dict[str, bytes]) -> None:
     The embedded store's library does not report a full disk (it stops the process, or leaves a
     store cut short), so its room is checked here, estimated from graph.json's size.
     """
-    graph = len(files["graph.json"])
+    graph = len(files[BuildFolder.GRAPH])
     needed = sum(map(len, files.values())) + graph + STORE_BASE_BYTES + STORE_BYTES_PER_GRAPH_BYTE * graph
     free = _free_bytes(target)
     if free is not None and free < needed:
@@ -142,7 +136,7 @@ def failed_chunks(state: BuildResult) -> int:
     """How many LLM chunks of a build got no valid answer after the retries (0 for an offline build)."""
     if state.llm is None:
         return 0
-    from kgbuild.llm.extract import ChunkStatus
+    from kgbuild.extraction.llm.extract import ChunkStatus
 
     return state.llm.run.count(ChunkStatus.FAILED)
 
@@ -161,7 +155,7 @@ def keeps_existing_build(outdir: str | os.PathLike[str], failed: int, *, allow_p
         >>> keeps_existing_build("out/lizard-people", failed=0)
         False
     """
-    return failed > 0 and not allow_partial and (Path(outdir) / "graph.json").exists()
+    return failed > 0 and not allow_partial and BuildFolder(outdir).graph.exists()
 
 
 def write_build(state: BuildResult, outdir: str | os.PathLike[str]) -> list[Path]:
@@ -185,19 +179,21 @@ def write_build(state: BuildResult, outdir: str | os.PathLike[str]) -> list[Path
     schema = state.options.graph_schema()
     default_schema = is_default(schema)
     files = _rendered(state, default_schema)
-    names = [name for name in (SCHEMA_FILE, *BUILD_FILES[:-1], REVIEW_FILE, MERGE_LOG_FILE, "graph.json")
-             if name in files or name in BUILD_FILES]
-    removed = [name for name, kept in ((REVIEW_FILE, state.llm is not None), (MERGE_LOG_FILE, state.options.merge),
-                                       (SCHEMA_FILE, not default_schema)) if not kept]
+    names = [name for name in (BuildFolder.SCHEMA, *BuildFolder.BUILD_FILES[:-1], BuildFolder.REVIEW,
+                               BuildFolder.MERGE_LOG, BuildFolder.GRAPH)
+             if name in files or name in BuildFolder.BUILD_FILES]
+    removed = [name for name, kept in ((BuildFolder.REVIEW, state.llm is not None),
+                                       (BuildFolder.MERGE_LOG, state.options.merge),
+                                       (BuildFolder.SCHEMA, not default_schema)) if not kept]
     with build_folder(outdir) as target:
         _check_room(target, files)
         staging: Path | None = None
         try:
-            staging = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=target))
+            staging = Path(tempfile.mkdtemp(prefix=BuildFolder.STAGING_PREFIX, dir=target))
             for name, data in files.items():
                 write_new(staging / name, data)
-            export_graphml(state.graph, staging / "graph.graphml")
-            write_embedded(state.graph, staging / DEFAULT_DB_NAME, schema=schema)
+            export_graphml(state.graph, BuildFolder(staging).graphml)
+            write_embedded(state.graph, BuildFolder(staging).store, schema=schema)
             if _free_bytes(target) == 0:  # the store's library may have cut its file short on the full disk
                 raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
             replace_files(target, staging, install=names, remove=removed)

@@ -1,5 +1,7 @@
 """Where kgbuild writes: the cache folder, and checks that an output place can be written.
 
+The files of the folders kgbuild writes are named in `kgbuild.folders`.
+
 Commands check their output and cache places before any work, so a typo in `-o` or an
 unwritable `KGBUILD_CACHE_DIR` ends with one line and exit status 2 instead of a traceback
 after minutes of work.
@@ -12,15 +14,12 @@ from pathlib import Path
 
 from kgbuild.atomic import is_disk_full
 from kgbuild.errors import OutputError
+from kgbuild.folders import BuildFolder
 
 #: The environment variable naming the cache folder.
 CACHE_ENV = "KGBUILD_CACHE_DIR"
-#: The merge decisions, one JSON line each, written beside graph.json by a build or `kgbuild merge`.
-MERGE_LOG_FILE = "merge_log.jsonl"
-#: The story view page (`kgbuild view`, and every build) beside graph.json.
-VIEW_FILE = "view.html"
-#: The index page `kgbuild view` writes into a corpus folder, linking each movie's view page.
-VIEW_INDEX_FILE = "index.html"
+#: The story view page's name, `kgbuild.folders.BuildFolder.VIEW` (bench/view.py imports it here).
+VIEW_FILE = BuildFolder.VIEW
 #: The most bytes (UTF-8) of a name kgbuild makes from a script (a movie's folder): file systems
 #: allow 255 bytes, and a staging name or a `-2` suffix is added to it.
 MAX_NAME_BYTES = 120

@@ -20,20 +20,20 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
-from kgbuild import __version__
 from kgbuild.canonicalize.repairs import RepairCount, run_repairs
 from kgbuild.chunking import DEFAULT_TOKEN_BUDGET, chunk_screenplay
 from kgbuild.embeddings import Embedder
 from kgbuild.errors import InputError
+from kgbuild.folders import BuildFolder
 from kgbuild.model import Chunk, KnowledgeGraph, Screenplay
-from kgbuild.paths import MERGE_LOG_FILE
 from kgbuild.readers import DEFAULT_MAX_BYTES, read_screenplay
 from kgbuild.schema import Schema, is_default, load_schema, schema_for_graph
 
 if TYPE_CHECKING:
     from kgbuild.canonicalize.corrections import Correction, CorrectionResult
     from kgbuild.canonicalize.merge import MergeLogEntry
-    from kgbuild.llm.run import LLMExtraction
+    from kgbuild.extraction import Extractor
+    from kgbuild.extraction.llm.run import LLMExtraction
     from kgbuild.llm.settings import LLMSettings
     from kgbuild.llm.types import ChatBackend
     from kgbuild.scenes import SceneSelection
@@ -131,6 +131,14 @@ class BuildOptions:
         from kgbuild.embeddings import default_embedder
 
         return default_embedder(self.cache_dir)
+
+    def extractor(self) -> Extractor:
+        """The extractor in effect: the LLM's with `llm`, else the offline rules' over `text_embedder()`."""
+        from kgbuild.extraction import LLMExtractor, OfflineExtractor
+
+        if self.llm is not None:
+            return LLMExtractor(self.llm, backend=self.llm_backend)
+        return OfflineExtractor(self.text_embedder())
 
     def chunk_budget(self) -> int:
         """The token budget per chunk in effect."""
@@ -296,43 +304,19 @@ def _chunk(state: Parsed, progress: Progress) -> Chunked:
     return _advance(state, Chunked, chunks=chunks)
 
 
-def _extract_offline(state: Chunked, progress: Progress) -> Extracted:
-    from kgbuild.offline import extract_offline
-
-    selection = state.options.scenes
-    progress.stage("extract (offline)", len(selection) if selection is not None else len(state.screenplay.scenes))
-    graph = extract_offline(state.screenplay, embedder=state.options.text_embedder(), version=__version__,
-                            on_scene=progress.advance, scenes=selection, schema=state.options.graph_schema())
-    return _advance(state, Extracted, graph=graph, llm=None)
-
-
-def _extract_llm(state: Chunked, settings: LLMSettings, progress: Progress) -> Extracted:
-    from kgbuild.llm.extract import assemble
-    from kgbuild.llm.run import run_llm_extraction, token_usage
-
-    progress.stage("extract (llm)", len(state.chunks))
-    schema = state.options.graph_schema()
-    result = run_llm_extraction(state.screenplay, state.chunks, settings, backend=state.options.llm_backend,
-                                on_chunk=progress.advance, scenes=state.options.scenes, schema=schema)
-    assembly = assemble(state.screenplay, result.run.outcomes, version=__version__,
-                        model=settings.model, token_usage=token_usage(result.usage), schema=schema,
-                        admit_below_threshold=settings.admit_below_threshold)
-    run = result.run.model_copy(update={"admit_below_threshold": settings.admit_below_threshold})
-    return _advance(state, Extracted, graph=assembly.graph, llm=result.model_copy(update={
-        "run": run, "ungrounded": assembly.ungrounded, "below_threshold": assembly.below_threshold}))
-
-
 def _extract(state: Chunked, progress: Progress) -> Extracted:
-    if state.options.llm is None:
-        extracted = _extract_offline(state, progress)
-    else:
-        extracted = _extract_llm(state, state.options.llm, progress)
-    if state.options.scenes is None:
+    extractor = state.options.extractor()
+    scenes = state.options.scenes
+    progress.stage(f"extract ({extractor.name})", extractor.units(state.screenplay, state.chunks, scenes))
+    result = extractor.extract(state.screenplay, state.chunks, schema=state.options.graph_schema(), scenes=scenes,
+                               on_unit=progress.advance)
+    extracted = _advance(state, Extracted, graph=result.graph, llm=result.llm)
+    if scenes is None:
         return extracted
     from kgbuild.scenes import restrict_graph
 
     # The facts are of the selected scenes already; this also records the ranges in the graph.
-    return _advance(extracted, Extracted, graph=restrict_graph(extracted.graph, state.options.scenes))
+    return _advance(extracted, Extracted, graph=restrict_graph(extracted.graph, scenes))
 
 
 def _repair(state: Extracted, progress: Progress) -> Repaired:
@@ -526,14 +510,15 @@ def _read_build_folder(folder: Path, options: BuildOptions) -> Repaired:
     from kgbuild.canonicalize.merge import MergeLogEntry
     from kgbuild.graph import load_graph
 
-    if not (folder / "graph.json").is_file() or not (folder / "screenplay.json").is_file():
+    files = BuildFolder(folder)
+    if not files.is_build():
         raise InputError("not a build folder (graph.json and screenplay.json are needed); run 'kgbuild build' "
                          "first", path=str(folder))
     try:
-        screenplay = Screenplay.model_validate_json((folder / "screenplay.json").read_text(encoding="utf-8"))
+        screenplay = Screenplay.model_validate_json(files.screenplay.read_text(encoding="utf-8"))
     except ValueError as e:
         raise InputError(f"screenplay.json is not valid ({e}); rebuild the folder", path=str(folder)) from e
-    log_file = folder / MERGE_LOG_FILE
+    log_file = files.merge_log
     log = [MergeLogEntry.model_validate_json(line) for line in log_file.read_text(encoding="utf-8").splitlines()
            if line.strip()] if log_file.is_file() else []
     script = Path(screenplay.source.path)
@@ -542,7 +527,7 @@ def _read_build_folder(folder: Path, options: BuildOptions) -> Repaired:
     path = options.corrections_path(script)
     return Repaired(script=script, options=options, screenplay=screenplay,
                     corrections=load_corrections(path) if path is not None else [], chunks=[],
-                    graph=load_graph(folder / "graph.json"), llm=None, repairs=[], prior_merge_log=log)
+                    graph=load_graph(files.graph), llm=None, repairs=[], prior_merge_log=log)
 
 
 def resume_build(

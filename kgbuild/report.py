@@ -10,14 +10,14 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from kgbuild.folders import BuildFolder
 from kgbuild.mdescape import md_text
-from kgbuild.paths import VIEW_FILE
 from kgbuild.pipeline import BuildResult
 from kgbuild.scenes import recorded_selection
 from kgbuild.schema import ROLES, is_default
 
 if TYPE_CHECKING:
-    from kgbuild.llm.run import LLMExtraction
+    from kgbuild.extraction.llm.run import LLMExtraction
 
 
 def _built_scenes(state: BuildResult) -> list[int]:
@@ -37,7 +37,7 @@ def scenes_without_entities(state: BuildResult) -> list[int]:
 
 def llm_section(llm: LLMExtraction) -> list[str]:
     """The LLM part of the report: usage per task, per 1,000 script words, and the review list."""
-    from kgbuild.llm.extract import ChunkStatus
+    from kgbuild.extraction.llm.extract import ChunkStatus
 
     rates = llm.rates
     run = llm.run
@@ -63,7 +63,7 @@ def llm_section(llm: LLMExtraction) -> list[str]:
         lines.append(f"| {name} | {u.calls} | {u.cache_hits} | {u.requests} | {u.retries} | {u.repairs} "
                      f"| {u.failures} | {u.prompt_tokens} | {u.completion_tokens} | {u.cost_usd:.4f} |")
     review = run.review()
-    lines += ["", f"## Chunks to review ({len(review)}, listed in review.jsonl)", ""]
+    lines += ["", f"## Chunks to review ({len(review)}, listed in {BuildFolder.REVIEW})", ""]
     for entry in review:
         scenes = ", ".join(map(str, entry.scenes))
         score = "no score" if entry.best_score is None else f"best score {entry.best_score}"
@@ -86,7 +86,7 @@ def below_threshold_lines(llm: LLMExtraction) -> list[str]:
                 f"({_chunks(len(admitted))})")
     else:
         head = (f"- Facts of chunks below the review threshold: kept out of the graph ({_chunks(len(below))}, "
-                "listed in review.jsonl; --admit-below-threshold lets them in)")
+                f"listed in {BuildFolder.REVIEW}; --admit-below-threshold lets them in)")
     lines = [head]
     for b in below:
         score = "no score" if b.best_score is None else f"best score {b.best_score}"
@@ -120,7 +120,7 @@ def merge_section(state: BuildResult, *, examples: int = 15) -> list[str]:
     merges = [e for e in state.merge_log if e.action == "merge"]
     lines = [(f"- {count['merge']} merges ({sum(len(e.members) for e in merges)} entities), "
               f"{count['keep_apart']} candidate clusters kept apart, {count['link']} life-stage links, "
-              f"{count['error']} failed adjudications; all of it in merge_log.jsonl")]
+              f"{count['error']} failed adjudications; all of it in {BuildFolder.MERGE_LOG}")]
     for e in merges[:examples]:
         others = ", ".join(md_text(n) for n in e.names if n != e.canonical_name)
         lines.append(f"  - {e.type} '{md_text(e.canonical_name or '')}' <- {others} ({md_text(e.adjudicator)})")
@@ -170,7 +170,7 @@ def schema_lines(state: BuildResult) -> list[str]:
     if is_default(schema):
         return []
     lacking = [role for role in ROLES if schema.type_for_role(role) is None]
-    return [f"- Schema: {md_text(schema.label())} (schema.json); roles without a type, not extracted: "
+    return [f"- Schema: {md_text(schema.label())} ({BuildFolder.SCHEMA}); roles without a type, not extracted: "
             + (", ".join(lacking) or "none")]
 
 
@@ -186,7 +186,7 @@ def build_report(state: BuildResult) -> str:
         *schema_lines(state),
         _scenes_line(state),
         f"- Entities: {len(graph.entities)}; relations: {len(graph.relations)}",
-        (f"- Story view: [{VIEW_FILE}]({VIEW_FILE}), the graph scene by scene with the evidence of every "
+        (f"- Story view: [{BuildFolder.VIEW}]({BuildFolder.VIEW}), the graph scene by scene with the evidence of every "
          "fact; open it in a browser (it needs no network; `kgbuild view` rewrites it)"),
         "- Timings (s): " + ", ".join(f"{k} {v:.2f}" for k, v in state.timings.items()),
         "",
@@ -234,7 +234,7 @@ def build_report(state: BuildResult) -> str:
     for w in sp.warnings[:50]:
         lines.append(f"- line {w.line}: {md_text(w.message)}" if w.line else f"- {md_text(w.message)}")
     if len(sp.warnings) > 50:
-        lines.append(f"- ... and {len(sp.warnings) - 50} more (all are in screenplay.json)")
+        lines.append(f"- ... and {len(sp.warnings) - 50} more (all are in {BuildFolder.SCREENPLAY})")
     if not sp.warnings:
         lines.append("None.")
     return "\n".join(lines) + "\n"

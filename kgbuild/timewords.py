@@ -122,7 +122,8 @@ ZH_RELATIVE_TIMES: tuple[str, ...] = (
 
 #: Chinese heading notes (flashback, dream, montage...): neither places nor times.
 ZH_HEADING_NOTES: frozenset[str] = frozenset({
-    "闪回", "回忆", "回忆中", "梦境", "幻想", "空镜", "字幕", "画面组合", "镜头组合", "蒙太奇",
+    "闪回", "回忆", "回忆中", "梦境", "幻想", "幻境", "幻觉", "现实", "空镜", "字幕", "画面组合", "镜头组合",
+    "蒙太奇",
     # The parts of a script: prologue, wedge, epilogue, opening and closing titles.
     "序", "序幕", "序章", "楔子", "引子", "尾声", "片头", "片尾",
 })

@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from kgbuild import __version__
 from kgbuild.atomic import write_text_atomic
 from kgbuild.loaders.records import (
     IN_SCENE,
@@ -35,7 +34,10 @@ from kgbuild.loaders.records import (
 )
 from kgbuild.model import KnowledgeGraph
 from kgbuild.schema import Schema
+from kgbuild.version import __version__
 
+#: The script's file name in the folder `kgbuild export --format cypher` writes.
+SCRIPT_FILE = "graph.cypher"
 _ESCAPES = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 

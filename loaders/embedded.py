@@ -21,17 +21,20 @@ import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 import ladybug
 import numpy as np
 
+from kgbuild.folders import BuildFolder
 from kgbuild.loaders.dialect import check_parameters, explain_error, returned_columns
 from kgbuild.loaders.errors import QueryError, StoreError
 from kgbuild.loaders.plan import (
     COUNT_NODES,
     COUNT_RELATIONS,
     DEFAULT_BATCH_SIZE,
+    STORE_MOVIES,
     Statement,
     plan_load,
 )
@@ -48,13 +51,14 @@ from kgbuild.loaders.records import (
     safe_identifier,
 )
 from kgbuild.loaders.results import QueryResult, plain_value
+from kgbuild.loaders.store import StoreKind
 from kgbuild.model import KnowledgeGraph
 from kgbuild.schema import Schema, load_schema
 
 logger = logging.getLogger(__name__)
 
-#: The store's file name inside a build's output folder.
-DEFAULT_DB_NAME = "graph.lbdb"
+#: The store's file name inside a build's output folder, `BuildFolder.STORE` (bench/store.py imports it here).
+DEFAULT_DB_NAME = BuildFolder.STORE
 _TYPE_MACRO = "CREATE MACRO type(r) AS label(r)"
 #: Properties holding integer lists; an empty one needs a typed value (see `_typed_params`).
 _INT_LISTS = frozenset(name for name, kind in (*NODE_PROPERTIES, *RELATION_PROPERTIES, *SCENE_PROPERTIES,
@@ -64,9 +68,9 @@ _INT_LISTS = frozenset(name for name, kind in (*NODE_PROPERTIES, *RELATION_PROPE
 def resolve_db_path(path: str | os.PathLike[str] | None) -> Path:
     """Where a store is: the path itself, `PATH/graph.lbdb` for a folder, `./graph.lbdb` for None."""
     if path is None:
-        return Path(DEFAULT_DB_NAME)
+        return BuildFolder(".").store
     p = Path(path)
-    return p / DEFAULT_DB_NAME if p.is_dir() else p
+    return BuildFolder(p).store if p.is_dir() else p
 
 
 def schema_ddl(schema: Schema | None = None) -> list[str]:
@@ -270,39 +274,85 @@ def _execute(connection: ladybug.Connection, cypher: str, params: dict[str, Any]
     return QueryResult(columns=columns, rows=[[plain_value(v) for v in row] for row in _rows(result)])
 
 
-class ReadOnlyStore:
-    """The embedded store opened read-only once, for many queries; close it, or use `with`.
+class EmbeddedStore:
+    """The embedded store as a `kgbuild.loaders.store.GraphStore`; close it, or use `with`.
+
+    Queries share one read-only connection, opened on the first and kept until a load, a query
+    that writes, or `close` (each of those opens the store for writing, one writer at a time).
+
+    Args:
+        db_path: The store file (created by the first load).
+        loaded_from: The graph.json this store is a cached copy of (`kgbuild.loaders.query_store`):
+            loads and writes are refused, as they would land in a cache nobody reads.
 
     Example:
-        >>> with ReadOnlyStore("out/lizard-people/graph.lbdb") as store:  # doctest: +SKIP
+        >>> with EmbeddedStore("out/lizard-people/graph.lbdb") as store:  # doctest: +SKIP
         ...     store.query("MATCH (c:Character) RETURN count(c) AS n").rows
         [[28]]
-
-    Raises:
-        StoreError: no store there, or it cannot be opened.
     """
 
-    def __init__(self, db_path: str | os.PathLike[str]) -> None:
-        self.path = Path(db_path)
-        self._held = ExitStack()
-        self._connection = self._held.enter_context(connect(self.path, read_only=True))
+    kind: StoreKind = "embedded"
 
-    def query(self, cypher: str, params: dict[str, Any] | None = None) -> QueryResult:
-        """Run one read-only query (see `run_query`).
+    def __init__(self, db_path: str | os.PathLike[str], *, loaded_from: Path | None = None) -> None:
+        self.path = Path(db_path)
+        self.where = str(self.path)
+        self.loaded_from = loaded_from
+        self._held = ExitStack()
+        self._connection: ladybug.Connection | None = None
+
+    def _writable(self, what: str) -> None:
+        """Refuse a write to a cached store, and close the read connection before one."""
+        if self.loaded_from is not None:
+            raise StoreError(f"{self.loaded_from} is a graph.json: {what} needs a store; load it into one with "
+                             f"'kgbuild load {self.loaded_from} --db STORE.lbdb' and use that")
+        self.close()
+
+    def load(self, graph: KnowledgeGraph, *, movie: str | None = None, replace: bool = False,
+             strict: bool = False, batch_size: int = DEFAULT_BATCH_SIZE,
+             schema: Schema | None = None) -> LoadCounts:
+        """Load a graph in one transaction (`write_embedded`; the store is created when missing).
+
+        Raises:
+            StoreError: strict and something was refused; a store of a graph.json; the store
+                cannot be opened or written (nothing is changed).
+        """
+        self._writable("a load")
+        return write_embedded(graph, self.path, replace=replace, movie=movie, strict=strict,
+                              batch_size=batch_size, schema=schema)
+
+    def query(self, cypher: str, params: dict[str, Any] | None = None, *, write: bool = False) -> QueryResult:
+        """Run one query (see `run_query`); read-only unless `write`.
 
         Raises:
             QueryError: parameters wrong, or the store refused the query.
+            StoreError: no store there, or it cannot be opened; `write` on a store of a graph.json.
         """
+        if write:
+            self._writable("a query that writes")
+            return run_query(self.path, cypher, params, write=True)
+        if self._connection is None:
+            self._connection = self._held.enter_context(connect(self.path, read_only=True))
         return _execute(self._connection, cypher, params or {})
 
+    def movies(self) -> list[str]:
+        """The movies the store holds, sorted."""
+        return [str(row[0]) for row in self.query(STORE_MOVIES).rows]
+
+    def counts(self, movie: str) -> tuple[int, int]:
+        """Nodes and relationships of one movie in the store."""
+        nodes = self.query(COUNT_NODES, {"movie": movie}).rows[0][0]
+        return int(nodes), int(self.query(COUNT_RELATIONS, {"movie": movie}).rows[0][0])
+
     def close(self) -> None:
-        """Close the connection and the store."""
+        """Close the read connection, if one is open (the store can be opened again)."""
+        self._connection = None
         self._held.close()
 
-    def __enter__(self) -> ReadOnlyStore:
+    def __enter__(self) -> EmbeddedStore:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
         self.close()
 
 

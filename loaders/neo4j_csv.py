@@ -37,6 +37,8 @@ from kgbuild.model import KnowledgeGraph
 from kgbuild.schema import Schema, load_schema
 
 ARRAY_DELIMITER = "\x1f"
+#: The file holding the import command, among the CSV files.
+IMPORT_COMMAND_FILE = "neo4j-admin-import.txt"
 _DATABASE = re.compile(r"[A-Za-z0-9][A-Za-z0-9.\-]*\Z")
 
 EVIDENCE_HEADER = ["evidence_scenes:int[]", "evidence_lines:string[]", "evidence_quotes:string[]",
@@ -140,7 +142,7 @@ def export_neo4j_csv(graph: KnowledgeGraph, outdir: str | os.PathLike[str], *,
     presence = write_text_atomic(folder / "in_scene.csv", _csv(PRESENCE_HEADER, presence_rows))
     constraints = write_text_atomic(
         folder / "constraints.cypher", "".join(s.cypher + ";\n" for s in plan_constraints(schema)))
-    command = write_text_atomic(folder / "neo4j-admin-import.txt", "\n".join([
+    command = write_text_atomic(folder / IMPORT_COMMAND_FILE, "\n".join([
         (f"# Bulk import of {rows.node_count()} nodes and {rows.relation_count()} relationships "
          f"(movie {rows.movie!r}) into Neo4j 5."),
         f"# Run on the Neo4j host with the database stopped; it REPLACES database {database!r}.",

@@ -28,7 +28,6 @@ import time
 from collections.abc import Callable
 from types import TracebackType
 from typing import Any
-from urllib.parse import urlsplit
 
 import neo4j
 from neo4j.exceptions import DriverError, Neo4jError, ServiceUnavailable
@@ -41,6 +40,7 @@ from kgbuild.loaders.plan import (
     COUNT_NODES,
     COUNT_RELATIONS,
     DEFAULT_BATCH_SIZE,
+    STORE_MOVIES,
     LoadProgress,
     Statement,
     message_bytes,
@@ -48,12 +48,12 @@ from kgbuild.loaders.plan import (
 )
 from kgbuild.loaders.records import LoadCounts, StoreRows, checked_rows
 from kgbuild.loaders.results import QueryResult
+from kgbuild.loaders.store import BOLT_SCHEMES, StoreKind, is_bolt_address
 from kgbuild.model import KnowledgeGraph
 from kgbuild.schema import Schema, load_schema
 
 logger = logging.getLogger(__name__)
 
-_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
 #: How long the first connection attempt may take before a second one (with the driver's full
 #: 60 s) is made; FalkorDB never answers a connection reusing the socket of a client that said GOODBYE.
 FIRST_CONNECT_SECONDS = 1.0
@@ -153,7 +153,7 @@ class _SessionSchema:
 
 
 class BoltStore:
-    """A Bolt server (Neo4j, FalkorDB) opened for loads and queries; close it, or use `with`.
+    """A Bolt server (Neo4j, FalkorDB) as a `kgbuild.loaders.store.GraphStore`; close it, or use `with`.
 
     Args:
         uri: bolt:// or neo4j:// address (FalkorDB: bolt:// only).
@@ -166,12 +166,15 @@ class BoltStore:
         StoreError: not a Bolt address, or the server cannot be reached or refuses the credentials.
     """
 
+    kind: StoreKind = "bolt"
+
     def __init__(self, uri: str, *, user: str = "neo4j", password: str, database: str | None = None,
                  retry_seconds: float = DEFAULT_RETRY_SECONDS) -> None:
-        if urlsplit(uri).scheme not in _SCHEMES:
+        if not is_bolt_address(uri):
             raise StoreError(f"{uri!r} is not a Bolt address; write e.g. bolt://localhost:7687 "
-                             f"(schemes: {', '.join(_SCHEMES)})")
+                             f"(schemes: {', '.join(BOLT_SCHEMES)})")
         self.uri = uri
+        self.where = uri
         self.database = database
         auth = (user, password) if password else None
         self._driver = neo4j.GraphDatabase.driver(uri, auth=auth, max_transaction_retry_time=retry_seconds)
@@ -252,6 +255,10 @@ class BoltStore:
                 raise QueryError(f"the server at {self.uri} refused the query: {_reason(e)}") from e
             except DriverError as e:
                 raise StoreError(f"querying {self.uri} failed: {_one_line(e)}") from e
+
+    def movies(self) -> list[str]:
+        """The movies the server holds, sorted."""
+        return [str(row[0]) for row in self.query(STORE_MOVIES).rows]
 
     def counts(self, movie: str) -> tuple[int, int]:
         """Nodes and relationships of one movie on the server."""
@@ -335,54 +342,3 @@ class BoltStore:
         deleted = session.execute_write(_write, statement.cypher, params)
         while statement.repeat_until_zero and deleted:
             deleted = session.execute_write(_write, statement.cypher, params)
-
-
-def load_neo4j(graph: KnowledgeGraph, uri: str, *, user: str, password: str,
-               database: str | None = None, batch_size: int = DEFAULT_BATCH_SIZE,
-               replace: bool = False, movie: str | None = None, strict: bool = False,
-               schema: Schema | None = None, retry_seconds: float = DEFAULT_RETRY_SECONDS,
-               on_progress: Callable[[LoadProgress], None] | None = None) -> LoadCounts:
-    """Load a graph into a Bolt server (Neo4j, FalkorDB); `BoltStore.load` on a fresh connection.
-
-    Args:
-        graph: The graph; not changed.
-        uri: bolt:// or neo4j:// address.
-        user: The user name.
-        password: Its password; empty for a server without authentication.
-        database: The database; the server's default when None.
-        batch_size: Rows per transaction.
-        replace: Delete this movie's nodes and relationships first (other movies stay).
-        movie: The movie name stored on every row; the graph's movie id when None.
-        strict: Refuse the whole load when anything breaks the schema.
-        schema: The schema; the default STAGE-KG schema when None.
-        retry_seconds: How long a transaction is retried after transient errors or a lost connection.
-        on_progress: Called after each statement commits, with how far the load has got.
-
-    Returns:
-        The movie's node and relationship counts after the load, the refused items, and what the
-        server would not do.
-
-    Raises:
-        StoreError: strict and something was refused (before connecting); the server unreachable,
-            a statement refused, or the connection lost (with how far the load got).
-    """
-    start = time.perf_counter()
-    schema = schema or load_schema()
-    rows = checked_rows(graph, movie=movie, schema=schema, strict=strict)  # refuse before connecting
-    with BoltStore(uri, user=user, password=password, database=database,
-                   retry_seconds=retry_seconds) as store:
-        return store.load_rows(rows, batch_size=batch_size, replace=replace, schema=schema,
-                               on_progress=on_progress, started=start)
-
-
-def run_query_neo4j(uri: str, cypher: str, params: dict[str, Any] | None = None, *, user: str,
-                    password: str, database: str | None = None, write: bool = False) -> QueryResult:
-    """Run one Cypher query on a Bolt server, in a read transaction unless `write`.
-
-    Raises:
-        QueryError: parameters wrong, or the server refused the query.
-        StoreError: the server unreachable, or the connection lost.
-    """
-    check_parameters(cypher, params or {})
-    with BoltStore(uri, user=user, password=password, database=database) as store:
-        return store.query(cypher, params, write=write)

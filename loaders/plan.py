@@ -42,6 +42,8 @@ DEFAULT_BATCH_SIZE = 1000
 COUNT_NODES = "MATCH (n) WHERE n.movie = $movie RETURN count(n) AS nodes"
 #: How many relationships of `$movie` a store holds.
 COUNT_RELATIONS = "MATCH ()-[r]->() WHERE r.movie = $movie RETURN count(r) AS relations"
+#: The movies a store holds.
+STORE_MOVIES = "MATCH (n) WHERE n.movie IS NOT NULL RETURN DISTINCT n.movie AS movie ORDER BY movie"
 
 
 class Statement(BaseModel):

@@ -1,20 +1,21 @@
-"""Which embedded store a query reads: a store, a build folder, or a graph.json loaded on demand.
+"""Which embedded store a path names: a store, a build folder, or a graph.json loaded on demand.
 
-`kgbuild query --db` (and `kgbuild.query(db=...)`) takes a `.lbdb` store, a build folder (its
-`graph.lbdb`), or a graph.json, as `kgbuild load` does. A graph.json, or a folder holding one
-and no store (the graphs `score --write-missed` and `diff --write-sides` write, a folder `merge -o`
-wrote), is loaded into an embedded store in the cache folder
-(`$KGBUILD_CACHE_DIR/stores/`, else ~/.cache/kgbuild/stores/), named by the sha256 of the
-graph.json, its schema and the kgbuild version. The next query of the same file reads that store
-at once (loading a feature film takes about as long as a query, 1-2 s), and a changed graph.json
-is a new name, so the store never answers for an older graph. The store is made in a private
-folder and moved into place in one step, so concurrent queries never read half a store; only
-the `KEEP` stores used last are kept. Queries that write (`--write`) are refused on a graph.json:
-the change would land in a cache nobody reads.
+`kgbuild.loaders.store.open_store` (so `kgbuild query --db`, `kgbuild.query(db=...)` and
+`kgbuild ask --cypher --db`) takes a `.lbdb` store, a build folder (its `graph.lbdb`), or a
+graph.json, as `kgbuild load` does. A graph.json, or a folder holding one and no store (the
+graphs `score --write-missed` and `diff --write-sides` write, a folder `merge -o` wrote), is
+loaded into an embedded store in the cache folder (`$KGBUILD_CACHE_DIR/stores/`, else
+~/.cache/kgbuild/stores/), named by the sha256 of the graph.json, its schema and the kgbuild
+version. The next query of the same file reads that store at once (loading a feature film takes
+about as long as a query, 1-2 s), and a changed graph.json is a new name, so the store never
+answers for an older graph. The store is made in a private folder and moved into place in one
+step, so concurrent queries never read half a store; only the `KEEP` stores used last are kept.
+Loads and queries that write (`--write`) are refused on a graph.json: the change would land in a
+cache nobody reads.
 
 Example:
-    >>> path = query_store("out/missed/relations/graph.json")  # doctest: +SKIP
-    >>> run_query(path, "MATCH (c:Character) RETURN count(c) AS n").rows  # doctest: +SKIP
+    >>> with embedded_store(Path("out/missed/relations/graph.json")) as store:  # doctest: +SKIP
+    ...     store.query("MATCH (c:Character) RETURN count(c) AS n").rows
     [[12]]
 """
 
@@ -28,12 +29,12 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from kgbuild import __version__
+from kgbuild.folders import BuildFolder
 from kgbuild.graph import load_graph
-from kgbuild.loaders.embedded import DEFAULT_DB_NAME, resolve_db_path, write_embedded
-from kgbuild.loaders.errors import StoreError
+from kgbuild.loaders.embedded import EmbeddedStore, resolve_db_path, write_embedded
 from kgbuild.paths import cache_dir, check_writable_dir
 from kgbuild.schema import schema_for_graph
+from kgbuild.version import __version__
 
 logger = logging.getLogger(__name__)
 
@@ -46,36 +47,31 @@ STORES = "stores"
 def _graph_json(path: Path) -> Path | None:
     """The graph.json a query path names instead of a store, or None for a store."""
     if path.is_dir():
-        return path / "graph.json" if not (path / DEFAULT_DB_NAME).exists() and (path / "graph.json").is_file() \
-            else None
+        folder = BuildFolder(path)
+        return folder.graph if not folder.store.exists() and folder.has_graph() else None
     return path if path.suffix.lower() == ".json" and path.is_file() else None
 
 
-def query_store(db: str | os.PathLike[str] | None, *, write: bool = False,
-                cache: str | os.PathLike[str] | None = None) -> Path:
-    """The embedded store to query for `db`.
+def embedded_store(db: Path | None, *, cache: str | os.PathLike[str] | None = None) -> EmbeddedStore:
+    """The embedded store for `db` (what `kgbuild.loaders.store.open_store` opens for a path).
 
     Args:
         db: A `.lbdb` store, a build folder (its graph.lbdb; a folder with a graph.json and no
             store: that graph.json), a graph.json, or None for ./graph.lbdb.
-        write: The query may change the store (refused for a graph.json).
         cache: The cache folder; None: `$KGBUILD_CACHE_DIR`, else ~/.cache/kgbuild.
 
     Returns:
-        The store's path: `db` itself, `db/graph.lbdb`, or a cached store of the graph.json.
+        The store at `db` itself or `db/graph.lbdb`, or the cached store of the graph.json
+        (which refuses loads and writes).
 
     Raises:
-        StoreError: `write` with a graph.json.
         InputError: the graph.json cannot be read.
         OutputError: the cache folder cannot be written.
     """
-    graph_file = None if db is None else _graph_json(Path(db))
+    graph_file = None if db is None else _graph_json(db)
     if graph_file is None:
-        return resolve_db_path(db)
-    if write:
-        raise StoreError(f"{graph_file} is a graph.json: a query that writes needs a store; load it into one with "
-                         f"'kgbuild load {graph_file} --db STORE.lbdb' and query that")
-    return cached_store(graph_file, cache=cache)
+        return EmbeddedStore(resolve_db_path(db))
+    return EmbeddedStore(cached_store(graph_file, cache=cache), loaded_from=graph_file)
 
 
 def cached_store(graph_file: Path, *, cache: str | os.PathLike[str] | None = None) -> Path:
@@ -93,8 +89,9 @@ def cached_store(graph_file: Path, *, cache: str | os.PathLike[str] | None = Non
         return target
     staging = Path(tempfile.mkdtemp(prefix=".loading-", dir=folder))
     try:
-        counts = write_embedded(load_graph(graph_file), staging / DEFAULT_DB_NAME, schema=schema)
-        os.replace(staging / DEFAULT_DB_NAME, target)
+        made = BuildFolder(staging).store
+        counts = write_embedded(load_graph(graph_file), made, schema=schema)
+        os.replace(made, target)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     logger.info("loaded %s into the cached store %s (%d nodes, %d refused items)", graph_file, target,

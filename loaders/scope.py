@@ -21,6 +21,7 @@ from typing import Any
 
 from kgbuild.loaders.dialect import mask_literals
 from kgbuild.loaders.errors import QueryError
+from kgbuild.loaders.plan import STORE_MOVIES
 from kgbuild.loaders.results import QueryResult
 
 #: Runs one Cypher query with its parameters on a store.
@@ -30,8 +31,6 @@ Runner = Callable[[str, dict[str, Any]], QueryResult]
 MOVIE_PARAMETER = "kgbuild_movie"
 #: Counts one movie's nodes (to tell an unknown movie from an empty answer).
 COUNT_MOVIE_NODES = "MATCH (n) WHERE n.movie = $movie RETURN count(n) AS nodes"
-#: The movies a store holds.
-STORE_MOVIES = "MATCH (n) WHERE n.movie IS NOT NULL RETURN DISTINCT n.movie AS movie ORDER BY movie"
 
 _NAME = r"(?:[A-Za-z_][A-Za-z0-9_]*|`[^`]*`)"
 #: What may stand between a node pattern's parentheses: a variable, labels, a property map.

@@ -31,10 +31,9 @@ from typing import Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from kgbuild.errors import InputError
+from kgbuild.folders import graph_folder
 
 _DEFAULT = Path(__file__).with_name("stage_kg.json")
-#: The file a build made with another schema writes beside its graph.json.
-SCHEMA_FILE = "schema.json"
 #: Names of entity and relation types: they become Cypher labels, relationship types and tables.
 IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 
@@ -309,8 +308,7 @@ def schema_for_graph(graph_path: str | os.PathLike[str] | None, given: str | os.
     if given is not None:
         return load_schema(given)
     if graph_path is not None:
-        path = Path(graph_path)
-        beside = (path if path.is_dir() else path.parent) / SCHEMA_FILE
+        beside = graph_folder(graph_path).schema
         if beside.is_file():
             return load_schema(beside)
     return load_schema()

@@ -17,8 +17,16 @@ import pytest
 import kgbuild
 from kgbuild.errors import InputError, OutputError
 from kgbuild.loaders.errors import QueryError, StoreError
-from kgbuild.model import Entity, Evidence, KnowledgeGraph, MovieInfo, Relation
-from kgbuild.netx import RELATION_ORDER, from_networkx, to_networkx
+from kgbuild.model import (
+    RELATION_ORDER,
+    Entity,
+    Evidence,
+    KnowledgeGraph,
+    MovieInfo,
+    Relation,
+    from_networkx,
+    to_networkx,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "examples" / "lizard-people.fountain"
@@ -166,6 +174,16 @@ def test_build_refuses_another_scripts_folder_before_any_work(built, tmp_path):
     assert kgbuild.load_graph(outdir) == graph
 
 
+def test_build_takes_the_options_of_the_command_line_as_one_value(raw, workdir, tmp_path):
+    options = kgbuild.BuildOptions(merge=False)
+    graph = kgbuild.build(workdir / "examples" / EXAMPLE.name, options=options, outdir=tmp_path / "out")
+    assert graph.entities == raw.entities and graph.relations == raw.relations
+    assert kgbuild.load_graph(tmp_path / "out") == graph and not (tmp_path / "out" / "merge_log.jsonl").exists()
+    for keywords in ({"merge": False}, {"lenient": True}, {"llm_model": "m"}, {"scenes": "1-2"}):
+        with pytest.raises(InputError, match=r"options=BuildOptions\(...\) or as keywords .*, not both"):
+            kgbuild.build(EXAMPLE, options=options, **keywords)
+
+
 def test_build_refuses_llm_options_without_a_model():
     with pytest.raises(InputError, match="need an LLM"):
         kgbuild.build(EXAMPLE, max_cost=1.0)
@@ -226,6 +244,17 @@ def test_score_of_a_graph_against_itself_is_perfect(built):
     assert result.movie == graph.movie.key and result.title == graph.movie.title
     by_path = kgbuild.score(outdir, outdir / "graph.json")
     assert by_path.entities == result.entities and by_path.relations == result.relations
+
+
+def test_score_refuses_a_reference_of_another_movie_unless_forced(built):
+    graph, _ = built
+    other = graph.model_copy(update={"movie": graph.movie.model_copy(update={"id": "fargo", "title": "Fargo"})})
+    with pytest.raises(InputError, match="the prediction is of .* and the reference of 'Fargo' .*another movie"):
+        kgbuild.score(graph, other)
+    with pytest.raises(InputError, match="another movie"):
+        kgbuild.score(other, graph)
+    forced = kgbuild.score(graph, other, force=True)
+    assert forced.entities.f1 == 1.0 and forced.movie == "fargo"
 
 
 def test_score_counts_what_it_leaves_out(built):

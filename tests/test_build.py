@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from kgbuild.errors import OutputError
+from kgbuild.folders import BuildFolder
 from kgbuild.graph import load_graph
-from kgbuild.output import BUILD_FILES, write_build
+from kgbuild.output import write_build
 from kgbuild.pipeline import BuildOptions, run_build
 from tests.cli_in_process import Ran, run_cli
 
@@ -25,7 +26,7 @@ def test_build_writes_graph_screenplay_report_and_graphml(tmp_path):
     out = tmp_path / "out"
     result = run("build", str(FIXTURE), "-o", str(out))
     assert result.returncode == 0, result.stderr
-    assert sorted(p.name for p in out.iterdir()) == sorted([*BUILD_FILES, "merge_log.jsonl"])
+    assert sorted(p.name for p in out.iterdir()) == sorted([*BuildFolder.BUILD_FILES, "merge_log.jsonl"])
     graph = load_graph(out / "graph.json")
     assert graph.provenance.backend == "offline"
     assert set(graph.provenance.timings) == {"parse", "chunk", "extract", "repair", "merge", "derive", "correct"}
@@ -108,8 +109,8 @@ def test_build_to_an_unreachable_neo4j_keeps_the_local_build_and_says_why(tmp_pa
 
 
 def test_merge_gets_only_the_llm_budget_extraction_left():
+    from kgbuild.extraction.llm.run import LLMExtraction
     from kgbuild.llm.costs import LLMUsage, TaskUsage
-    from kgbuild.llm.run import LLMExtraction
     from kgbuild.llm.settings import LLMSettings
     from kgbuild.pipeline import remaining_budget
 

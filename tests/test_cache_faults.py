@@ -1,7 +1,7 @@
 """The caches under faults, through the command line: a damaged file in four shapes and a full disk.
 
 `kgbuild build` offline for the embedding cache; an LLM build against the local OpenAI-compatible
-server (`kgbuild.benchmarks.fake_server`) for the LLM response cache. The command line runs in this
+server (`kgbuild.testing`) for the LLM response cache. The command line runs in this
 process as the console script runs it (tests/cli_in_process.py: what reaches stderr is what a new
 process would show), on real SQLite files; the full disk is SQLite's own "database or disk is
 full", made by keeping every database the command opens from growing.
@@ -16,8 +16,8 @@ from unittest import mock
 
 import pytest
 
-from kgbuild.benchmarks.fake_server import FakeOpenAIServer
-from kgbuild.benchmarks.llm import server_responder
+from bench.llm import server_responder
+from kgbuild.testing import FakeOpenAIServer
 from tests.cache_damage import SHAPES, copy_cache, damage, full_disk_connect, healthy_rows, set_aside
 from tests.cli_in_process import Ran, run_cli
 

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from kgbuild.errors import OutputError
+from kgbuild.folders import BuildFolder
 from kgbuild.graph import load_graph
-from kgbuild.journal import JOURNAL_FILE, settle
-from kgbuild.lock import LOCK_FILE
-from kgbuild.output import BUILD_FILES, REVIEW_FILE, build_folder, write_build
+from kgbuild.journal import settle
+from kgbuild.output import build_folder, write_build
 from kgbuild.pipeline import BuildOptions, run_build
 from tests.test_failures import ACADEMY, HARBOUR, one_line_error, run
 
@@ -68,7 +68,7 @@ def test_symlinks_planted_in_the_output_folder_are_replaced_never_followed(tmp_p
     shutil.copytree(harbour_build, out)
     (elsewhere / "folder").mkdir(parents=True)
     (elsewhere / "folder" / "keep.txt").write_text("precious")
-    planted = [*BUILD_FILES, REVIEW_FILE, LOCK_FILE, "schema.json"]
+    planted = [*BuildFolder.BUILD_FILES, BuildFolder.REVIEW, BuildFolder.LOCK, "schema.json"]
     for name in planted:
         (elsewhere / name).write_text("precious")
         (out / name).unlink(missing_ok=True)
@@ -84,9 +84,9 @@ def test_symlinks_planted_in_the_output_folder_are_replaced_never_followed(tmp_p
     assert [p.name for p in (elsewhere / "folder").iterdir()] == ["keep.txt"]
     assert (elsewhere / "folder" / "keep.txt").read_text() == "precious"
     assert not os.path.lexists(out / ".kgbuild-staging-planted")
-    for name in BUILD_FILES:
+    for name in BuildFolder.BUILD_FILES:
         assert (out / name).is_file() and not (out / name).is_symlink(), name
-    assert not any(os.path.lexists(out / name) for name in (REVIEW_FILE, LOCK_FILE, "schema.json"))
+    assert not any(os.path.lexists(out / name) for name in (BuildFolder.REVIEW, BuildFolder.LOCK, "schema.json"))
     assert load_graph(out / "graph.json").movie.title == "The Harbour Job"
 
 
@@ -95,13 +95,13 @@ def wait_for_lock(out: Path, process: subprocess.Popen[str]) -> dict:
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and process.poll() is None:
         try:
-            holder = json.loads((out / LOCK_FILE).read_text())
+            holder = json.loads((out / BuildFolder.LOCK).read_text())
         except (OSError, ValueError):
             holder = {}
         if holder.get("pid") == process.pid:
             return holder
         time.sleep(0.02)
-    raise AssertionError(f"the build never held {out / LOCK_FILE} (exit status {process.poll()})")
+    raise AssertionError(f"the build never held {out / BuildFolder.LOCK} (exit status {process.poll()})")
 
 
 def test_a_second_build_into_a_held_folder_exits_2_naming_the_first_and_a_dead_ones_lock_is_taken(
@@ -128,7 +128,7 @@ def test_a_second_build_into_a_held_folder_exits_2_naming_the_first_and_a_dead_o
     wait_for_lock(out, killed)
     killed.kill()
     killed.wait()
-    assert (out / LOCK_FILE).exists()
+    assert (out / BuildFolder.LOCK).exists()
     stale = out / ".kgbuild-staging-k1lled"
     (stale / ".old").mkdir(parents=True)
     (stale / "graph.lbdb").write_bytes(b"\0" * (1 << 20))
@@ -228,9 +228,9 @@ ls -A {mount}/out > {tmp_path}/names.txt
 
 
 OLD = {"screenplay.json": "old screenplay", "report.md": "old report", "graph.lbdb": "old store",
-       "graph.json": "old graph", REVIEW_FILE: "old review"}
+       "graph.json": "old graph", BuildFolder.REVIEW: "old review"}
 NEW = {"screenplay.json": "new screenplay", "report.md": "new report", "graph.lbdb": "new store",
-       "graph.json": "new graph", REVIEW_FILE: None}
+       "graph.json": "new graph", BuildFolder.REVIEW: None}
 INSTALL = ["screenplay.json", "report.md", "graph.lbdb", "graph.json"]
 #: Replaces the files, crashing (os._exit: no cleanup, no finally) after the N-th file operation.
 CRASH_IN_REPLACE = """
@@ -285,7 +285,7 @@ def test_a_crash_after_any_file_operation_of_the_final_write_leaves_the_whole_ol
         assert files in (OLD, NEW), f"a crash after operation {limit} left {files}"
         assert (folder / "audit" / "verdicts.jsonl").read_text() == "mine"
         assert (folder / "script.corrections.jsonl").read_text() == "mine"
-        assert not (folder / JOURNAL_FILE).exists()
+        assert not (folder / BuildFolder.JOURNAL).exists()
         with build_folder(folder):  # the next build removes what a crash after the switch left
             pass
         assert not (folder / ".kgbuild-staging-test").exists()

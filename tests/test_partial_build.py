@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 import kgbuild
-from kgbuild.benchmarks.fake_server import FakeOpenAIServer, Fault, FaultPlan
-from kgbuild.benchmarks.llm import server_responder
+from bench.llm import server_responder
 from kgbuild.output import keeps_existing_build
+from kgbuild.testing import FakeOpenAIServer, Fault, FaultPlan
 
 
 def test_a_partial_build_keeps_an_existing_build_unless_allowed(tmp_path):

@@ -1,5 +1,7 @@
 """The audit's files: the screenplay it reads, the folder it writes, the verdicts it tallies.
 
+The files are named in `kgbuild.folders.AuditFolder`.
+
 An audit folder holds sheet.md (for a person; with relations and entities also in two parts,
 sheet-relations.md and sheet-entities.md, each with the whole judge text), facts.jsonl (the
 sample), requests.jsonl (for an LLM judge through a Batch API), and after a tally verdicts.jsonl
@@ -16,18 +18,10 @@ from kgbuild.evaluation.audit.requests import request_lines
 from kgbuild.evaluation.audit.sheet import fact_section, facts_jsonl, read_sheet_verdicts, render_sheet
 from kgbuild.evaluation.audit.tally import read_verdicts, report_markdown
 from kgbuild.evaluation.audit.types import AuditFact, AuditReport, AuditSample, Verdict
+from kgbuild.folders import AuditFolder, BuildFolder
 from kgbuild.model import KnowledgeGraph, Screenplay
 from kgbuild.readers import load_screenplay as read_any_screenplay
 from kgbuild.schema import Schema
-
-SHEET_FILE = "sheet.md"
-# The sheet in two parts, each with the whole judge text: one per kind of fact.
-PART_SHEET_FILES = {"relation": "sheet-relations.md", "entity": "sheet-entities.md"}
-FACTS_FILE = "facts.jsonl"
-REQUESTS_FILE = "requests.jsonl"
-VERDICTS_FILE = "verdicts.jsonl"
-REPORT_MD = "audit.md"
-REPORT_JSON = "audit.json"
 
 
 def load_screenplay(graph_path: Path, graph: KnowledgeGraph, screenplay: Path | None = None) -> Screenplay:
@@ -41,7 +35,7 @@ def load_screenplay(graph_path: Path, graph: KnowledgeGraph, screenplay: Path | 
     Raises:
         InputError: no screenplay found, unreadable, or from another script than the graph.
     """
-    candidate = screenplay or graph_path.parent / "screenplay.json"
+    candidate = screenplay or BuildFolder(graph_path.parent).screenplay
     if not candidate.is_file():
         raise InputError("no screenplay to show the cited scenes from; pass --screenplay with the "
                          "screenplay.json of the build (or the script file)", path=str(candidate))
@@ -72,12 +66,12 @@ def write_audit(outdir: Path, sample: AuditSample, screenplay: Screenplay, schem
     """
     outdir.mkdir(parents=True, exist_ok=True)
     sections = judge_sections(sample, screenplay, schema)
-    files = [(SHEET_FILE, render_sheet(sample, screenplay, schema)), (FACTS_FILE, facts_jsonl(sample)),
-             (REQUESTS_FILE, "".join(line + "\n" for line in request_lines(sections, model=model)))]
+    files = [(AuditFolder.SHEET, render_sheet(sample, screenplay, schema)), (AuditFolder.FACTS, facts_jsonl(sample)),
+             (AuditFolder.REQUESTS, "".join(line + "\n" for line in request_lines(sections, model=model)))]
     kinds = {f.kind for f in sample.facts}
     if len(kinds) > 1:
         files += [(name, render_sheet(sample, screenplay, schema, kinds=(kind,)))
-                  for kind, name in PART_SHEET_FILES.items()]
+                  for kind, name in AuditFolder.PART_SHEETS.items()]
     return [write_text_atomic(outdir / name, text) for name, text in files]
 
 
@@ -127,5 +121,5 @@ def write_verdicts(path: Path, verdicts: list[Verdict]) -> Path:
 def write_report(outdir: Path, report: AuditReport) -> list[Path]:
     """Write audit.md and audit.json into `outdir`."""
     outdir.mkdir(parents=True, exist_ok=True)
-    return [write_text_atomic(outdir / REPORT_MD, report_markdown(report)),
-            write_text_atomic(outdir / REPORT_JSON, report.model_dump_json(indent=1))]
+    return [write_text_atomic(outdir / AuditFolder.REPORT_MD, report_markdown(report)),
+            write_text_atomic(outdir / AuditFolder.REPORT_JSON, report.model_dump_json(indent=1))]

@@ -21,12 +21,13 @@ from kgbuild.ask.story_index import StoryIndex, build_folder
 from kgbuild.ask.types import Answer, AskResult, Citation, CypherAnswer
 from kgbuild.embeddings import Embedder
 from kgbuild.errors import InputError
+from kgbuild.folders import BuildFolder
 from kgbuild.llm.settings import LLMSettings
 from kgbuild.llm.types import ChatBackend
 from kgbuild.model import KnowledgeGraph
 
 if TYPE_CHECKING:
-    from kgbuild.ask.cypher import CypherReader
+    from kgbuild.loaders.store import GraphStore
 
 __all__ = ["Answer", "AskResult", "AskSession", "Citation", "CypherAnswer", "StoryIndex", "retrieve"]
 
@@ -41,8 +42,9 @@ class AskSession:
         llm: Answer with this LLM (`kgbuild.llm.settings.LLMSettings`: model, endpoint, cache,
             budget, batch export, as builds use); None returns the ranked evidence only.
         backend: Send the LLM's requests here instead of the endpoint (a scripted backend).
-        db: The store `cypher` reads: a .lbdb file, a build folder, or a bolt:// address (Neo4j,
-            FalkorDB); None: the build's own graph.lbdb.
+        db: The store `cypher` reads (`kgbuild.loaders.store.open_store`): a .lbdb file, a build
+            folder, a graph.json, or a bolt:// address (Neo4j, FalkorDB); None: the build's own
+            graph.lbdb.
         db_auth: (user, password) of a Bolt server; an empty password for none.
         database: The Neo4j database; the server's default when None.
 
@@ -68,7 +70,7 @@ class AskSession:
         self._database = database
         self._index: StoryIndex | None = None
         self._graph: KnowledgeGraph | None = None
-        self._reader: CypherReader | None = None
+        self._store: GraphStore | None = None
 
     @property
     def index(self) -> StoryIndex:
@@ -89,7 +91,7 @@ class AskSession:
         if self._graph is None:
             from kgbuild.graph import load_graph
 
-            self._graph = load_graph(self.build / "graph.json")
+            self._graph = load_graph(BuildFolder(self.build).graph)
         return self._graph
 
     def retrieve(self, question: str, *, as_of: int | None = None, k: int = 5, facts: int = 10) -> AskResult:
@@ -136,21 +138,22 @@ class AskSession:
         """
         if self.llm is None:
             raise InputError("a Cypher query needs an LLM: give the session llm=LLMSettings(model=...)")
-        from kgbuild.ask.cypher import ask_cypher, open_reader
+        from kgbuild.ask.cypher import ask_cypher
+        from kgbuild.loaders.store import open_store
         from kgbuild.schema import schema_for_graph
 
-        if self._reader is None:
+        if self._store is None:
             user, password = self._db_auth or ("neo4j", "")
-            self._reader = open_reader(self.build if self._db is None else self._db, user=user, password=password,
-                                       database=self._database)
-        return ask_cypher(question, self._reader, self.llm, movie=self.graph.movie.key,
+            self._store = open_store(self.build if self._db is None else self._db, user=user, password=password,
+                                     database=self._database)
+        return ask_cypher(question, self._store, self.llm, movie=self.graph.movie.key,
                           schema=schema_for_graph(self.build), backend=self._backend)
 
     def close(self) -> None:
         """Close the store, if `cypher` opened one."""
-        if self._reader is not None:
-            self._reader.close()
-            self._reader = None
+        if self._store is not None:
+            self._store.close()
+            self._store = None
 
     def __enter__(self) -> AskSession:
         return self

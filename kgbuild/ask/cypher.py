@@ -8,7 +8,8 @@ it reaches the store (`query_problem`):
 
 1. **read only**: no clause or procedure that writes (`write_words`: CREATE, MERGE, SET, DELETE,
    REMOVE, DROP, LOAD CSV, COPY, CALL, FOREACH, ...; words inside strings and comments do not
-   count), one statement, no parameter but `$movie`;
+   count), one statement, no parameter but `$movie` (queries run in read transactions, but
+   FalkorDB runs writes even there: this check keeps them from reaching it);
 2. **the schema**: every label and relationship type it names has nodes or relationships of
    the movie in the store;
 3. **the dialect** (embedded store): no Neo4j-only construct (`kgbuild.loaders.dialect`);
@@ -21,8 +22,8 @@ problem; the second query gets the same checks. The rows of the query that ran a
 (`kgbuild.llm.factory.open_llm_client`): same cache, retries, budget and batch export as builds.
 
 Example:
-    >>> with open_reader("out/lizard-people") as reader:  # doctest: +SKIP
-    ...     answer = ask_cypher("Who speaks to Reggie?", reader, LLMSettings(model="gpt-4o-mini"),
+    >>> with open_store("out/lizard-people") as store:  # doctest: +SKIP
+    ...     answer = ask_cypher("Who speaks to Reggie?", store, LLMSettings(model="gpt-4o-mini"),
     ...                         movie="lizard-people", schema=load_schema())
     >>> answer.cypher, answer.rows[:2]  # doctest: +SKIP
 """
@@ -30,9 +31,8 @@ Example:
 from __future__ import annotations
 
 import asyncio
-import os
 import re
-from typing import Any, Literal, Protocol, Self
+from typing import TYPE_CHECKING, Any
 
 from kgbuild.ask.types import CypherAnswer, CypherAttempt, ModelCypher
 from kgbuild.errors import InputError, KgbuildError
@@ -53,6 +53,9 @@ from kgbuild.loaders.records import (
 )
 from kgbuild.loaders.results import QueryResult
 from kgbuild.schema import Schema
+
+if TYPE_CHECKING:
+    from kgbuild.loaders.store import GraphStore, StoreKind
 
 PROMPT = "cypher"
 #: Accounting label of query requests in the client's usage.
@@ -86,120 +89,24 @@ class CypherError(KgbuildError):
     """No query could be run: both the model's queries failed their checks or the store refused them."""
 
 
-class CypherReader(Protocol):
-    """A store opened for reading, as `ask --cypher` uses it."""
-
-    @property
-    def kind(self) -> Literal["embedded", "bolt"]:
-        """'embedded' (the dialect of kgbuild's embedded store) or 'bolt' (Neo4j, FalkorDB)."""
-        ...
-
-    @property
-    def where(self) -> str:
-        """The store's path or address, for messages."""
-        ...
-
-    def query(self, cypher: str, params: dict[str, Any]) -> QueryResult:
-        """Run one query that only reads.
-
-        Raises:
-            QueryError: the store refused it.
-        """
-        ...
-
-    def close(self) -> None:
-        """Close the store."""
-        ...
-
-
-class _Closing:
-    """Readers close at the end of a `with` block."""
-
-    def close(self) -> None:
-        """Close the store."""
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-class EmbeddedReader(_Closing):
-    """The embedded store, opened read-only once (`kgbuild.loaders.embedded.ReadOnlyStore`)."""
-
-    kind: Literal["embedded", "bolt"] = "embedded"
-
-    def __init__(self, path: str | os.PathLike[str]):
-        from kgbuild.loaders.embedded import ReadOnlyStore
-
-        self._store = ReadOnlyStore(path)
-        self.where = str(path)
-
-    def query(self, cypher: str, params: dict[str, Any]) -> QueryResult:
-        """Run one query on the store opened read-only."""
-        return self._store.query(cypher, params)
-
-    def close(self) -> None:
-        """Close the store."""
-        self._store.close()
-
-
-class BoltReader(_Closing):
-    """A Bolt server (Neo4j, FalkorDB) queried in read transactions."""
-
-    kind: Literal["embedded", "bolt"] = "bolt"
-
-    def __init__(self, uri: str, *, user: str, password: str, database: str | None = None):
-        from kgbuild.loaders.neo4j_store import BoltStore
-
-        self._store = BoltStore(uri, user=user, password=password, database=database)
-        self.where = uri
-
-    def query(self, cypher: str, params: dict[str, Any]) -> QueryResult:
-        """Run one query in a read transaction (FalkorDB runs writes even there: `write_words`
-        keeps them from reaching it)."""
-        return self._store.query(cypher, params, write=False)
-
-    def close(self) -> None:
-        """Close the connections."""
-        self._store.close()
-
-
-def open_reader(db: str | os.PathLike[str], *, user: str = "neo4j", password: str = "",
-                database: str | None = None) -> EmbeddedReader | BoltReader:
-    """Open a store for `ask --cypher`: a bolt:// (or neo4j://) address, a .lbdb file, or a
-    build folder holding graph.lbdb; close it, or use it in a `with` block.
-
-    Raises:
-        StoreError: no store there, or it cannot be opened or reached.
-    """
-    text = os.fspath(db)
-    if re.match(r"^(bolt|neo4j)(\+s|\+ssc)?://", text):
-        return BoltReader(text, user=user, password=password, database=database)
-    from kgbuild.loaders.embedded import resolve_db_path
-
-    return EmbeddedReader(resolve_db_path(text))
-
-
 # -- what the store holds --------------------------------------------------------------------------
 
-def store_counts(reader: CypherReader, movie: str) -> tuple[dict[str, int], dict[str, int]]:
+def store_counts(store: GraphStore, movie: str) -> tuple[dict[str, int], dict[str, int]]:
     """The node labels and relationship types that have nodes and relationships of `movie` in the
     store, each with its count.
 
     Raises:
         QueryError: the store refused the counting queries.
     """
-    label = "label(n)" if reader.kind == "embedded" else "labels(n)"
-    kind = "label(r)" if reader.kind == "embedded" else "type(r)"
+    label = "label(n)" if store.kind == "embedded" else "labels(n)"
+    kind = "label(r)" if store.kind == "embedded" else "type(r)"
     params = {MOVIE_PARAM: movie}
     nodes: dict[str, int] = {}
-    for name, count in reader.query(f"MATCH (n) WHERE n.movie = $movie RETURN {label} AS l, count(*) AS c",
+    for name, count in store.query(f"MATCH (n) WHERE n.movie = $movie RETURN {label} AS l, count(*) AS c",
                                     params).rows:
         for one in name if isinstance(name, list) else [name]:
             nodes[str(one)] = nodes.get(str(one), 0) + int(count)
-    relationships = {str(name): int(count) for name, count in reader.query(
+    relationships = {str(name): int(count) for name, count in store.query(
         f"MATCH ()-[r]->() WHERE r.movie = $movie RETURN {kind} AS t, count(*) AS c", params).rows}
     return dict(sorted(nodes.items())), dict(sorted(relationships.items()))
 
@@ -238,7 +145,7 @@ def schema_lines(schema: Schema, nodes: dict[str, int], relationships: dict[str,
 
 
 def cypher_messages(question: str, movie: str, schema_text: dict[str, str],
-                    kind: Literal["embedded", "bolt"]) -> list[ChatMessage]:
+                    kind: StoreKind) -> list[ChatMessage]:
     """The chat messages asking for one query."""
     prompt = load_prompt(PROMPT)
     return [ChatMessage(role="system", content=prompt.render("system", dialect=_DIALECT[kind])),
@@ -271,7 +178,7 @@ def named_labels(cypher: str) -> tuple[list[str], list[str]]:
 
 
 def static_problem(cypher: str, nodes: dict[str, int], relationships: dict[str, int],
-                   kind: Literal["embedded", "bolt"]) -> str | None:
+                   kind: StoreKind) -> str | None:
     """What keeps a query from reaching the store, without asking the store; None when nothing."""
     text = cypher.strip().removesuffix(";").strip()
     if not text:
@@ -298,15 +205,15 @@ def static_problem(cypher: str, nodes: dict[str, int], relationships: dict[str, 
     return None
 
 
-def query_problem(cypher: str, reader: CypherReader, nodes: dict[str, int], relationships: dict[str, int],
+def query_problem(cypher: str, store: GraphStore, nodes: dict[str, int], relationships: dict[str, int],
                   movie: str) -> str | None:
     """Every check of the module docstring, the store's EXPLAIN last; None when the query may run."""
-    problem = static_problem(cypher, nodes, relationships, reader.kind)
+    problem = static_problem(cypher, nodes, relationships, store.kind)
     if problem is not None:
         return problem
     text = cypher.strip().removesuffix(";").strip()
     try:
-        reader.query(f"EXPLAIN {text}", _params(text, movie))
+        store.query(f"EXPLAIN {text}", _params(text, movie))
     except QueryError as e:
         return f"the store refused it: {e}"
     return None
@@ -318,42 +225,42 @@ def _params(cypher: str, movie: str) -> dict[str, Any]:
 
 # -- the request, the retry and the run ------------------------------------------------------------
 
-async def _attempt(client: LLMClient, messages: list[ChatMessage], reader: CypherReader, nodes: dict[str, int],
+async def _attempt(client: LLMClient, messages: list[ChatMessage], store: GraphStore, nodes: dict[str, int],
                    relationships: dict[str, int], movie: str) -> tuple[CypherAttempt, QueryResult | None, str]:
     reply = await client.structured(task=TASK, messages=messages, response_model=ModelCypher)
     cypher = reply.cypher.strip()
-    problem = query_problem(cypher, reader, nodes, relationships, movie)
+    problem = query_problem(cypher, store, nodes, relationships, movie)
     result = None
     if problem is None:
         text = cypher.removesuffix(";").strip()
         try:
-            result = reader.query(text, _params(text, movie))
+            result = store.query(text, _params(text, movie))
         except QueryError as e:
             problem = f"the store refused it: {e}"
     return CypherAttempt(cypher=cypher, problem=problem), result, reply.model_dump_json()
 
 
-async def _ask(client: LLMClient, question: str, reader: CypherReader, movie: str, nodes: dict[str, int],
+async def _ask(client: LLMClient, question: str, store: GraphStore, movie: str, nodes: dict[str, int],
                relationships: dict[str, int], schema_text: dict[str, str]
                ) -> tuple[list[CypherAttempt], QueryResult | None]:
     async with client:
-        messages = cypher_messages(question, movie, schema_text, reader.kind)
-        first, result, reply = await _attempt(client, messages, reader, nodes, relationships, movie)
+        messages = cypher_messages(question, movie, schema_text, store.kind)
+        first, result, reply = await _attempt(client, messages, store, nodes, relationships, movie)
         if first.problem is None:
             return [first], result
         retry = load_prompt(PROMPT).render("retry", problem=first.problem)
         messages = [*messages, ChatMessage(role="assistant", content=reply), ChatMessage(role="user", content=retry)]
-        second, result, _ = await _attempt(client, messages, reader, nodes, relationships, movie)
+        second, result, _ = await _attempt(client, messages, store, nodes, relationships, movie)
         return [first, second], result
 
 
-def ask_cypher(question: str, reader: CypherReader, settings: LLMSettings, *, movie: str, schema: Schema,
+def ask_cypher(question: str, store: GraphStore, settings: LLMSettings, *, movie: str, schema: Schema,
                backend: ChatBackend | None = None) -> CypherAnswer:
     """Turn a question into one read-only Cypher query, check it, run it, and return its rows.
 
     Args:
         question: The question, as asked.
-        reader: The store (`open_reader`).
+        store: The store (`kgbuild.loaders.store.open_store`), queried read-only.
         settings: Model, endpoint, cache, timeout, deadline, budget, batch export.
         movie: The movie whose nodes the query may read (the graph's movie id as stored).
         schema: The graph's schema (descriptions and admitted directions of its types).
@@ -369,14 +276,14 @@ def ask_cypher(question: str, reader: CypherReader, settings: LLMSettings, *, mo
         LLMError: the model's replies never validated, the server failed, the budget (see
             `LLMClient.structured`).
     """
-    nodes, relationships = store_counts(reader, movie)
+    nodes, relationships = store_counts(store, movie)
     if not nodes:
-        raise InputError(f"the store {reader.where} holds nothing of the movie {movie!r}; load the build into it "
+        raise InputError(f"the store {store.where} holds nothing of the movie {movie!r}; load the build into it "
                          "with 'kgbuild load OUTDIR' (or --neo4j URI)")
     schema_text = schema_lines(schema, nodes, relationships)
     with open_llm_client(settings, backend=backend) as client:
         try:
-            attempts, result = asyncio.run(_ask(client, question, reader, movie, nodes, relationships, schema_text))
+            attempts, result = asyncio.run(_ask(client, question, store, movie, nodes, relationships, schema_text))
         except BatchPendingError:
             raise_pending(client, settings, "the query is not written yet")
             raise
@@ -384,7 +291,7 @@ def ask_cypher(question: str, reader: CypherReader, settings: LLMSettings, *, mo
     rows = result.rows if result is not None else []
     error = None if ran else (f"no query could be run after {len(attempts)} attempts; last problem: "
                               f"{attempts[-1].problem}")
-    return CypherAnswer(question=question, movie=movie, store=reader.where, attempts=attempts,
+    return CypherAnswer(question=question, movie=movie, store=store.where, attempts=attempts,
                         columns=result.columns if result is not None else [], rows=rows[:MAX_ROWS],
                         truncated=len(rows) > MAX_ROWS, model=settings.model, prompt=load_prompt(PROMPT).tag,
                         error=error)

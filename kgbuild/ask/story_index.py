@@ -23,6 +23,7 @@ from kgbuild.ask.text import TextIndex, is_chinese, words
 from kgbuild.chunking import render_element
 from kgbuild.embeddings import Embedder
 from kgbuild.errors import InputError
+from kgbuild.folders import BuildFolder
 from kgbuild.model import Element, ElementKind, Entity, KnowledgeGraph, PresenceMode, Relation, Screenplay
 
 #: Elements shorter than this (in characters) get no vector of their own: 'Yes.', '(beat)'.
@@ -76,9 +77,8 @@ class StoryIndex:
         from kgbuild.graph import load_graph
         from kgbuild.readers import load_screenplay
 
-        folder = build_folder(build)
-        return cls.build(load_graph(folder / "graph.json"), load_screenplay(folder / "screenplay.json"),
-                         embedder=embedder)
+        folder = BuildFolder(build_folder(build))
+        return cls.build(load_graph(folder.graph), load_screenplay(folder.screenplay), embedder=embedder)
 
     @classmethod
     def build(cls, graph: KnowledgeGraph, screenplay: Screenplay, *, embedder: Embedder | None = None) -> StoryIndex:
@@ -130,14 +130,13 @@ def build_folder(build: str | os.PathLike[str]) -> Path:
     Raises:
         InputError: one of them is missing.
     """
-    folder = Path(build)
-    if folder.is_file():
-        folder = folder.parent
-    for name in ("graph.json", "screenplay.json"):
-        if not (folder / name).is_file():
-            raise InputError(f"no {name} here: ask reads a build folder of 'kgbuild build SCRIPT -o OUTDIR'",
-                             path=str(folder))
-    return folder
+    given = Path(build)
+    folder = BuildFolder(given.parent if given.is_file() else given)
+    for path in (folder.graph, folder.screenplay):
+        if not path.is_file():
+            raise InputError(f"no {path.name} here: ask reads a build folder of 'kgbuild build SCRIPT -o OUTDIR'",
+                             path=str(folder.path))
+    return folder.path
 
 
 def _line(scene: int, element: Element) -> SceneLine:

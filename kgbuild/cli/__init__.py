@@ -1,7 +1,7 @@
 """The `kgbuild` command line: the group, its commands, and the entry point.
 
 One module per command group (`kgbuild.cli.build`, `score`, `store`, `llm`, `merge`, `audit`,
-`view`, `diff`, `story`, `ask`, `parse`, `bench`; `corpus` runs a corpus build), the options
+`view`, `diff`, `story`, `ask`, `parse`; `corpus` runs a corpus build), the options
 several commands share in `kgbuild.cli.options`, the exit statuses in `kgbuild.cli.exits`.
 A command's module is imported when the command runs (`kgbuild.cli.lazy`), so `kgbuild --help`
 and `kgbuild COMMAND --help` stay quick. Only this package turns exceptions into messages and
@@ -32,8 +32,6 @@ COMMANDS: dict[str, LazyCommand] = {
                          "(GRAPH: graph.json or a build folder)."),
     "baseline": LazyCommand("kgbuild.cli.score:baseline",
                             "Build the trivial baseline graph (cues as Characters, heading places as Locations)."),
-    "bench": LazyCommand("kgbuild.cli.bench:bench", "Time parsing, STAGE-KG scoring, an offline build, the "
-                         "embedded store, an LLM build, merging and the story view."),
     "build": LazyCommand("kgbuild.cli.build:build",
                          "Build the story graph of SCRIPT into OUTDIR: offline by default, with an LLM if given one."),
     "chunk": LazyCommand("kgbuild.cli.parse:chunk",

@@ -14,6 +14,7 @@ from kgbuild.cli.console import stdout_console
 from kgbuild.cli.exits import EXIT_BATCH_PENDING
 from kgbuild.cli.options import MODEL_ENV, LLMFlags, llm_options
 from kgbuild.errors import InputError
+from kgbuild.folders import BuildFolder
 
 
 @click.command("ask")
@@ -64,7 +65,9 @@ def ask_command(outdir: Path, question: str, as_of: int | None, k: int, facts: i
     if as_cypher and as_of is not None:
         raise click.UsageError("--scene bounds the evidence of an answer; a --cypher query reads the whole graph")
     auth = None
-    if db is not None and "://" in db:
+    from kgbuild.loaders.store import is_bolt_address
+
+    if is_bolt_address(db):
         from kgbuild.cli.store import neo4j_credentials
 
         auth = neo4j_credentials()
@@ -131,7 +134,7 @@ def qa_eval_command(build: Path, questions: Path, corpus: bool, script: Path | N
     if corpus:
         for csv_path in sorted(questions.glob("*/question_pairs.csv")):
             movie = csv_path.parent.name
-            if (build / movie / "graph.json").is_file():
+            if BuildFolder(build / movie).has_graph():
                 pairs.append((movie, build / movie, csv_path, csv_path.parent / "script.json"))
         if not pairs:
             raise InputError("no movie has both a build (BUILD/<id>/graph.json) and questions "
@@ -141,7 +144,7 @@ def qa_eval_command(build: Path, questions: Path, corpus: bool, script: Path | N
         if index_source is None:
             from kgbuild.readers import load_screenplay
 
-            source = Path(load_screenplay(build / "screenplay.json").source.path)
+            source = Path(load_screenplay(BuildFolder(build).screenplay).source.path)
             if source.name != "script.json" or not source.is_file():
                 raise InputError("the build's source is no STAGE script.json here; name it with --script",
                                  path=str(build))

@@ -14,6 +14,7 @@ from kgbuild.errors import InputError
 from kgbuild.evaluation.audit.requests import DEFAULT_JUDGE_MODEL
 from kgbuild.evaluation.audit.sample import DEFAULT_ENTITIES, DEFAULT_RELATIONS
 from kgbuild.evaluation.audit.types import AuditReport, AuditSample, TypeShare, Verdict, WeightedShare
+from kgbuild.folders import AuditFolder, BuildFolder
 from kgbuild.llm.settings import LLMSettings
 from kgbuild.model import KnowledgeGraph
 from kgbuild.schema import Schema
@@ -114,12 +115,12 @@ def audit(graph: Path, outdir: Path | None, relations: int, entities: int, seed:
     source = graph_file(graph)
     schema = schema_for_graph(source, schema_file)
     kg = load_graph(source)
-    target = outdir or source.parent / "audit"
+    target = AuditFolder(outdir) if outdir is not None else BuildFolder(source.parent).audit
     sample = sample_facts(kg, relations=relations, entities=entities, seed=seed)
     console = stdout_console()
     if verdicts is None and results is None and not judge:
         sp = files.load_screenplay(source, kg, screenplay)
-        sheet_files = files.write_audit(target, sample, sp, schema, model=llm_model)
+        sheet_files = files.write_audit(target.path, sample, sp, schema, model=llm_model)
         picked = sum(f.kind == "relation" for f in sample.facts)
         bare = sum(not f.evidence for f in sample.facts)
         console.print(
@@ -129,29 +130,28 @@ def audit(graph: Path, outdir: Path | None, relations: int, entities: int, seed:
             + (f", {bare} {'fact cites' if bare == 1 else 'facts cite'} no evidence (not supported, no request)"
                if bare else "") + ".")
         console.print("Wrote " + ", ".join(str(p) for p in sheet_files))
-        console.print(f"Next: mark {target / files.SHEET_FILE} and run 'kgbuild audit {graph} --verdicts "
-                      f"{target / files.SHEET_FILE}', or submit {target / files.REQUESTS_FILE} to a Batch "
-                      f"API and run 'kgbuild audit {graph} --results RESULTS.jsonl', or judge live with "
-                      "--judge (same --seed, --relations, --entities).")
+        console.print(f"Next: mark {target.sheet} and run 'kgbuild audit {graph} --verdicts {target.sheet}', "
+                      f"or submit {target.requests} to a Batch API and run 'kgbuild audit {graph} --results "
+                      "RESULTS.jsonl', or judge live with --judge (same --seed, --relations, --entities).")
         return
-    files.check_facts_file(target / files.FACTS_FILE, sample)
+    files.check_facts_file(target.facts, sample)
     written: list[Path] = []
     if verdicts is not None:
         judged = files.read_verdicts_file(verdicts)
         where = str(verdicts)
     elif results is not None:
         judged, where = _from_results(results, target, console), str(results)
-        written.append(target / files.VERDICTS_FILE)
+        written.append(target.verdicts)
     else:
         settings = llm.model_copy(update={"model": llm_model}).settings()
         assert settings is not None  # the judge model has a default
         judged, where = _judge_live(source, kg, screenplay, sample, target, console, settings, schema)
-        written.append(target / files.VERDICTS_FILE)
+        written.append(target.verdicts)
     from kgbuild.evaluation.audit.tally import tally
 
     report = tally(sample, judged, path=where)
     _show_report(console, report)
-    written += files.write_report(target, report)
+    written += files.write_report(target.path, report)
     console.print("Wrote " + ", ".join(str(p) for p in written))
     if apply_verdicts:
         _apply(judged, sample, corrections or _beside_script(source, kg, screenplay), console)
@@ -180,7 +180,7 @@ def _apply(judged: list[Verdict], sample: AuditSample, path: Path, console: Cons
                   "rebuild to apply them.")
 
 
-def _from_results(results: Path, target: Path, console: Console) -> list[Verdict]:
+def _from_results(results: Path, target: AuditFolder, console: Console) -> list[Verdict]:
     from kgbuild.evaluation.audit import files
     from kgbuild.evaluation.audit.requests import verdicts_from_batch
 
@@ -195,15 +195,16 @@ def _from_results(results: Path, target: Path, console: Console) -> list[Verdict
         click.echo(f"... and {len(batch.errors) - _SHOWN_ERRORS} more failed lines", err=True)
     if not batch.verdicts and batch.errors:
         raise InputError(f"none of the {batch.lines} lines holds a verdict (see above)", path=str(results))
-    target.mkdir(parents=True, exist_ok=True)
-    files.write_verdicts(target / files.VERDICTS_FILE, batch.verdicts)
+    target.path.mkdir(parents=True, exist_ok=True)
+    files.write_verdicts(target.verdicts, batch.verdicts)
     console.print(f"Read {len(batch.verdicts)} verdicts from {batch.lines} result lines"
                   + (f"; {len(batch.errors)} lines failed (their facts stay unjudged)" if batch.errors else ""))
     return batch.verdicts
 
 
-def _judge_live(source: Path, kg: KnowledgeGraph, screenplay: Path | None, sample: AuditSample, target: Path,
-                console: Console, settings: LLMSettings, schema: Schema) -> tuple[list[Verdict], str]:
+def _judge_live(source: Path, kg: KnowledgeGraph, screenplay: Path | None, sample: AuditSample,
+                target: AuditFolder, console: Console, settings: LLMSettings,
+                schema: Schema) -> tuple[list[Verdict], str]:
     from kgbuild.evaluation.audit import files
     from kgbuild.evaluation.audit.live import judge_live
     from kgbuild.llm.costs import format_usage
@@ -215,8 +216,8 @@ def _judge_live(source: Path, kg: KnowledgeGraph, screenplay: Path | None, sampl
     sp = files.load_screenplay(source, kg, screenplay)
     sections = files.judge_sections(sample, sp, schema)
     run = judge_live(sections, settings)
-    target.mkdir(parents=True, exist_ok=True)
-    files.write_verdicts(target / files.VERDICTS_FILE, run.verdicts)
+    target.path.mkdir(parents=True, exist_ok=True)
+    files.write_verdicts(target.verdicts, run.verdicts)
     for line in format_usage(run.usage):
         console.print(line)
     for failure in run.failures[:_SHOWN_ERRORS]:

@@ -12,14 +12,15 @@ from rich.console import Console
 
 from kgbuild.chunking import DEFAULT_TOKEN_BUDGET
 from kgbuild.cli.exits import EXIT_BATCH_PENDING, EXIT_PARTIAL
-from kgbuild.cli.options import LLMFlags, llm_options, scenes_param, schema_option
+from kgbuild.cli.options import LLMFlags, bolt_param, llm_options, scenes_param, schema_option
+from kgbuild.folders import BuildFolder
 from kgbuild.llm.settings import DEFAULT_LLM_CHUNK_TOKENS
 from kgbuild.paths import cache_dir as resolve_cache_dir
 from kgbuild.paths import check_writable_dir
 from kgbuild.readers import DEFAULT_MAX_BYTES
 
 if TYPE_CHECKING:
-    from kgbuild.llm.run import LLMExtraction
+    from kgbuild.extraction.llm.run import LLMExtraction
     from kgbuild.llm.settings import LLMSettings
     from kgbuild.pipeline import BuildOptions
     from kgbuild.scenes import SceneSelection
@@ -90,7 +91,7 @@ class _Bars:
 @click.option("--admit-below-threshold", "admit", is_flag=True, default=None,
               help="Let into the graph the facts of LLM chunks still below the reflection threshold after "
               "the retries (the report names them); by default they are kept out and listed in review.jsonl.")
-@click.option("--neo4j", "neo4j_uri", metavar="URI",
+@click.option("--neo4j", "neo4j_uri", metavar="URI", callback=bolt_param,
               help="Also load the graph into Neo4j at bolt://HOST:7687 at the end, replacing this "
               "movie there (NEO4J_USERNAME / NEO4J_PASSWORD).")
 @click.option("--neo4j-database", help="The Neo4j database [default: the server's default].")
@@ -205,7 +206,7 @@ def build(scripts: tuple[Path, ...], outdir: Path | None, workers: int | None, w
         check_writable_dir(resolve_cache_dir(settings.cache_dir), "LLM cache folder")
     schema = load_schema(schema_file) if schema_file is not None else None
     if settings is not None and from_stage is None:
-        from kgbuild.llm.responses import response_models
+        from kgbuild.extraction.llm.responses import response_models
 
         response_models(schema or load_schema())  # a schema LLM extraction cannot use fails before any work
     check_writable_dir(resolve_cache_dir(cache_dir), "cache folder")
@@ -228,7 +229,7 @@ def build(scripts: tuple[Path, ...], outdir: Path | None, workers: int | None, w
             except LLMStallError as e:
                 shown.hide_unstarted()
                 bars.stop()
-                kept = f" (the build in {outdir} is kept)" if (outdir / "graph.json").exists() else ""
+                kept = f" (the build in {outdir} is kept)" if BuildFolder(outdir).graph.exists() else ""
                 click.echo(f"kgbuild: {e}; nothing was written{kept}", err=True)
                 sys.exit(EXIT_PARTIAL)
             except BaseException:
@@ -249,11 +250,11 @@ def build(scripts: tuple[Path, ...], outdir: Path | None, workers: int | None, w
         f"{len(graph.relations)} relations. Wrote " + ", ".join(str(p) for p in written)
     )
     if neo4j_uri and credentials:
-        from kgbuild.loaders.neo4j_store import load_neo4j
+        from kgbuild.loaders.store import open_store
 
         user, password = credentials
-        counts = load_neo4j(graph, neo4j_uri, user=user, password=password, database=neo4j_database,
-                            replace=True, schema=state.options.graph_schema())
+        with open_store(neo4j_uri, user=user, password=password, database=neo4j_database) as store:
+            counts = store.load(graph, replace=True, schema=state.options.graph_schema())
         click.echo(f"Loaded movie {counts.movie!r} into Neo4j at {neo4j_uri}: {counts.nodes} nodes, "
                    f"{counts.relations} relationships ({len(counts.refused)} refused).")
         for note in counts.notes:
@@ -262,7 +263,7 @@ def build(scripts: tuple[Path, ...], outdir: Path | None, workers: int | None, w
         _show_llm_usage(state.llm, outdir)
     if failed:
         click.echo(f"kgbuild: {failed} of {chunks} chunks failed (no valid answer after the "
-                   f"retries; listed in {outdir / 'review.jsonl'}); rerun the same command to retry them", err=True)
+                   f"retries; listed in {BuildFolder(outdir).review}); rerun the same command to retry them", err=True)
         sys.exit(EXIT_PARTIAL)
 
 
@@ -287,7 +288,7 @@ def _build_corpus(scripts: list[Path], outdir: Path | None, given: BuildOptions,
     check_writable_dir(resolve_cache_dir(given.cache_dir), "cache folder")
     schema = load_schema(schema_file) if schema_file is not None else None
     if settings is not None:
-        from kgbuild.llm.responses import response_models
+        from kgbuild.extraction.llm.responses import response_models
 
         response_models(schema or load_schema())
     from kgbuild.llm.limits import LimitSettings
@@ -304,7 +305,6 @@ def _build_corpus(scripts: list[Path], outdir: Path | None, given: BuildOptions,
 
 def _show_llm_usage(llm: LLMExtraction, outdir: Path) -> None:
     from kgbuild.llm.costs import format_usage
-    from kgbuild.output import REVIEW_FILE
 
     rates, review = llm.rates, llm.run.review()
     for line in format_usage(llm.usage):
@@ -313,4 +313,4 @@ def _show_llm_usage(llm: LLMExtraction, outdir: Path) -> None:
                f"{rates.prompt_tokens + rates.completion_tokens:.0f} tokens "
                f"({rates.first_requests:.2f} and {rates.first_tokens:.0f} before reflection retries)")
     click.echo(f"{len(review)} of {len(llm.run.outcomes)} chunks need review"
-               + (f": {', '.join(e.chunk for e in review)} (see {outdir / REVIEW_FILE})" if review else "."))
+               + (f": {', '.join(e.chunk for e in review)} (see {BuildFolder(outdir).review})" if review else "."))

@@ -13,6 +13,7 @@ import click
 
 from kgbuild.cli.exits import EXIT_BATCH_PENDING, EXIT_MOVIES_FAILED, EXIT_PARTIAL
 from kgbuild.corpus.status import MovieStatus
+from kgbuild.folders import CorpusFolder
 from kgbuild.llm.limits import LimitSettings, serve_limits
 
 if TYPE_CHECKING:
@@ -104,11 +105,12 @@ def run_corpus_build(paths: list[Path], outdir: Path, options: BuildOptions, *, 
         result = build_corpus(items, outdir, options, executor,
                               on_movie=None if quiet else _progress(len(items)))
     done, skipped, failed = result.count("done"), result.count("skipped"), result.count("failed")
+    folder = CorpusFolder(outdir)
     click.echo(f"{len(result.statuses)} movies: {done} built, {skipped} up to date, {failed} failed"
                + (f", {result.count('pending')} waiting for batch results" if result.count("pending") else "")
-               + f" ({result.wall_seconds:.1f} s). Wrote {outdir / 'corpus.jsonl'} and {outdir / 'report.md'}")
+               + f" ({result.wall_seconds:.1f} s). Wrote {folder.status} and {folder.report}")
     if failed:
-        click.echo(f"kgbuild: {failed} movies failed (see {outdir / 'corpus.jsonl'}); fix them and rerun the same "
+        click.echo(f"kgbuild: {failed} movies failed (see {folder.status}); fix them and rerun the same "
                    "command: complete movies are skipped", err=True)
         sys.exit(EXIT_MOVIES_FAILED)
     if result.batch_files:

@@ -135,13 +135,14 @@ def _json(diff: GraphDiff, limit: int) -> str:
 
 def _write_sides(result: GraphDiff, old_graph: KnowledgeGraph, new_graph: KnowledgeGraph, sides_dir: Path) -> None:
     from kgbuild.diff import side_graphs
+    from kgbuild.folders import BuildFolder
     from kgbuild.graph import save_graph
 
     for side, graphs in side_graphs(result, old_graph, new_graph).items():
         for kind in ("relations", "entities"):
-            save_graph(getattr(graphs, kind), sides_dir / side / kind / "graph.json")
-    click.echo(f"Wrote the removed and added facts to {sides_dir}/{{removed,added}}/{{relations,entities}}/graph.json",
-               err=True)
+            save_graph(getattr(graphs, kind), BuildFolder(sides_dir / side / kind).graph)
+    click.echo(f"Wrote the removed and added facts to {sides_dir}/{{removed,added}}/{{relations,entities}}/"
+               f"{BuildFolder.GRAPH}", err=True)
 
 
 @click.command()

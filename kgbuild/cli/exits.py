@@ -1,8 +1,8 @@
 """The exit statuses of `kgbuild` commands besides 0 (done), in one place.
 
 Status 2 is click's for a usage error, and `kgbuild.cli.main`'s for any `KgbuildError` (bad
-input, an unwritable place). Scripts that drive the CLI (`kgbuild.evaluation.kept_answers`)
-read these names instead of repeating the numbers.
+input, an unwritable place). Scripts that drive the CLI (the repository's
+`bench/studies/kept_answers.py`) read these names instead of repeating the numbers.
 """
 
 from __future__ import annotations

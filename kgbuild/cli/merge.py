@@ -11,13 +11,14 @@ from kgbuild.atomic import write_text_atomic
 from kgbuild.cli.exits import EXIT_BATCH_PENDING
 from kgbuild.cli.options import LLMFlags, llm_options, schema_option
 from kgbuild.errors import InputError
+from kgbuild.folders import BuildFolder
 from kgbuild.llm.settings import LLMSettings
 from kgbuild.llm.types import BatchPendingError
 from kgbuild.model import Screenplay
 
 
 def _screenplay(path: Path | None, graph_file: Path) -> Screenplay | None:
-    candidate = path or graph_file.parent / "screenplay.json"
+    candidate = path or BuildFolder(graph_file.parent).screenplay
     if not candidate.is_file():
         if path is not None:
             raise InputError("no such screenplay file; pass the screenplay.json written by 'kgbuild build'",
@@ -75,14 +76,15 @@ def _merge(graph: Path, outdir: Path | None, screenplay: Path | None, cache_dir:
     from kgbuild.canonicalize.merge import merge_graph, merge_graph_llm
     from kgbuild.embeddings import default_embedder
     from kgbuild.graph import graph_file, load_graph, save_graph
-    from kgbuild.paths import MERGE_LOG_FILE, check_writable_dir
+    from kgbuild.paths import check_writable_dir
     from kgbuild.schema import load_schema, schema_for_graph
 
     source = graph_file(graph)
-    target = outdir or source.parent
-    check_writable_dir(target)
-    if screenplay is None and (source.parent / "screenplay.json").is_file() and source.name == "graph.json":
-        _merge_build_folder(source.parent, target, default_embedder(cache_dir), settings,
+    beside = BuildFolder(source.parent)
+    target = BuildFolder(outdir or source.parent)
+    check_writable_dir(target.path)
+    if screenplay is None and beside.is_build() and source == beside.graph:
+        _merge_build_folder(source.parent, target.path, default_embedder(cache_dir), settings,
                             load_schema(schema_file) if schema_file is not None else None)
         return
     schema = schema_for_graph(source, schema_file)
@@ -93,12 +95,12 @@ def _merge(graph: Path, outdir: Path | None, screenplay: Path | None, cache_dir:
         merged, log = merge_graph_llm(kg, sp, embedder, settings, schema=schema)
     else:
         merged, log = merge_graph(kg, sp, embedder, None, schema=schema)
-    target.mkdir(parents=True, exist_ok=True)
-    earlier = (target / MERGE_LOG_FILE).read_text(encoding="utf-8") if (target / MERGE_LOG_FILE).is_file() else ""
-    write_text_atomic(target / MERGE_LOG_FILE, earlier + "".join(e.model_dump_json() + "\n" for e in log))
-    save_graph(merged, target / "graph.json")
+    target.path.mkdir(parents=True, exist_ok=True)
+    earlier = target.merge_log.read_text(encoding="utf-8") if target.merge_log.is_file() else ""
+    write_text_atomic(target.merge_log, earlier + "".join(e.model_dump_json() + "\n" for e in log))
+    save_graph(merged, target.graph)
     _summary(len(kg.entities), len(merged.entities), len(kg.relations), len(merged.relations), log,
-             f"Wrote {target / 'graph.json'}, {target / MERGE_LOG_FILE}")
+             f"Wrote {target.graph}, {target.merge_log}")
 
 
 def _merge_build_folder(folder: Path, target: Path, embedder, settings, schema) -> None:
@@ -109,7 +111,7 @@ def _merge_build_folder(folder: Path, target: Path, embedder, settings, schema) 
     from kgbuild.output import write_build
     from kgbuild.pipeline import BuildOptions, resume_build
 
-    before = load_graph(folder / "graph.json")
+    before = load_graph(BuildFolder(folder).graph)
     state = resume_build(folder, "merge", BuildOptions(embedder=embedder, llm=settings, schema=schema))
     written = write_build(state, target)
     new = state.new_merge_log

@@ -11,7 +11,8 @@ audit a graph. A build made with another schema than the default writes it as `s
 beside graph.json; every command reading that folder (or its graph.json) uses it, and
 `--schema FILE` overrides it (`kgbuild.schema.schema_for_graph`).
 
-`scenes_param` is the callback of every `--scenes RANGES` option (`kgbuild.scenes`).
+`scenes_param` is the callback of every `--scenes RANGES` option (`kgbuild.scenes`), `bolt_param`
+of every `--neo4j URI` option (`kgbuild.loaders.store.is_bolt_address`).
 
 Example:
     >>> @click.command()
@@ -174,6 +175,20 @@ def schema_option(help_text: str = SCHEMA_HELP) -> Callable[[F], F]:
     """Add `--schema FILE` (passed as `schema_file`, a Path or None) to a command."""
     return click.option("--schema", "schema_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
                         help=help_text)
+
+
+def bolt_param(ctx: object, param: object, value: str | None) -> str | None:
+    """A click callback reading a `--neo4j URI` option: a Bolt address (None when not given).
+
+    Raises:
+        click.BadParameter: the value is no Bolt address (exit status 2).
+    """
+    from kgbuild.loaders.store import BOLT_SCHEMES, is_bolt_address
+
+    if value is None or is_bolt_address(value):
+        return value
+    raise click.BadParameter(f"{value!r} is not a Bolt address; write e.g. bolt://localhost:7687 "
+                             f"(schemes: {', '.join(BOLT_SCHEMES)})")
 
 
 def scenes_param(ctx: object, param: object, value: str | None) -> SceneSelection | None:

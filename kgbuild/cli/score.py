@@ -15,6 +15,7 @@ from kgbuild.cli.options import scenes_param, schema_option
 from kgbuild.errors import InputError
 from kgbuild.evaluation.metrics import PRF, Averaged
 from kgbuild.evaluation.stage_kg import PROTOCOLS, Grading, MovieScore, ScoreOptions
+from kgbuild.folders import BuildFolder, CorpusFolder
 from kgbuild.model import KnowledgeGraph
 from kgbuild.scenes import SceneSelection
 from kgbuild.schema import Schema
@@ -121,7 +122,7 @@ def _check_predictions(pred: Path, refs: dict[str, Path], preds: dict[str, Path]
              if preds else "")
     raise InputError(
         f"no prediction for any of the {len(refs)} reference movies{found}. Expected one folder per "
-        f"movie id, e.g. {pred / example / 'graph.json'} (`kgbuild baseline --corpus STAGE_DIR -o "
+        f"movie id, e.g. {CorpusFolder(pred).movie(example).graph} (`kgbuild baseline --corpus STAGE_DIR -o "
         f"{pred}` writes them)",
         path=str(pred),
     )
@@ -178,13 +179,14 @@ def _write_missed(folder: Path, reference: KnowledgeGraph, graded: Grading, sche
     from kgbuild.graph import save_graph
 
     missed = missed_facts(reference, graded, schema)
-    for name, graph in (("relations", missed.relations), ("entities", missed.entities)):
-        (folder / name).mkdir(parents=True, exist_ok=True)
-        save_graph(graph, folder / name / "graph.json")
-    return (f"Wrote {len(missed.relations.relations)} missed relations to {folder / 'relations' / 'graph.json'} "
-            f"and {len(missed.entities.entities)} missed entities to {folder / 'entities' / 'graph.json'}; "
-            f"audit them with 'kgbuild audit {folder / 'relations' / 'graph.json'} --screenplay "
-            "BUILD/screenplay.json --entities 0' (and --relations 0 for the entities).")
+    relations, entities = BuildFolder(folder / "relations"), BuildFolder(folder / "entities")
+    for written, graph in ((relations, missed.relations), (entities, missed.entities)):
+        written.path.mkdir(parents=True, exist_ok=True)
+        save_graph(graph, written.graph)
+    return (f"Wrote {len(missed.relations.relations)} missed relations to {relations.graph} "
+            f"and {len(missed.entities.entities)} missed entities to {entities.graph}; "
+            f"audit them with 'kgbuild audit {relations.graph} --screenplay "
+            f"{BuildFolder('BUILD').screenplay} --entities 0' (and --relations 0 for the entities).")
 
 
 @click.command()
@@ -357,11 +359,11 @@ def baseline(source: Path, output: Path, corpus: bool) -> None:
 
     Score it like any prediction to know the floor: `kgbuild score OUT REF`.
     """
-    from kgbuild import __version__
     from kgbuild.evaluation.baselines import stage_scripts, trivial_graph
     from kgbuild.graph import save_graph
     from kgbuild.paths import check_writable_dir, check_writable_file
     from kgbuild.readers import read_screenplay
+    from kgbuild.version import __version__
 
     if corpus:
         check_writable_dir(output)
@@ -375,6 +377,5 @@ def baseline(source: Path, output: Path, corpus: bool) -> None:
     if not scripts:
         raise click.UsageError(f"no script.json below {source}")
     for movie, script in scripts.items():
-        save_graph(trivial_graph(read_screenplay(script), version=__version__),
-                   output / movie / "graph.json")
+        save_graph(trivial_graph(read_screenplay(script), version=__version__), CorpusFolder(output).movie(movie).graph)
     click.echo(f"Wrote {len(scripts)} baseline graphs under {output}")

@@ -6,9 +6,9 @@ import csv
 import io
 import json
 import os
-from collections.abc import Callable
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.markup import escape
@@ -16,13 +16,17 @@ from rich.table import Table
 
 from kgbuild.ask.render import cell_text
 from kgbuild.cli.console import stdout_console
-from kgbuild.cli.options import schema_option
+from kgbuild.cli.options import bolt_param, schema_option
+from kgbuild.folders import BuildFolder, CorpusFolder
 from kgbuild.graph import graph_file, load_graph
 from kgbuild.loaders.plan import DEFAULT_BATCH_SIZE
 from kgbuild.loaders.records import LoadCounts, Refusal, refusal_summary
 from kgbuild.loaders.results import QueryResult
 from kgbuild.model import KnowledgeGraph
 from kgbuild.schema import schema_for_graph
+
+if TYPE_CHECKING:
+    from kgbuild.loaders.store import GraphStore
 
 _FORMATS = click.Choice(["table", "json", "csv"])
 _EXPORTS = click.Choice(["graphml", "csv", "cypher"])
@@ -39,6 +43,22 @@ def neo4j_credentials() -> tuple[str, str]:
         raise click.UsageError("set NEO4J_PASSWORD (and NEO4J_USERNAME, default 'neo4j') to use --neo4j; "
                                "NEO4J_PASSWORD='' for a server without authentication")
     return os.environ.get("NEO4J_USERNAME", "neo4j"), password
+
+
+def _store_target(db: Path | None, neo4j_uri: str | None) -> str | Path | None:
+    """The store a command was pointed at: --neo4j's address or --db's path (not both)."""
+    if db is not None and neo4j_uri:
+        raise click.UsageError("give --db or --neo4j, not both")
+    return neo4j_uri or db
+
+
+def open_cli_store(target: str | os.PathLike[str] | None, database: str | None = None) -> GraphStore:
+    """`kgbuild.loaders.store.open_store` with the credentials of NEO4J_USERNAME and NEO4J_PASSWORD
+    when `target` is a Bolt address (`neo4j_credentials`)."""
+    from kgbuild.loaders.store import is_bolt_address, open_store
+
+    user, password = neo4j_credentials() if is_bolt_address(target) else ("neo4j", "")
+    return open_store(target, user=user, password=password, database=database)
 
 
 def _read_graph(path: Path) -> tuple[KnowledgeGraph, Path]:
@@ -99,7 +119,7 @@ def _list_examples() -> None:
 @click.option("--example", "example_name", metavar="NAME",
               help="Run a shipped example query (see --list-examples) instead of CYPHER.")
 @click.option("--list-examples", is_flag=True, help="List the shipped example queries and exit.")
-@click.option("--neo4j", "neo4j_uri", metavar="URI",
+@click.option("--neo4j", "neo4j_uri", metavar="URI", callback=bolt_param,
               help="Query a Bolt server (Neo4j, FalkorDB) at bolt://HOST:7687 instead "
               "(NEO4J_USERNAME / NEO4J_PASSWORD, empty for no authentication).")
 @click.option("--database", help="The Neo4j database [default: the server's default].")
@@ -118,6 +138,7 @@ def query(cypher: str | None, db: Path | None, movie: str | None, params: tuple[
     """
     from kgbuild.loaders.dialect import neo4j_only_constructs, parse_param
     from kgbuild.loaders.examples import example, run_example
+    from kgbuild.loaders.scope import Runner, movie_runner
 
     if list_examples:
         _list_examples()
@@ -131,30 +152,15 @@ def query(cypher: str | None, db: Path | None, movie: str | None, params: tuple[
     if chosen is not None:
         values = chosen.values(values)  # refuses a missing required parameter before connecting
 
-    def answer(run: Callable[[str, dict[str, Any]], QueryResult]) -> QueryResult:
+    with open_cli_store(_store_target(db, neo4j_uri), database) as store:
+        run: Runner = partial(store.query, write=write)
         if movie is not None:
-            from kgbuild.loaders.scope import movie_runner
-
             run = movie_runner(run, movie)
-        return run_example(chosen, values, run) if chosen is not None else run(cypher or "", values)
-
-    if neo4j_uri:
-        from kgbuild.loaders.neo4j_store import BoltStore
-
-        if db is not None:
-            raise click.UsageError("give --db or --neo4j, not both")
-        user, password = neo4j_credentials()
-        with BoltStore(neo4j_uri, user=user, password=password, database=database) as store:
-            result = answer(lambda text, given: store.query(text, given, write=write))
-    else:
-        from kgbuild.loaders.embedded import run_query
-        from kgbuild.loaders.query_store import query_store
-
-        path = query_store(db, write=write)
-        result = answer(lambda text, given: run_query(path, text, given, write=write))
-        for hint in neo4j_only_constructs(chosen.cypher if chosen is not None else cypher or ""):
-            if hint.silent:
-                click.echo(f"note: {hint.message()}", err=True)
+        result = run_example(chosen, values, run) if chosen is not None else run(cypher or "", values)
+        if store.kind == "embedded":
+            for hint in neo4j_only_constructs(chosen.cypher if chosen is not None else cypher or ""):
+                if hint.silent:
+                    click.echo(f"note: {hint.message()}", err=True)
     _show_result(result, fmt)
 
 
@@ -162,7 +168,7 @@ def query(cypher: str | None, db: Path | None, movie: str | None, params: tuple[
 @click.argument("graph_path", metavar="GRAPH", type=click.Path(exists=True, path_type=Path))
 @click.option("--db", type=click.Path(path_type=Path),
               help="The embedded store to load into [default: graph.lbdb beside GRAPH].")
-@click.option("--neo4j", "neo4j_uri", metavar="URI",
+@click.option("--neo4j", "neo4j_uri", metavar="URI", callback=bolt_param,
               help="Load into a Bolt server (Neo4j, FalkorDB) at bolt://HOST:7687 instead "
               "(NEO4J_USERNAME / NEO4J_PASSWORD, empty for no authentication).")
 @click.option("--database", help="The Neo4j database [default: the server's default].")
@@ -181,38 +187,26 @@ def load(graph_path: Path, db: Path | None, neo4j_uri: str | None, database: str
     loaded into one store (OUTDIR/corpus.lbdb by default, or --db, or --neo4j), one movie at a
     time, each replacing its earlier load.
     """
-    from kgbuild.corpus.outputs import is_corpus_output
+    from kgbuild.folders import is_corpus_output
 
     if is_corpus_output(graph_path):
         if movie or schema_file:
             raise click.UsageError("--movie and --schema apply to one graph; a corpus's movies keep their ids and "
                                    "each folder's schema")
-        if db and neo4j_uri:
-            raise click.UsageError("give --db or --neo4j, not both")
         _load_corpus(graph_path, db=db, neo4j_uri=neo4j_uri, database=database, batch_size=batch_size,
                      strict=strict)
         return
+    from kgbuild.loaders.embedded import resolve_db_path
+
+    target = _store_target(resolve_db_path(db) if db is not None else None, neo4j_uri)
     schema = schema_for_graph(graph_path, schema_file)
     graph, file = _read_graph(graph_path)
-    counts: LoadCounts
-    if neo4j_uri:
-        from kgbuild.loaders.neo4j_store import load_neo4j
+    if strict:
+        from kgbuild.loaders.records import checked_rows
 
-        if db:
-            raise click.UsageError("give --db or --neo4j, not both")
-        user, password = neo4j_credentials()
-        counts = load_neo4j(graph, neo4j_uri, user=user, password=password, database=database,
-                            batch_size=batch_size, replace=replace, movie=movie, strict=strict, schema=schema)
-    else:
-        from kgbuild.loaders.embedded import (
-            DEFAULT_DB_NAME,
-            resolve_db_path,
-            write_embedded,
-        )
-
-        target = resolve_db_path(db) if db else file.parent / DEFAULT_DB_NAME
-        counts = write_embedded(graph, target, replace=replace, movie=movie, strict=strict,
-                                batch_size=batch_size, schema=schema)
+        checked_rows(graph, movie=movie, schema=schema, strict=True)  # refused before the store is opened
+    with open_cli_store(target or BuildFolder(file.parent).store, database) as store:
+        counts = store.load(graph, batch_size=batch_size, replace=replace, movie=movie, strict=strict, schema=schema)
     _show_refused(counts.refused)
     _show_notes(counts)
     click.echo(f"Loaded movie {counts.movie!r} into {counts.store}: {counts.nodes} nodes, "
@@ -221,7 +215,7 @@ def load(graph_path: Path, db: Path | None, neo4j_uri: str | None, database: str
 
 def _load_corpus(outdir: Path, *, db: Path | None, neo4j_uri: str | None, database: str | None, batch_size: int,
                  strict: bool) -> None:
-    from kgbuild.corpus.outputs import CORPUS_DB_NAME, load_corpus
+    from kgbuild.corpus.outputs import load_corpus
 
     def shown(counts: LoadCounts) -> None:
         _show_refused(counts.refused)
@@ -229,11 +223,9 @@ def _load_corpus(outdir: Path, *, db: Path | None, neo4j_uri: str | None, databa
         click.echo(f"Loaded movie {counts.movie!r}: {counts.nodes} nodes, {counts.relations} relationships "
                    f"({counts.seconds:.2f} s).")
 
-    credentials = neo4j_credentials() if neo4j_uri else None
-    loaded = load_corpus(outdir, db=db, neo4j_uri=neo4j_uri, credentials=credentials, database=database,
-                         batch_size=batch_size, strict=strict, on_movie=shown)
-    where = neo4j_uri or db or outdir / CORPUS_DB_NAME
-    click.echo(f"Loaded {len(loaded)} movies into {where}: {sum(c.nodes for c in loaded)} nodes, "
+    with open_cli_store(_store_target(db, neo4j_uri) or CorpusFolder(outdir).store, database) as store:
+        loaded = load_corpus(outdir, store, batch_size=batch_size, strict=strict, on_movie=shown)
+    click.echo(f"Loaded {len(loaded)} movies into {store.where}: {sum(c.nodes for c in loaded)} nodes, "
                f"{sum(c.relations for c in loaded)} relationships.")
 
 
@@ -250,9 +242,9 @@ def _load_corpus(outdir: Path, *, db: Path | None, neo4j_uri: str | None, databa
 def export(graph_path: Path, formats: tuple[str, ...], outdir: Path, movie: str | None,
            database: str, schema_file: Path | None) -> None:
     """Export GRAPH (graph.json, or a build folder) as GraphML, neo4j-admin CSV or a Cypher script."""
-    from kgbuild.loaders.cypher_script import export_cypher
+    from kgbuild.loaders.cypher_script import SCRIPT_FILE, export_cypher
     from kgbuild.loaders.graphml import export_graphml
-    from kgbuild.loaders.neo4j_csv import export_neo4j_csv
+    from kgbuild.loaders.neo4j_csv import IMPORT_COMMAND_FILE, export_neo4j_csv
     from kgbuild.paths import check_writable_dir
 
     check_writable_dir(outdir)
@@ -262,14 +254,14 @@ def export(graph_path: Path, formats: tuple[str, ...], outdir: Path, movie: str 
     refused: list[Refusal] = []
     for fmt in dict.fromkeys(formats):
         if fmt == "graphml":
-            written.append(export_graphml(graph, outdir / "graph.graphml"))
+            written.append(export_graphml(graph, BuildFolder(outdir).graphml))
         elif fmt == "csv":
             files, refused = export_neo4j_csv(graph, outdir, movie=movie, database=database, schema=schema)
             written += files
         else:
-            path, refused = export_cypher(graph, outdir / "graph.cypher", movie=movie, schema=schema)
+            path, refused = export_cypher(graph, outdir / SCRIPT_FILE, movie=movie, schema=schema)
             written.append(path)
     _show_refused(refused)
     click.echo("Wrote " + ", ".join(str(p) for p in written))
     if "csv" in formats:
-        click.echo(f"Bulk-load with the command in {outdir / 'neo4j-admin-import.txt'}")
+        click.echo(f"Bulk-load with the command in {outdir / IMPORT_COMMAND_FILE}")

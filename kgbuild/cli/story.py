@@ -15,6 +15,7 @@ from kgbuild.cli.console import stdout_console
 from kgbuild.cli.exits import EXIT_BATCH_PENDING
 from kgbuild.cli.options import LLMFlags, llm_options
 from kgbuild.errors import InputError
+from kgbuild.folders import graph_folder
 from kgbuild.graph import graph_file, load_graph
 from kgbuild.model import Screenplay
 from kgbuild.schema import schema_for_graph
@@ -80,11 +81,11 @@ def _screenplay_for(outdir: Path, given: Path | None) -> Screenplay:
 
     if given is not None:
         return load_screenplay(given)
-    folder = outdir if outdir.is_dir() else outdir.parent
-    if not (folder / "screenplay.json").is_file():
+    folder = graph_folder(outdir)
+    if not folder.screenplay.is_file():
         raise InputError("no screenplay.json beside the graph: the lines come from the screenplay; point "
-                         "--screenplay at the build's screenplay.json or at the script", path=str(folder))
-    return load_screenplay(folder / "screenplay.json")
+                         "--screenplay at the build's screenplay.json or at the script", path=str(folder.path))
+    return load_screenplay(folder.screenplay)
 
 
 @click.command("dossier")
@@ -143,7 +144,7 @@ def dossier_command(outdir: Path, character: str | None, top: int | None, lines:
             write_text_atomic(output, text)
             click.echo(f"Wrote {output}")
         return
-    folder = output or (outdir if outdir.is_dir() else outdir.parent) / "dossiers"
+    folder = output or graph_folder(outdir).dossiers
     for d in dossiers:
         stem = dossier_file_stem(d.name)
         write_text_atomic(folder / f"{stem}.md", dossier_markdown(d))

@@ -8,7 +8,8 @@ from pathlib import Path
 import click
 
 from kgbuild.cli.exits import EXIT_ERROR
-from kgbuild.paths import VIEW_FILE, VIEW_INDEX_FILE, check_writable_file
+from kgbuild.folders import BuildFolder, CorpusFolder
+from kgbuild.paths import check_writable_file
 
 #: Exit status when some movies of a corpus got no page (the others did).
 EXIT_SOME_FAILED = EXIT_ERROR
@@ -21,8 +22,8 @@ def _size(count: int) -> str:
 @click.command()
 @click.argument("outdir", type=click.Path(exists=True, path_type=Path))
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-              help=f"The page to write [default: {VIEW_FILE} beside graph.json; for a corpus, the index "
-              f"page, default OUTDIR/{VIEW_INDEX_FILE}].")
+              help=f"The page to write [default: {BuildFolder.VIEW} beside graph.json; for a corpus, the index "
+              f"page, default OUTDIR/{CorpusFolder.VIEW_INDEX}].")
 def view(outdir: Path, output: Path | None) -> None:
     """Write the story view of OUTDIR: one self-contained HTML page that opens from disk, offline.
 
@@ -45,13 +46,13 @@ def view(outdir: Path, output: Path | None) -> None:
         check_writable_file(output)
     if not is_corpus(outdir):
         if outdir.is_dir() and output is None:
-            check_writable_file(outdir / VIEW_FILE)
+            check_writable_file(BuildFolder(outdir).view)
         page = write_view(outdir, output)
         click.echo(f"Wrote {page.path} ({_size(page.bytes)}; {page.entities} entities, {page.relations} relations"
                    + ("" if page.with_screenplay else "; no screenplay.json beside graph.json: no scene headings, "
                       "characters sized by their relations") + "). Open it in a browser; it needs no network.")
         return
-    check_writable_file(output or outdir / VIEW_INDEX_FILE)
+    check_writable_file(output or CorpusFolder(outdir).view_index)
     pages = write_corpus_views(outdir, output)
     total = sum(p.bytes for p in pages.pages)
     click.echo(f"Wrote {len(pages.pages)} movie pages ({_size(total)} in all) and the index {pages.index}.")

@@ -1,6 +1,6 @@
 """The movie folders of a corpus output: each one complete or absent, whenever the build stops.
 
-A movie's files are written into a staging folder inside OUTDIR (`STAGING`), then the staging
+A movie's files are written into a staging folder inside OUTDIR (`CorpusFolder.STAGING`), then the staging
 folder is renamed to OUTDIR/<movie> in one step. A folder from an older build of the movie is
 first renamed away into the staging area and deleted after, so OUTDIR/<movie> never holds a mix
 of two builds: a build killed at any moment leaves the movie's folder complete (old or new) or
@@ -21,25 +21,22 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from kgbuild.atomic import remove_entry, write_new
-
-#: The staging area inside a corpus output folder (hidden, removed at the start of every run).
-STAGING = ".kgbuild-staging"
-#: The file in each movie folder holding the key of the input and options it was built for.
-KEY_FILE = "build_key.json"
+from kgbuild.folders import BuildFolder, CorpusFolder
 
 
 def clean_staging(outdir: Path) -> None:
     """Remove what an interrupted run left in the staging area (a symlink there is removed, not followed)."""
-    remove_entry(outdir / STAGING)
+    remove_entry(CorpusFolder(outdir).staging)
 
 
 def built_key(outdir: Path, movie: str) -> str | None:
     """The key OUTDIR/<movie> was completely built for, or None (absent, partial or unreadable)."""
+    folder = CorpusFolder(outdir).movie(movie)
     try:
-        record = json.loads((outdir / movie / KEY_FILE).read_text(encoding="utf-8"))
+        record = json.loads(folder.build_key.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(record, dict) or record.get("partial") or not (outdir / movie / "graph.json").is_file():
+    if not isinstance(record, dict) or record.get("partial") or not folder.has_graph():
         return None
     key = record.get("key")
     return key if isinstance(key, str) else None
@@ -60,7 +57,7 @@ def commit_movie(outdir: Path, movie: str, files: Mapping[str, bytes], key_recor
     Raises:
         OSError: the files cannot be written (a full disk); an older folder stays in place.
     """
-    staging = outdir / STAGING
+    staging = CorpusFolder(outdir).staging
     staging.mkdir(parents=True, exist_ok=True)
     fresh = Path(tempfile.mkdtemp(prefix="movie-", dir=staging))
     umask = os.umask(0)
@@ -70,7 +67,7 @@ def commit_movie(outdir: Path, movie: str, files: Mapping[str, bytes], key_recor
         target = fresh / name
         target.parent.mkdir(parents=True, exist_ok=True)
         write_new(target, data)
-    write_new(fresh / KEY_FILE, json.dumps(dict(key_record), indent=1, sort_keys=True).encode("utf-8"))
+    write_new(BuildFolder(fresh).build_key, json.dumps(dict(key_record), indent=1, sort_keys=True).encode("utf-8"))
     final = outdir / movie
     old = staging / f"old-{uuid.uuid4().hex}"
     moved = os.path.lexists(final)

@@ -19,15 +19,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from kgbuild.corpus.outputs import CORPUS_DB_NAME
-from kgbuild.corpus.report import REPORT_FILE
-from kgbuild.corpus.status import STATUS_FILE
-from kgbuild.paths import VIEW_INDEX_FILE, fit_name
+from kgbuild.folders import CorpusFolder
+from kgbuild.paths import fit_name
 
 _UNSAFE = re.compile(r'[/\\:*?"<>|\x00-\x1f]')
 #: The names of a corpus output's own files (the embedded store's with its side files).
-RESERVED = (STATUS_FILE, REPORT_FILE, VIEW_INDEX_FILE, CORPUS_DB_NAME, f"{CORPUS_DB_NAME}.wal",
-            f"{CORPUS_DB_NAME}.shadow")
+RESERVED = CorpusFolder.RESERVED
 
 
 def safe_id(raw: str) -> str:

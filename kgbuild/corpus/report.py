@@ -9,9 +9,6 @@ from kgbuild.corpus.status import MovieStatus
 from kgbuild.llm.costs import TaskUsage
 from kgbuild.mdescape import md_text
 
-#: The report file of a corpus output folder.
-REPORT_FILE = "report.md"
-
 
 def corpus_report(statuses: Sequence[MovieStatus], *, executor: str, wall_seconds: float) -> str:
     """The Markdown report of a corpus build.

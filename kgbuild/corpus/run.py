@@ -26,20 +26,21 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kgbuild import __version__
 from kgbuild.atomic import write_text_atomic
 from kgbuild.corpus.executors import Executor, WorkerLost
 from kgbuild.corpus.folders import built_key, clean_staging, commit_movie
 from kgbuild.corpus.ids import unique_ids
 from kgbuild.corpus.inputs import CorpusItem
-from kgbuild.corpus.report import REPORT_FILE, corpus_report
+from kgbuild.corpus.report import corpus_report
 from kgbuild.corpus.spec import PER_SCRIPT, file_sha256, input_key
-from kgbuild.corpus.status import STATUS_FILE, MovieStatus, Status, StatusLog, read_statuses, write_statuses
+from kgbuild.corpus.status import MovieStatus, Status, StatusLog, read_statuses, write_statuses
 from kgbuild.corpus.worker import Identity, MovieOutcome, MovieTask, build_movie, identify, stage_id
 from kgbuild.errors import InputError
+from kgbuild.folders import CorpusFolder
 from kgbuild.lock import folder_lock
 from kgbuild.paths import write_error
 from kgbuild.pipeline import BuildOptions
+from kgbuild.version import __version__
 
 logger = logging.getLogger(__name__)
 
@@ -162,7 +163,7 @@ def _build_locked(items: Sequence[CorpusItem], outdir: Path, options: BuildOptio
                   on_movie: Callable[[MovieStatus], None] | None) -> CorpusResult:
     start = time.perf_counter()
     clean_staging(outdir)
-    status_path = outdir / STATUS_FILE
+    status_path = CorpusFolder(outdir).status
     cached = {(s.script, s.script_sha256): s.reader_id for s in read_statuses(status_path) if s.reader_id}
     identities = _identities(items, executor, cached)
     reader_ids = [item.movie or identity.movie for item, identity in zip(items, identities, strict=True)]
@@ -206,7 +207,8 @@ def _build_locked(items: Sequence[CorpusItem], outdir: Path, options: BuildOptio
     ordered = [statuses[m] for m in movies]
     write_statuses(status_path, ordered)
     wall = time.perf_counter() - start
-    write_text_atomic(outdir / REPORT_FILE, corpus_report(ordered, executor=executor.description, wall_seconds=wall))
+    write_text_atomic(CorpusFolder(outdir).report,
+                      corpus_report(ordered, executor=executor.description, wall_seconds=wall))
     files: list[Path] = []
     if batch_lines and options.llm is not None and options.llm.batch_export is not None:
         from kgbuild.llm.batch import export_batch_lines

@@ -20,10 +20,10 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from kgbuild import __version__
 from kgbuild.embeddings import Embedder
 from kgbuild.llm.settings import LLMSettings
 from kgbuild.pipeline import BuildOptions
+from kgbuild.version import __version__
 
 #: The options that name one script, which a corpus's shared options leave unset.
 PER_SCRIPT = ("movie", "title", "language", "corrections", "scenes")

@@ -27,9 +27,6 @@ from kgbuild.llm.costs import TaskUsage
 
 logger = logging.getLogger(__name__)
 
-#: The status file of a corpus output folder.
-STATUS_FILE = "corpus.jsonl"
-
 Status = Literal["done", "skipped", "failed", "pending"]
 
 

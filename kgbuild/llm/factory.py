@@ -1,6 +1,6 @@
 """The one place an `LLMClient` is made from `LLMSettings`: backend, cache, budget, batch export.
 
-Extraction (`kgbuild.llm.run`), merge adjudication (`kgbuild.canonicalize.merge`), the
+Extraction (`kgbuild.extraction.llm.run`), merge adjudication (`kgbuild.canonicalize.merge`), the
 audit's live judge (`kgbuild.evaluation.audit.live`) and the dossiers' personas
 (`kgbuild.story.persona`) all open their client with
 `open_llm_client`, so the same settings mean the same endpoint, response cache, concurrency,

@@ -8,7 +8,8 @@ version, so the response cache (keyed by the full request) never answers a new p
 with an old reply, even when only the code that fills the placeholders changed.
 
 The schema parts of a prompt (entity types, relation types and their admissible pairs) are
-rendered from `kgbuild.schema`, never written into the prompt files.
+rendered from the schema by the task that sends it (`kgbuild.extraction.llm.schema_text`),
+never written into the prompt files.
 
 Example:
     >>> prompt = load_prompt("extract")
@@ -19,7 +20,6 @@ Example:
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
 from functools import cache
 from importlib import resources
 from string import Template
@@ -27,7 +27,6 @@ from string import Template
 from pydantic import BaseModel, ConfigDict
 
 from kgbuild.errors import KgbuildError
-from kgbuild.schema import Schema
 
 _FRONT = re.compile(r"\A---\n(?P<meta>.*?)\n---\n", re.DOTALL)
 _SECTION = re.compile(r"^## (\w+)\n", re.MULTILINE)
@@ -102,45 +101,7 @@ def load_prompt(name: str) -> Prompt:
     return parse_prompt(text, source=f"prompts/{name}.md")
 
 
-def render_entity_types(schema: Schema, *, exclude: Collection[str] = ()) -> str:
-    """One line per entity type: '- Character: description'."""
-    return "\n".join(f"- {t.name}: {t.description}" for t in schema.entity_types if t.name not in exclude)
-
-
-def is_event_link(pair: tuple[str, str], event_type: str) -> bool:
-    """True for a (subject, object) type pair with the event type on exactly one side."""
-    return (pair[0] == event_type) != (pair[1] == event_type)
-
-
 def short_description(text: str) -> str:
     """A schema description up to its first ': ' or ' (' (the gist, without examples or notes)."""
     cut = min((i for i in (text.find(": "), text.find(" (")) if i > 0), default=len(text))
     return text[:cut].rstrip(".") + "."
-
-
-def _pairs(pairs: list[tuple[str, str]]) -> str:
-    by_object: dict[str, list[str]] = {}
-    for subject, obj in pairs:
-        by_object.setdefault(obj, []).append(subject)
-    return "; ".join(f"{'|'.join(subjects)} -> {obj}" for obj, subjects in by_object.items())
-
-
-def render_relation_types(schema: Schema, *, event_type: str, event_links: bool) -> str:
-    """One line per relation type with its admissible pairs and the gist of its description, e.g.
-    '- performs (Character|Object|Concept -> Event): An entity actively carries out ...'.
-
-    Derived types (`life_stage_of`) are written by later stages and left out.
-
-    Args:
-        schema: The graph schema.
-        event_type: The schema's event entity type.
-        event_links: List only the pairs with the event type on exactly one side (what an
-            event's links may use) when True; only the other pairs when False.
-    """
-    lines = []
-    for r in schema.relation_types:
-        pairs = [p for p in r.pairs if is_event_link(p, event_type) == event_links]
-        if pairs and not r.derived:  # written by later stages (life_stage_of), never extracted
-            symmetric = ", symmetric" if r.symmetric else ""
-            lines.append(f"- {r.name} ({_pairs(pairs)}{symmetric}): {short_description(r.description)}")
-    return "\n".join(lines)

@@ -19,8 +19,8 @@ import logging
 from collections import deque
 from collections.abc import Callable, Iterable
 
-from kgbuild.chunking import estimate_tokens
 from kgbuild.llm.types import ChatRequest, ChatResult, LLMRequestError, Usage
+from kgbuild.tokens import estimate_tokens
 
 logger = logging.getLogger(__name__)
 

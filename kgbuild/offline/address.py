@@ -24,6 +24,7 @@ room when it is said (`kgbuild.offline.comings`: not after they left, not before
 - `exchange`: the speech sits right between two speeches of the same other character.
 - `answer`: it answers the question the speech right before it asked (not a question read or
   sung).
+- `line`: on a phone or a radio, the turn right before or after it from the other end.
 
 The last three are read from the turns of the conversation, so they hold only for turns that
 follow each other (a voice of no one in particular, ALL or '一人应和', between them breaks the
@@ -41,19 +42,24 @@ off by commas or after a word of calling is a call) nor when it speaks to the ro
 two' speak to a few that include the listener. A voice the cue puts elsewhere ('(V.O.)',
 '(PHONE)', '(FILTERED)') on a two-way line (its cue or a direction names a phone, a radio, a
 comm, an intercom: '(V.O.) (on the phone)') speaks to whom a direction names or it calls by
-name, and to no one by the turns of the talk (who is on which side the words do not say); a
-narrator's voice-over, a broadcast or a recording addresses no one in the scene, and neither
-do words said to oneself ('(to himself)', '(more to himself than to Ben)', '(trying to place
-the name)', '（自言自语）').
+name, and by the turns of the talk only with the other end, where the words say who is on
+which side (`line`): the turn right before or after it by a speaker in the scene talking into a
+line ('RILEY (into radio) How's the food?' / 'GUERILLA (O.S. RADIO FILTER) Lousy.'); a narrator's
+voice-over, a recording or a loudspeaker addresses no one in the scene, a broadcast on a screen
+only those heard through the same one ('(T.V.)': the reporters and the mayor they question, read
+by the rules above among their speeches alone), and words said to oneself no one ('(to
+himself)', '(more to himself than to Ben)', '(trying to place the name)', '（自言自语）').
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from kgbuild.evidence import sentences
 from kgbuild.model import Element
 from kgbuild.offline.dialogue import INLINE_DIRECTION, Speech, own_words
+from kgbuild.offline.media import SCREEN_MEDIA, extension_through
 from kgbuild.offline.scenes import name_spans
 from kgbuild.offline.stoplists import word_set
 
@@ -80,6 +86,7 @@ _TO_ONESELF = re.compile(r"\bto (?:himself|herself|themselves|myself|oneself)\b|
 # Two-way lines: a voice on them talks with someone ('(OVER PHONE)', '(FILTERED)', '（电话里）').
 _LINE = re.compile(r"\b(?:(?:tele|cell|mobile |speaker ?)?phones?|radios?|filtered|intercoms?|comms?|comlinks?|"
                    r"communicators?|walkie[- ]?talkies?|headsets?|earpieces?)\b|电话|对讲机|无线电", re.IGNORECASE)
+_SCREEN = re.compile(rf"\b{SCREEN_MEDIA}(?!\w)", re.IGNORECASE)
 # A direction to no one in the room: oneself or the camera.
 _TO_NO_ONE = re.compile(r"\bto (?:(?:the )?camera|us|the audience)\b", re.IGNORECASE)
 # A speech to the room: 'everyone', 'anyone in this room', 'ladies and gentlemen', '大家', '各位',
@@ -285,9 +292,12 @@ def listeners(speeches: list[Speech], i: int, present: set[str],
               here: set[str] | None = None, patterns: dict[str, re.Pattern[str]] | None = None,
               genders: dict[str, str] | None = None) -> list[tuple[str, str]]:
     """Whom speech `i` is addressed to, and how each is known ('direction', 'vocative',
-    'facing', 'two_speakers', 'exchange', 'answer': a reply right after another's question; see
-    the module docstring); none when the text does not settle it, several when the speech calls
-    several by name ('Khatoon, Norman!') or the speaker turns to several.
+    'facing', 'two_speakers', 'exchange', 'answer': a reply right after another's question;
+    'line': the next turn from the other end of a phone or a radio; see the module docstring);
+    none when the text does not settle it, several when the speech calls several by name
+    ('Khatoon, Norman!') or the speaker turns to several. A speech heard through a broadcast
+    ('(T.V.)', '(ON TV)') is addressed only within that broadcast, read by the same rules among
+    the speeches heard through it.
 
     Args:
         speeches: The scene's speeches in order.
@@ -309,7 +319,59 @@ def listeners(speeches: list[Speech], i: int, present: set[str],
     """
     speech = speeches[i]
     if speech.away and not on_a_line(speech):
+        return _within_broadcast(speeches, i, vocatives, patterns, genders)
+    found = _listeners(speeches, i, present, vocatives, other_voices=other_voices, here=here, patterns=patterns,
+                       genders=genders)
+    if found or direction(speech, patterns or {})[1] or not on_a_line(speech):
+        return found
+    return _line_turns(speeches, i)
+
+
+def _line_turns(speeches: list[Speech], i: int) -> list[tuple[str, str]]:
+    """Who speech `i` talks with on a phone or a radio by the turns of the talk: the speech right
+    before or right after it, by another speaker at the other end of the line (one of the two is
+    in the scene speaking into it, '(into radio)', the other a voice from elsewhere on it, '(O.S.
+    RADIO FILTER)')."""
+    speech = speeches[i]
+    out: list[tuple[str, str]] = []
+    for j in (i - 1, i + 1):
+        if not 0 <= j < len(speeches):
+            continue
+        other = speeches[j]
+        if (other.speaker != speech.speaker and abs(other.turn - speech.turn) == 1 and other.away != speech.away
+                and on_a_line(other) and all(n != other.speaker for n, _ in out)):
+            out.append((other.speaker, "line"))
+    return out
+
+
+def _within_broadcast(speeches: list[Speech], i: int, vocatives: dict[str, re.Pattern[str]],
+                      patterns: dict[str, re.Pattern[str]] | None,
+                      genders: dict[str, str] | None) -> list[tuple[str, str]]:
+    """Whom a speech heard through a broadcast addresses among the others heard through the same
+    one (a reporter's question to the mayor, both '(T.V.)'): the rules of a room, over those
+    speeches alone; no one for a voice-over or a recording of one."""
+    mark = _broadcast(speeches[i])
+    if not mark:
         return []
+    at = [j for j, s in enumerate(speeches) if s.away and not on_a_line(s) and _broadcast(s) == mark]
+    group = [replace(speeches[j], away=False) for j in at]
+    found = _listeners(group, at.index(i), {s.speaker for s in group}, vocatives, patterns=patterns, genders=genders)
+    return [(n, how) for n, how in found if n != speeches[i].speaker]
+
+
+def _broadcast(speech: Speech) -> frozenset[str]:
+    """The cue extensions that put a voice on a screen ('T.V.', 'ON TV', 'ON MONITOR'), empty for none;
+    a loudspeaker or a public address carries announcements, no talk among those heard through it."""
+    return frozenset(" ".join(x.upper().split()) for x in speech.cue.extensions
+                     if extension_through([x]) and _SCREEN.search(x))
+
+
+def _listeners(speeches: list[Speech], i: int, present: set[str],
+               vocatives: dict[str, re.Pattern[str]], *, other_voices: bool = False,
+               here: set[str] | None = None, patterns: dict[str, re.Pattern[str]] | None = None,
+               genders: dict[str, str] | None = None) -> list[tuple[str, str]]:
+    """`listeners` for a speech said in the room, or on a line (then only whom it calls)."""
+    speech = speeches[i]
     patterns = patterns or {}
     here = present if here is None else here
     directed, said = direction(speech, patterns)

@@ -28,6 +28,18 @@ it (`Tom Van Allen`, not `Tom Van`), and a name opens after a joining word (`Liz
 owner` introduces BO). A surname is written with a capital ('Kirk here.' names no Kirk Here).
 An introduction of a group introduces no character: an age range (`LONGTIME FRIENDS, 40s to
 70s, mingle`) or a plural head noun (`LATINO MEN, 20's`; a word in -S followed by a plural verb).
+A name never runs over the end of a sentence (`a CANDLE. BARNES, 20-ish` introduces BARNES, and
+`an H-K. AN EXPLOSION, the thing` no one), nor holds a possessive (`MARCUS' FACE, a thin
+membrane` is Marcus's face). Capitals after an indefinite article are a description, not a
+name (`Kyle gets a GREEN BARCODE, the engineer ...`): they introduce someone only with an age
+(`a MIDDLE-AGED WOMAN, 60-something`, `a YOUNG BOY, 14`) or as a cue of the script (`An
+ENGINEER, a nice-looking, well-built young man` describes the cue ENGINEER). Capitals right
+after a subject pronoun are what it does (`As we SLOWLY CRANE AWAY, the credits`), no name.
+
+A cue that names a device of the media (`TELEVISION SET`, `THE LOUDSPEAKERS`,
+`kgbuild.offline.media.names_a_device`) is no one. A cue the script renames partway through
+(`JANITOR/GOD`; `HAZ-MAT MAN` until 'It's JOHN CONNOR.', `kgbuild.offline.renamed`) is an alias of
+the name it goes on with.
 
 Chinese cues that came through OCR: a cue of one character that jieba does not read as a name
 and that the script uses fewer than five times (`一`, `老`, `于`: the rest of a broken cue) speaks
@@ -48,7 +60,9 @@ from dataclasses import dataclass, field
 
 from kgbuild.model import ElementKind, Screenplay
 from kgbuild.names import display_name
+from kgbuild.offline.media import names_a_device
 from kgbuild.offline.phrases import VERB_FORMS
+from kgbuild.offline.renamed import renamings
 from kgbuild.offline.stoplists import GENERIC_PEOPLE, NOT_IN_NAMES
 from kgbuild.offline.zh_words import cut, in_dictionary
 from kgbuild.readers.cues import FUNCTION_WORDS, is_non_person_cue
@@ -59,11 +73,22 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 # Smith) exits the car'); opening a sentence, also a dash and a description ('PRAETOR HIREN --
 # the head of ...'; inside a sentence a dash follows a loud verb: 'the ship ROCKS -- a blast').
 # The name opens its run of capitals: 'A CROWD LETTING OUT OF A MOVIE THEATER, the' is no one.
+# A name never runs over the end of a sentence: a word keeps a period after it only as an
+# initial or a title ('J.R.', 'DR.'), so 'a CANDLE. BARNES, 20-ish' introduces BARNES.
 _DESCRIBED = (r"(?:\d|mid|early|late|about|around|a |an |the |his |her |in h"
               r"|twent|thirt|fort|fift|sixt|sevent|eight|ninet|young|old|elderly|teen)")
-_CAPS_NAME = r"((?:[A-Z][A-Z'’.\-]+)(?:\s+(?:[A-Z][A-Z'’.\-]+|[A-Z]\.)){0,3})"
+_ABBREVIATION = (r"(?:(?:[A-Z]\.)+|(?:MR|MRS|MS|DR|ST|JR|SR|LT|SGT|COL|GEN|CPT|CAPT|PROF|REV|DET|MAJ|CPL|PVT"
+                 r"|GOV|SEN|AGT|OFC)\.)")
+_CAPS_WORD = rf"(?:{_ABBREVIATION}|[A-Z][A-Z'’\-]+(?:\.[A-Z][A-Z'’\-]+)*)"
+_CAPS_NAME = rf"({_CAPS_WORD}(?:\s+{_CAPS_WORD}){{0,3}})"
+# An age after an introduction ('MIDDLE-AGED WOMAN, 60-something', 'YOUNG BOY (14)').
+_AGED = re.compile(r"\s*(?:\(\s*\d|,\s*(?:about\s+|around\s+|in\s+h(?:is|er)\s+)?"
+                   r"(?:\d|mid|early|late|twent|thirt|fort|fift|sixt|sevent|eight|ninet|teen))", re.IGNORECASE)
+# An indefinite article right before a run of capitals, or opening it.
+_ARTICLE_BEFORE = re.compile(r"(?:^|\W)(?:a|an|A|An|AN)\s+$")
+_ARTICLES = frozenset({"A", "AN"})
 _INTRO = re.compile(
-    rf"(?<![A-Z]\s)\b{_CAPS_NAME}"
+    rf"(?<![A-Z]\s)(?<![\w'’.])(?<!\w-){_CAPS_NAME}"
     r"(?=\s*(?:\(\s*\d|\(\s*[A-Z][a-z'’\-]+(?:\s+(?:[A-Z]\.|[A-Z][a-z'’\-]+)){1,3}\s*[),]"
     rf"|,\s*{_DESCRIBED}))"
 )
@@ -80,14 +105,15 @@ _NOT_NAMES = {
 
 
 def plausible_name(name: str) -> bool:
-    """False for cues and capitalised phrases that cannot be a character's name."""
+    """False for cues and capitalised phrases that cannot be a character's name: a possessive is
+    an owner's, and what follows it the owner's ("MARCUS' FACE" is Marcus's face, no one)."""
     if _CJK.search(name):
         return 1 <= len(name) <= 8
     tokens = name.replace("’", "'").upper().split()
     return (
         1 <= len(tokens) <= 3
         and len(name) >= 2
-        and not any(t in NOT_IN_NAMES or t.endswith("'S") for t in tokens)
+        and not any(t in NOT_IN_NAMES or t.endswith(("'S", "S'")) for t in tokens)
     )
 
 
@@ -145,20 +171,30 @@ def _a_group(name: str, after: str, before: str = "") -> bool:
         verb in _PLURAL_VERBS or verb in VERB_FORMS and not verb.endswith("s"))
 
 
+# A subject pronoun right before a run of capitals: the run is what it does ('As we SLOWLY CRANE AWAY').
+_SUBJECT_PRONOUN = re.compile(r"\b(?:we|he|she|they|it|you|i)\s+$", re.IGNORECASE)
+
+
 def _introductions(screenplay: Screenplay) -> dict[str, tuple[int, str]]:
     found: dict[str, tuple[int, str]] = {}
+    cues = {e.speaker for s in screenplay.scenes for e in s.elements if e.kind is ElementKind.CHARACTER and e.speaker}
     for scene in screenplay.scenes:
         for el in scene.elements:
             if el.kind is not ElementKind.ACTION:
                 continue
             for m in [*_INTRO.finditer(el.text), *_DASH_INTRO.finditer(el.text), *_NAMED.finditer(el.text)]:
+                if _SUBJECT_PRONOUN.search(el.text[:m.start()]):
+                    continue  # 'As we SLOWLY CRANE AWAY, the credits': what the pronoun does
                 tokens = m.group(1).replace("’", "'").split()
                 while tokens and tokens[0] in FUNCTION_WORDS:  # 'Liz AND BO, the owner' is BO
                     tokens = tokens[1:]
+                described = bool(_ARTICLE_BEFORE.search(el.text[:m.start()])) or bool(tokens) and tokens[0] in _ARTICLES
+                tokens = tokens[1:] if tokens and tokens[0] in _ARTICLES else tokens
                 name = " ".join(tokens).strip(".-'")
                 tokens = name.split()
                 if not plausible_name(name) or any(t in _NOT_NAMES for t in tokens) \
-                        or _a_group(name, el.text[m.end():], el.text[:m.start()]):
+                        or _a_group(name, el.text[m.end():], el.text[:m.start()]) \
+                        or described and m.re is not _NAMED and name not in cues and not _AGED.match(el.text[m.end():]):
                     continue
                 sentence_end = el.text.find(".", m.end())
                 context = el.text[m.start(): sentence_end + 1 if sentence_end > 0 else None]
@@ -416,8 +452,10 @@ def find_cast(screenplay: Screenplay) -> Cast:
                 full_by_token[" ".join(words[at: at + size])].add(name)
     full_names = _full_names(screenplay, cues, intros)
     misread = _misread(cues, cue_scenes, talk, local)
+    renamed = renamings(screenplay, talk)
     for cue, count in cues.items():
-        if is_non_person_cue(cue) or not plausible_name(cue) or cue in misread or _fragment(cue, count):
+        if (is_non_person_cue(cue) or names_a_device(cue) or not plausible_name(cue) or cue in misread
+                or cue in renamed or _fragment(cue, count)):
             continue
         owners = {f for f in full_by_token.get(cue, set()) if not _claimed(cue, f, cues, talk)} \
             if cue not in intros else set()
@@ -431,14 +469,14 @@ def find_cast(screenplay: Screenplay) -> Cast:
             cast.aliases[canonical].add(display_name(cue))
         if full in intros:
             cast.introductions[canonical] = intros[full][1]
-    for cue, name in misread.items():
+    for cue, name in [*misread.items(), *renamed.items()]:
         if (target := cast.canonical.get(name)) is not None:
             cast.canonical[cue] = target
             cast.speeches[target] += cues[cue]
             cast.scenes[target] |= cue_scenes[cue]
-            cast.aliases[target].add(cue)
+            cast.aliases[target].add(display_name(cue))
     for cue, names in joined.items():
-        known = [cast.canonical[n] for n in names if n in cast.canonical]
+        known = list(dict.fromkeys(cast.canonical[n] for n in names if n in cast.canonical))
         if known:
             cast.canonical.setdefault(cue, known[0])
             cast.joined[cue] = known

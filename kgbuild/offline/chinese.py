@@ -30,6 +30,7 @@ from kgbuild.offline.facts import Facts
 from kgbuild.offline.scenes import ActionSentence
 from kgbuild.offline.zh_words import NAME as _NAME
 from kgbuild.offline.zh_words import in_dictionary, words
+from kgbuild.zh_lexicon import BODY_PARTS
 
 CLAUSE_SPLIT = re.compile(r"[，。！？；：、,!?;:…（）()“”\"「」《》\s]+")
 _CJK_WORD = re.compile(r"^[\u3400-\u9fff]+$")
@@ -70,13 +71,7 @@ _NOT_PLACES = frozenset({
     "工作台", "梳妆台", "窗台", "手术台", "操作台", "灶台", "柜台", "吧台",
 })
 # Body parts: neither places nor things ('腰间', '劫匪的腹部', '刘波的脑袋').
-_BODY = frozenset({
-    "头", "脸", "手", "脚", "腿", "腰", "背", "胸", "腹", "嘴", "眼", "耳", "肩", "脖", "颈", "身",
-    "臂", "膝", "脑袋", "脑门", "额头", "鼻子", "眼睛", "嘴巴", "耳朵", "肩膀", "脖子", "胳膊",
-    "手臂", "手指", "手掌", "拳头", "后背", "背影", "身体", "身子", "头发", "眉头", "腹部", "头部",
-    "胸口", "腰间", "手里", "手中", "怀里", "心里", "脸上", "身上", "头上", "手上",
-    "口袋", "衣兜", "裤兜", "衣袋",  # parts of clothes, worn on the body
-})
+_BODY = BODY_PARTS
 # Things whose name starts with a body part all the same ('手机', '眼镜').
 _BODY_THINGS = ("手机", "手枪", "手表", "手电", "手套", "手铐", "手链", "手帕", "手绢", "手提", "手榴弹",
                 "头盔", "头巾", "头套", "眼镜", "背包", "背心", "脚链", "身份证")
@@ -371,13 +366,21 @@ _CARRYING_PRONOUNS = frozenset({"他", "她", "他们", "她们"})
 
 
 def _subject(ws: list[tuple[str, str]], verb_at: int, carried: str | None) -> str | None:
-    """Who does the verb at `verb_at`: the last name before it in the clause; else the subject
-    carried from the clause before, unless a noun of its own stands before the verb outside a
-    prepositional phrase ('医生将尸袋打开', '大家摘下口罩'; not '从墙上拿起包裹')."""
+    """Who does the verb at `verb_at`: the head of the relative clause the verb is in ('站在街边
+    拎着背包的包世宏': 包世宏 stands there, whoever sees him); else the last name before it in the
+    clause; else the subject carried from the clause before, unless a noun of its own stands
+    before the verb outside a prepositional phrase ('医生将尸袋打开', '大家摘下口罩'; not
+    '从墙上拿起包裹')."""
     before = ws[:verb_at]
-    subjects = [w for k, (w, f) in enumerate(before) if f == _NAME and not _governed(before, k)]
+    subjects = [k for k, (w, f) in enumerate(before) if f == _NAME and not _governed(before, k)]
+    # A verb between the subject and this one takes the relative clause as its object ('道哥看见
+    # 站在街边的包世宏'); with none, the subject does this verb too ('阿福拿着刀的样子').
+    if not subjects or any(f.startswith("v") for _, f in before[subjects[-1] + 1:]):
+        head = _relative_head(ws, verb_at)
+        if head is not None:
+            return head or None
     if subjects:
-        return subjects[-1]
+        return before[subjects[-1]][0]
     after_preposition = False
     for word, flag in before:
         if flag.startswith("p") or word in _GOVERNING:
@@ -386,6 +389,48 @@ def _subject(ws: list[tuple[str, str]], verb_at: int, carried: str | None) -> st
               or word in _PERSON_WORDS):
             return None
     return carried
+
+
+def _clause_subject(ws: list[tuple[str, str]]) -> str | None:
+    """The name a clause is about, which the next clause may go on with: the first name before
+    its first verb that owns nothing and is governed by nothing ('刘波站起身来'), or the name a
+    relative clause opening the clause describes ('压低帽子的麦克'); None when the clause opens
+    with someone else ('“莫西干头”抬头看见眼前谢小盟的举动': 谢小盟 is seen, his doing owned)."""
+    first_verb = next((k for k, (_, f) in enumerate(ws) if f.startswith("v")), len(ws))
+    for k, (word, flag) in enumerate(ws[:first_verb]):
+        if flag == _NAME and not _governed(ws, k) and not (k + 1 < len(ws) and ws[k + 1][0] == "的"):
+            return word
+    # '压低帽子的麦克，…', '身上背着大包小包的谢小盟站在…': a relative clause opens on the subject
+    return _relative_head(ws, first_verb) or None if first_verb < len(ws) else None
+
+
+def _relative_head(ws: list[tuple[str, str]], verb_at: int) -> str | None:
+    """The person a relative clause holding the verb at `verb_at` describes ('站在街边拎着背包的
+    包世宏' -> '包世宏'); '' for a person the cast does not name ('一个靠在车上玩手机的男人'); None
+    when the verb heads no relative clause. A relative clause opens the clause, or follows the verb
+    or the count that takes it ('看见[站在街边的包世宏]', '一个[靠在车上的男子]'), not an adverbial
+    ('很不情愿地把钱扔给了对面的男子' is the subject's); it ends in 的 and a person, not a time
+    ('走到门口的时候') nor a place ('在集市的人群里'), and holds no name of its own."""
+    k = verb_at - 1
+    while k >= 0 and ws[k][1] in ("s", "f", "t"):
+        k -= 1  # '看见不远处站在…': where the clause stands, seen from the verb before
+    if k >= 0 and not (ws[k][1].startswith("v") or ws[k][0] in ("了", "着", "过") or ws[k][1] in ("m", "q", "mq")):
+        return None
+    for j in range(verb_at + 1, len(ws) - 1):
+        word, flag = ws[j]
+        if flag == _NAME:
+            return None  # '看见刘波的手机': the name owns what follows
+        if word != "的":
+            continue
+        after, after_flag = ws[j + 1]
+        if j + 2 < len(ws) and ws[j + 2][0] in _SUFFIX_WORDS:
+            return None  # '在集市的人群里': a place
+        if after_flag == _NAME:
+            return after
+        person = (after in _PERSON_WORDS or after_flag in ("nr", "nrt", "nrfg")
+                  or after.endswith(("人", "者", "员", "们")))
+        return "" if person else None
+    return None
 
 
 # Words after which a name is an object, not the subject ('劫匪给于小慧戴上面具').
@@ -440,6 +485,5 @@ def add_chinese_sentences(facts: Facts, scene: Scene, sents: list[ActionSentence
                 if subject:
                     facts.relate(facts.ref("person", subject), "located_at", facts.ref("place", place), index,
                                  "zh_goes_to_place", ev("zh_goes_to_place"))
-            named = [w for w, f in ws if f == _NAME]
-            if named:
-                carried = named[0]
+            if any(f == _NAME for _, f in ws):
+                carried = _clause_subject(ws)  # a clause naming no one goes on with the one before

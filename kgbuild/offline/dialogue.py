@@ -34,6 +34,7 @@ from kgbuild.evidence import sentences
 from kgbuild.model import Element, ElementKind, Scene
 from kgbuild.offline.characters import Cast
 from kgbuild.offline.facts import RelationFinding
+from kgbuild.offline.media import extension_through, names_a_device, names_a_narrator, names_a_voice
 from kgbuild.readers.cues import voice_is_away, voice_is_offscreen
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -62,8 +63,8 @@ class Speech:
     text: str
     cue: Element
     lines: tuple[Element, ...]  # dialogue elements
-    away: bool  # voice-over, phone, recording: not said in the scene's place
-    offscreen: bool = False  # heard from out of frame: speaks in the scene, but is not shown in it
+    away: bool  # voice-over, phone, recording, a narrator: not said in the scene's place
+    offscreen: bool = False  # heard from out of frame (O.S., a cue named a voice): speaks in the scene, not shown
     directions: tuple[Direction, ...] = ()  # its parentheticals, '(to Ben)', '（对静秋）'
     turn: int = 0  # the position of its cue among the scene's cues, voices of no one included
     lead: str = ""  # the action line right before its cue ('Henry reads aloud:')
@@ -97,8 +98,9 @@ def scene_speeches(scene: Scene, cast: Cast) -> list[Speech]:
 
     def flush() -> None:
         for speaker, cue, lines in current:
-            away = voice_is_away(cue.extensions)
-            offscreen = voice_is_offscreen(cue.extensions)
+            name = cue.speaker or ""
+            away = voice_is_away(cue.extensions) or extension_through(cue.extensions) or names_a_narrator(name)
+            offscreen = voice_is_offscreen(cue.extensions) or names_a_voice(name)
             inline = [Direction(m.group(1), k, k == 0 and not lines[0].text[:m.start()].strip(), m.start())
                       for k, el in enumerate(lines) for m in INLINE_DIRECTION.finditer(el.text)]
             out.append(Speech(speaker, " ".join(el.text for el in lines).strip(), cue, tuple(lines), away,
@@ -129,9 +131,10 @@ def scene_speeches(scene: Scene, cast: Cast) -> list[Speech]:
 
 def has_other_voices(scene: Scene, cast: Cast) -> bool:
     """Whether the scene has a speech, said in its place, by a cue that stands for no one
-    character of the cast (ALL, CROWD, VOICES, '一人应和')."""
+    character of the cast (ALL, CROWD, VOICES, '一人应和'); a device playing ('TELEVISION SET') is
+    a broadcast, no voice of the room."""
     return any(el.kind is ElementKind.CHARACTER and el.speaker and not cast.speakers(el.speaker)
-               and not voice_is_away(el.extensions) for el in scene.elements)
+               and not voice_is_away(el.extensions) and not names_a_device(el.speaker) for el in scene.elements)
 
 
 def aimed(speech: Speech, heard: list[tuple[str, str]]) -> bool:

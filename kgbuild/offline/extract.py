@@ -9,11 +9,14 @@ Each rule names the evidence it reads and emits nothing without it (producer 'ru
   time of day of a heading (DAY, NIGHT) stays scene metadata (`Scene.time_of_day`): it is a
   kind of time, not a time point of the story.
 - `speaks`, `named_in_action`: who is in the scene (speaking in it, not as a voice-over, on the
-  phone or off screen, or shown by the action in person: not on a screen, in a picture or in
-  print, nor said to be gone, nor only named by a question, a condition, a supposition or a past
-  relative clause, `kgbuild.offline.scenes.scene_sights`);
+  phone, a radio or a screen, as a narrator or off screen, or shown by the action in person: not
+  on a screen, in a picture or in print, nor only heard, nor said to be gone, nor only named by a
+  question, a condition, a supposition, a past relative clause or a misread speech,
+  `kgbuild.offline.scenes.scene_sights`);
   with the heading: `present_in_heading_place` (located_at), `present_in_stated_year` (present_on
-  a year the heading or a title card gives). Who the action shows at another place ('OUTSIDE -
+  a year the heading or a title card gives). Where the heading names two places each with its own
+  INT./EXT. (an intercut), `present_at_side`: located_at the side the text puts a character at
+  (`kgbuild.offline.sides`), none where it does not say. Who the action shows at another place ('OUTSIDE -
   ...' in an interior, seen through a window, '老师乙在屋外敲门') is in the scene but not at its
   heading's place; so is who is first shown or heard after an intercut with another place
   ('INTERCUT WITH:'). In Chinese scenes (`_presence`) who is first shown
@@ -21,7 +24,9 @@ Each rule names the evidence it reads and emits nothing without it (producer 'ru
   not at its heading's place, and a speaker first heard after a phone call is not in it.
 - `speaks_to_direction`, `speaks_to_vocative`, `speaks_to_facing`, `speaks_to_two_speakers`,
   `speaks_to_exchange`, `speaks_to_answer`: whom a speech addresses, someone in the room when it
-  is said (`kgbuild.offline.dialogue`, `kgbuild.offline.comings`).
+  is said (`kgbuild.offline.dialogue`, `kgbuild.offline.comings`), or someone heard through the
+  same broadcast; `speaks_to_line`: the other end of a phone or a radio, by the turns of the talk
+  (`kgbuild.offline.address`).
 - attitude cues in a speech whose words are aimed at its listener (`thanks`, `thanks_given`:
   a weighted 'thank you' for what the listener has just handed the speaker, `love`,
   `endearment`, `insult`, `threat`), warmth both ways (`warmth_both_ways`: affinity needs both
@@ -112,6 +117,7 @@ from kgbuild.offline.scenes import (
     scene_sights,
 )
 from kgbuild.offline.selection import assemble
+from kgbuild.offline.sides import placed_sides
 from kgbuild.offline.stoplists import (
     AMBIENCE,
     BODY_PARTS,
@@ -260,16 +266,15 @@ def _phrase_types(read: dict[int, list[ActionSentence]], typer: PhraseTyper,
     return out
 
 
-def _heading(facts: Facts, scene: Scene, headings: HeadingPlaces) -> tuple[list[Ref], list[Ref], Evidence | None]:
-    """The heading's places (outermost first) and time points, and its evidence; `part_of`
-    only where the script's headings show which place holds which."""
+def _heading(facts: Facts, scene: Scene, headings: HeadingPlaces) -> tuple[dict[str, Ref], list[Ref], Evidence | None]:
+    """The heading's places (by name, outermost first) and time points, and its evidence;
+    `part_of` only where the script's headings show which place holds which."""
     index = scene.index
     place_ev = heading_evidence(scene, "rule:heading_place")
     if place_ev is None:
-        return [], [], None
+        return {}, [], None
     refs = {p: facts.mention("place", display_name(p), index, "heading_place", [place_ev])
             for p in headings.places(scene)}
-    places = list(refs.values())
     part_ev = place_ev.model_copy(update={"producer": "rule:heading_part_of"})
     for inner, outer in headings.part_of(scene):
         facts.relate(refs[inner], "part_of", refs[outer], index, "heading_part_of", [part_ev],
@@ -283,7 +288,7 @@ def _heading(facts: Facts, scene: Scene, headings: HeadingPlaces) -> tuple[list[
             for year in years(el.text):
                 times.append(facts.mention("time", year, index, "title_card_year",
                                            [_ev(scene, el, el.text, "title_card_year")]))
-    return places, times, place_ev
+    return refs, times, place_ev
 
 
 # Chinese action telling of a phone call ('程勇接起电话', '电话铃声响起').
@@ -309,8 +314,8 @@ def _elsewhere_from(scene: Scene) -> tuple[int, int] | None:
         if looks_like_chinese_heading(el.text):
             return el.line_start, 0
         opening = chinese.opening_place(el.text) if rooms else None
-        if opening and not any(opening in room or room in opening for room in rooms):
-            return el.line_start, 0
+        if opening and opening.endswith(_ROOM_ENDS) and not any(opening in room or room in opening for room in rooms):
+            return el.line_start, 0  # another room, not a part of this one ('舞台上，…' in a hall)
     return None
 
 
@@ -591,10 +596,18 @@ def _action(facts: Facts, scene: Scene, script: _Script, sents: list[ActionSente
 
 def _add_scene(facts: Facts, scene: Scene, script: _Script, events: Counter[str]) -> None:
     index = scene.index
-    places, times, heading_ev = _heading(facts, scene, script.headings)
+    by_name, times, heading_ev = _heading(facts, scene, script.headings)
+    places = list(by_name.values())
     sents = script.sentences.get(index, [])
     speeches = scene_speeches(scene, script.cast)
     present, at_heading, through = _presence(scene, speeches, sents)
+    sides = script.headings.sides(scene) if places else []
+    # Two places, each its own INT./EXT. (an intercut): where each one is, only the text says.
+    placed = placed_sides(scene, sides, sents, speeches) if len(sides) > 1 else {}
+    if len(script.headings.settings(scene)) > 1:
+        # '街边/土贼房间': the heading names several settings, and which one a character is in only
+        # the action can say (`chinese.add_chinese_sentences`, `placed_sides`); the heading places no one.
+        at_heading = {}
     refs: dict[str, Ref] = {}
     for name, evidence in through.items():  # heard or seen through a medium: in the story, not at the place
         refs[name] = script.character(facts, name, index, evidence.producer.removeprefix("rule:"), [evidence])
@@ -603,7 +616,13 @@ def _add_scene(facts: Facts, scene: Scene, script: _Script, events: Counter[str]
         refs[name] = script.character(facts, name, index, rule, [evidence])
         if heading_ev is None:
             continue
-        for place in places if name in at_heading else ():
+        for side, (el, quote) in placed.get(name, {}).items():
+            for where in sides[side]:
+                facts.relate(refs[name], "located_at", by_name[where], index, "present_at_side",
+                             [heading_ev.model_copy(update={"producer": "rule:present_at_side"}),
+                              _ev(scene, el, quote, "present_at_side")],
+                             name="is in", persistence=Persistence.MOMENTARY)
+        for place in places if name in at_heading and len(sides) < 2 else ():
             facts.relate(refs[name], "located_at", place, index, "present_in_heading_place",
                          [heading_ev.model_copy(update={"producer": "rule:present_in_heading_place"}),
                           at_heading[name].model_copy(update={"producer": "rule:present_in_heading_place"})],
@@ -630,7 +649,8 @@ def _add_scene(facts: Facts, scene: Scene, script: _Script, events: Counter[str]
     if is_chinese(scene):
         chinese.add_chinese_sentences(facts, scene, sents, script.names)
     else:
-        _action(facts, scene, script, sents, refs, places[-1] if places else None, events)
+        # An event's place is the scene's innermost, where the heading names one place only.
+        _action(facts, scene, script, sents, refs, places[-1] if places and len(sides) < 2 else None, events)
 
 
 def collect_facts(screenplay: Screenplay, embedder: Embedder,

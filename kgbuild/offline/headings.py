@@ -32,9 +32,17 @@ is the loft, 'BACK AT THE STAFF CAR' the staff car), or a bare name of one or tw
 noun ('TWO MEN HIDE IN THE NEARBY WOODS'), and a time after the place is cut off ('THE FOREST
 AT DUSK').
 
-Places joined by a slash in a heading ('县长卧室/县衙院内', the bedroom / the courtyard) are two
-settings of one scene: neither holds the other, and each is read with the heading's other
-places without its alternative (`_settings`).
+Places joined by a slash, a backslash or the enumeration comma 、 in a heading ('县长卧室/县衙院内',
+the bedroom / the courtyard; '土贼房间\\厂长办公室\\派出所', an intercut of three rooms; '停车场、
+井盖下', a split screen) are settings of one scene: neither holds the other, and each is read with
+the heading's other places without its alternatives (`_settings`). Which of them a character is in
+only the scene's text can tell, so the heading places no one (`HeadingPlaces.settings`). A bare
+INT./EXT. or time marker ('内', '夜') is never a place.
+
+A heading that names two places each with its own INT./EXT. ('INT. JUDY'S FLAT/INT. WASHINGTON
+AIRPORT', the two sides of an intercut; `kgbuild.readers.headings.Heading.sides`) has two sides:
+each is cleaned and ordered as a heading of its own, neither holds the other, and where a
+character is, the scene's text says (`HeadingPlaces.sides`, `kgbuild.offline.sides`).
 
 A part that recurs at the end of many headings is not for that a time or continuity slot: in
 the scripts measured it is as often a city ('-- PHOENIX', '-- EL PASO'), a room found in many
@@ -53,8 +61,8 @@ from kgbuild.model import ElementKind, Scene, Screenplay
 from kgbuild.offline.containment import REGION, WAY, Containment, key, learn_containment, size
 from kgbuild.offline.phrases import ING_NOUNS
 from kgbuild.offline.stoplists import FIXTURES, PLACE_HEADS, word_set
-from kgbuild.readers.headings import is_camera_note
-from kgbuild.timewords import HEADING_TIMES, TIME_OF_DAY_WORDS
+from kgbuild.readers.headings import is_camera_note, parse_english_heading
+from kgbuild.timewords import HEADING_TIMES, TIME_OF_DAY_WORDS, ZH_TIMES_OF_DAY
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 # Parts of a heading that are not places: its times, and camera or editing notes.
@@ -69,6 +77,8 @@ _NOT_PLACE_WORDS = re.compile(
     r"|^(?:ACROSS|BACK TO|OVER|UNDER|NEAR|BEHIND|FURTHER|ALONG|\[|\()"
     rf"|^(?:{_SINGLE_WORD_TIMES})\b")
 _BRACKETED = re.compile(r"\s*[(\[（【][^)\]）】]*[)\]）】]\s*")
+# A Chinese INT./EXT. or time marker standing as a part, alone or before a note.
+_ZH_MARKER = re.compile(rf"^(?:内外|外内|内|外|內|{'|'.join(ZH_TIMES_OF_DAY)})(?:\s|$)")
 # After a participle, where it goes: 'HEADING DOWNTOWN', 'DRIVING NORTH', 'PULLING AWAY'.
 _DIRECTIONS = word_set("""
     north south east west northbound southbound eastbound westbound downtown uptown home away
@@ -213,7 +223,19 @@ def heading_places(scene: Scene, places_seen: frozenset[str] = frozenset(),
     Example: 'INT. APARTMENT, CHICAGO - NIGHT' -> ['CHICAGO', 'APARTMENT'];
     'EXT. CEMETERY / GRAVESIDE' -> ['CEMETERY']; 'INT. JOE'S CAR - DRIVING' -> ["JOE'S CAR"].
     """
-    return sorted(_cleaned(scene, places_seen, people, speakers), key=_guessed_size, reverse=True)
+    return sorted((p for side in _sides(scene) for p in _cleaned(side, places_seen, people, speakers)),
+                  key=_guessed_size, reverse=True)
+
+
+def _sides(scene: Scene) -> list[Scene]:
+    """The scene once for each side of a heading that names two places each with its own INT./EXT.
+    ('INT. JUDY'S FLAT/INT. WASHINGTON AIRPORT'), its location that side's places; else the scene."""
+    if scene.int_ext is None or _CJK.search(scene.heading or ""):
+        return [scene]
+    sides = parse_english_heading(scene.heading).sides
+    if len(sides) < 2 or [p for side in sides for p in side] != scene.location:
+        return [scene]  # one place, or one side already
+    return [scene.model_copy(update={"location": side}) for side in sides]
 
 
 # 'TED AND STELLA', 'ON BONES', 'KIRK, SPOCK': names joined, after a camera's 'ON'.
@@ -242,6 +264,8 @@ def _is_place(part: str, n: int, places_seen: frozenset[str], people: frozenset[
         return False
     if part.upper() in _NOT_PLACES or _NOT_PLACE_WORDS.search(part.upper()) or is_camera_note(part):
         return False
+    if _ZH_MARKER.match(part):
+        return False  # '内', '夜', '内 或加一场…': the heading's INT./EXT. or time and a note
     if part.split()[-1].lower() in FIXTURES:
         return False
     if n == 0 or _CJK.search(part):
@@ -274,7 +298,7 @@ def _settings(scene: Scene, places: list[str]) -> list[list[str]]:
     alternative."""
     heading = scene.heading or ""
     joined = {i for i in range(len(places) - 1)
-              if re.search(re.escape(places[i]) + r"\s*[/／]\s*" + re.escape(places[i + 1]), heading)}
+              if re.search(re.escape(places[i]) + r"\s*(?:[/／、]|\\+)\s*" + re.escape(places[i + 1]), heading)}
     if not joined:
         return [places]
     groups: list[list[int]] = []
@@ -303,7 +327,8 @@ class HeadingPlaces:
 
     def places(self, scene: Scene) -> list[str]:
         """The scene's places, outermost first: by what the script shows where it shows it, by
-        a guess of their sizes elsewhere. The last is where the scene is."""
+        a guess of their sizes elsewhere. The last is where the scene is, unless its heading has
+        two sides (`sides`)."""
         guess = heading_places(scene, self.places_seen, self.people, self.speakers)
         inside = set(self.part_of(scene))
         places: list[str] = []
@@ -313,10 +338,25 @@ class HeadingPlaces:
             guess.remove(outermost)
         return places
 
+    def sides(self, scene: Scene) -> list[list[str]]:
+        """The places of each side of the scene's heading, outermost first (`places` of each): one
+        side for a heading of one place, two for 'INT. JUDY'S FLAT/INT. WASHINGTON AIRPORT'."""
+        split = _sides(scene)
+        if len(split) == 1:
+            return [self.places(scene)]
+        return [side for side in map(self.places, split) if side]
+
+    def settings(self, scene: Scene) -> list[list[str]]:
+        """The heading's places once per setting it names (`_settings` of each side, `_sides`): one
+        list for most headings, several for places joined by a slash, a backslash or 、, or for
+        the two sides of an intercut."""
+        return [setting for side in _sides(scene)
+                for setting in _settings(side, _cleaned(side, self.places_seen, self.people, self.speakers))]
+
     def part_of(self, scene: Scene) -> list[tuple[str, str]]:
-        """(inner, outer) for the scene's places whose order the script shows."""
+        """(inner, outer) for the scene's places whose order the script shows (within a side)."""
         found: list[tuple[str, str]] = []
-        for setting in _settings(scene, _cleaned(scene, self.places_seen, self.people, self.speakers)):
+        for setting in self.settings(scene):
             found += [pair for pair in self.containment.part_of(setting, interior=scene.int_ext == "INT")
                       if pair not in found]
         return found
@@ -336,6 +376,6 @@ def learn_heading_places(screenplay: Screenplay) -> HeadingPlaces:
     speakers = frozenset(key(e.speaker) for s in screenplay.scenes for e in s.elements
                          if e.kind == ElementKind.CHARACTER and e.speaker and not _CJK.search(e.speaker))
     people = speakers - openers
-    headings = ((setting, s.int_ext) for s in screenplay.scenes
-                for setting in _settings(s, _cleaned(s, seen, people, speakers)))
+    headings = ((setting, s.int_ext) for s in screenplay.scenes for side in _sides(s)
+                for setting in _settings(side, _cleaned(side, seen, people, speakers)))
     return HeadingPlaces(learn_containment(headings), seen, people, speakers)

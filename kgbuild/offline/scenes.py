@@ -6,9 +6,13 @@ and the signal is grammatical, so the same reading serves every format and both 
 
 - a voice from elsewhere: a cue extension or a parenthetical of the speech that puts the voice
   over, through or on a medium ('(V.O.)', '(OVER PHONE)', '(ON TV)', '(FILTERED)', '(on speaker)',
-  '（电话里）'); 'into the phone' is the speaker in the scene using one (`through_medium`);
+  '（电话里）', notes run together: '(O.S. RADIO FILTER)'); 'into the phone' is the speaker in the
+  scene using one (`through_medium`, `kgbuild.offline.media.extension_through`); a cue named a
+  narrator ('TV NARRATOR'); a cue or a name that is a voice ('RECORDED VOICE') once the action
+  has told of a call or a screen ('Walt dials. A RECORDED VOICE answers.');
 - an image: the sentence opens on a medium ('CLOSE ON TV, ...', 'ON THE SHOW MONITOR, ...',
-  'In the photo, ...', 'On the viewscreen: ...'); the name is the complement of a medium ('a
+  'In the photo, ...', 'On the viewscreen: ...'; as a slug in capitals, with no stop before the
+  name: 'ON TV Pete Fineman is reporting.'); the name is the complement of a medium ('a
   photograph of Thomas Wayne', 'the poster, ... including JULIE'); the name is on or in one
   ('Shinzon appears on the viewscreen', 'BRUCE IN PHOTO', 'Murray (on TV)'); or appears in a
   sentence that names a screen before it ('She hits a button on her computer and ROSALYN
@@ -16,7 +20,17 @@ and the signal is grammatical, so the same reading serves every format and both 
 - print: a name in a text the sentence quotes ('"Henry don't ..., Eddie Vibes"', across the
   sentences of a paragraph) or after a label's colon ('Call display: MOM.', 'The marquee
   reads: ...');
-- absence: 'Picard is gone.' says the character is not there.
+- absence: 'Picard is gone.', 'Malcolm has gone in ahead.' say the character is not there.
+
+A character can be heard in the scene's world and not seen (`Sight.HEARD`): 'We hear Esther
+screaming from inside the room'; a character named a voice ('A FEMALE VOICE calls out'; under
+the cue 'FEMALE VOICE' the speech is off screen, `kgbuild.offline.dialogue.Speech.offscreen`). One
+first heard so, or off screen ('ESTHER (O.S.)'), stays only heard while the action gives them only
+a voice ('Esther continues to scream for help.', 'More screaming from Esther behind the door.').
+
+A sentence in the first person singular outside quotes ('Ross was my best friend.') is a speech the
+reader took for action (action is written in the third person, 'we' is the audience): what it
+names is talked about (`Sight.NAMED`).
 
 A character can also be shown in person but somewhere else than the heading's place, or only be
 named by a sentence that does not show them at all. Both are read from the grammar of the name's
@@ -41,8 +55,10 @@ own sentence and clause, in every format:
   that Randall gave him').
 
 A character the scene first gives through a live medium (a screen, a call, a broadcast; a
-voice-over once the action has told of a phone or a screen) stays behind it for the scene:
-later action naming them shows the broadcast or the call, unless it brings them in ('enters',
+voice-over once the action has told of a phone or a screen; a speaker first heard after a slug
+that opens on a screen and nothing more, 'ON A TV MONITOR', until another slug or a transition)
+stays behind it for the scene: later action naming them shows the broadcast or the call, unless
+it brings them in ('enters',
 'arrives'), and their speeches under plain cues go on from there until the action shows them in
 person ('Her cell phone rings', 'MOM (V.O.)', then 'MOM' on the video call). A narrator's
 voice-over in a scene with no phone or screen is no such call (the narrator may speak in the
@@ -53,7 +69,7 @@ shows her (`scene_sights`).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
@@ -61,9 +77,10 @@ from kgbuild.evidence import sentences
 from kgbuild.model import Element, ElementKind, Scene, Screenplay
 from kgbuild.offline.characters import Cast
 from kgbuild.offline.dialogue import Speech
+from kgbuild.offline.media import SCREEN_MEDIA, STILL_MEDIA, VOICE_MEDIA, extension_through, names_a_voice
 from kgbuild.offline.phrases import Phrase, learn_verbs, noun_phrases
 from kgbuild.offline.zh_words import inside_word
-from kgbuild.readers.cues import voice_is_away
+from kgbuild.readers.cues import voice_is_away, voice_is_offscreen
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 # Action that shows a picture, not the scene's place: 'INSERT CUT: ANGIER SCREAMING'.
@@ -78,22 +95,6 @@ _ZH_SCREEN = re.compile(r"监控|屏幕|画面|电视|视频|录像|照片")
 # A Chinese name followed by these is calling in or owning, not shown ('眼镜打给他', '孙悟空的面具').
 _ZH_NOT_SHOWN_AFTER = re.compile(r"^(?:的|打来|打给|打电话|来电)")
 
-# The media a character is heard or seen through (closed classes of nouns).
-#: Voices: a call, a radio, a speaker, a machine that plays a message.
-VOICE_MEDIA = (r"(?:(?:tele|cell|mobile |smart|speaker ?|car |pay ?)?phones?|cells?|radios?|walkie(?:[- ]?talkies?)?|"
-               r"intercoms?|(?:loud)?speakers?|comms?|comlinks?|communicators?|headsets?|earpieces?|"
-               r"(?:answering )?machines?|voice ?-?mails?)")
-#: Live or recorded pictures: a screen and what plays on it.
-SCREEN_MEDIA = (r"(?:tvs?|t\.v\.|televisions?|(?:view|video|tv|big |split |computer )?screens?|monitors?|videos?|"
-                r"video ?tapes?|footage|holo[\w-]*(?: (?:images?|representations?|projections?|figures?))?|"
-                r"projections?|webcams?|feeds?|broadcasts?|newsreels?|computers?|laptops?|tablets?|"
-                r"transmissions?|recordings?|tapes?)")
-#: Still pictures and print.
-STILL_MEDIA = (r"(?:photos?|photographs?|pictures?|snapshots?|polaroids?|portraits?|posters?|paintings?|drawings?|"
-               r"sketch(?:es)?|images?|billboards?|murals?|signs?|marquees?|letters?|cards?|notes?|signatures?|"
-               r"headlines?|newspapers?|papers?|magazines?|articles?|yearbooks?|albums?|pages?|labels?|plaques?|"
-               r"banners?|flyers?|captions?|chyrons?|displays?|messages?|texts?|e-?mails?|postcards?|wallpapers?|"
-               r"clippings?)")
 #: Not the scene's world at all: what is dreamt or remembered.
 _INNER = r"(?:dreams?|visions?|memory|memories|flashbacks?|imagination|nightmares?|fantas(?:y|ies))"
 _DET = r"(?:the|a|an|his|her|their|its|this|that|our|[\w-]+['’]s)"
@@ -103,10 +104,16 @@ _CAMERA = (r"(?:(?:extreme |tight |medium |wide )?(?:close(?:[- ]?up)?|angle|sho
 # A word before a medium's noun that is no determiner and no verb ('the LITTLE TV', 'the SHOW MONITOR').
 _MODIFIER = r"(?!(?:the|a|an|and|or|of)\b)(?![\w-]+ing\b)[\w-]+"
 # A sentence that opens on a medium: what it names is in the picture ('CLOSE ON TV, Murray ...').
-_FRAME = re.compile(
-    rf"^\W*(?:{_CAMERA}(?:(?:on|in|onto|across)\s+)?|(?:on|in|onto|across)\s+)(?:{_DET}\s+)?(?:{_MODIFIER}\s+){{0,2}}?"
-    rf"(?:(?P<screen>{SCREEN_MEDIA})|(?P<still>{STILL_MEDIA})|(?P<inner>{_INNER}))\s*(?:[,:;.!]|--|—|–|$)",
-    re.IGNORECASE)
+_FRAME_OPENING = (rf"^\W*(?:{_CAMERA}(?:(?:on|in|onto|across)\s+)?|(?:on|in|onto|across)\s+)(?:{_DET}\s+)?"
+                  rf"(?:{_MODIFIER}\s+){{0,2}}?"
+                  rf"(?:(?P<screen>{SCREEN_MEDIA})|(?P<still>{STILL_MEDIA})|(?P<inner>{_INNER}))")
+_FRAME = re.compile(rf"{_FRAME_OPENING}\s*(?:[,:;.!]|--|—|–|$)", re.IGNORECASE)
+# The same opening written as a slug in capitals, with no stop before what it shows ('ON TV Pete is reporting.').
+_SLUG_OPENING = re.compile(rf"{_FRAME_OPENING}\s+", re.IGNORECASE)
+# A slug in capitals ('BACK TO SCENE', 'ON BRUCE', 'ANGLE ON THE DOOR', 'IN THE ROOM'): a new shot. Its words
+# open on a camera direction or a place (a sound in capitals, 'BANG!', is no shot).
+_SHOT = re.compile(r"^\W*(?:ON|IN|AT|INSIDE|OUTSIDE|BACK|ANGLE|CLOSE|WIDE|REVERSE|POV|MEDIUM|TIGHT|EXTREME|OVER|"
+                   r"FAVOU?R\w*|NEW ANGLE|RESUME|INT|EXT|INTERCUT|CUT)\b")
 # The name is the complement of a medium: 'a photograph of Thomas Wayne', 'a poster ..., featuring ... JULIE'.
 _MEDIUM_OF = re.compile(
     rf"\b(?:(?P<screen>{SCREEN_MEDIA}|{VOICE_MEDIA})|(?P<still>{STILL_MEDIA}))"
@@ -143,11 +150,25 @@ _APPEARS = re.compile(r"^\s*(?:,[^,]{1,40},\s*)?(?:appears?|pops? up|comes? (?:u
 _LABEL = re.compile(
     rf"(?:\b(?P<screen>{SCREEN_MEDIA})|\b(?P<still>{STILL_MEDIA}|ID|reads?|displays?|flashes|spells?(?: out)?|"
     r"lists?))(?:\s+[\w'’-]+){0,3}?\s*:", re.IGNORECASE)
-# Said to be absent: 'Picard is gone.'
+# Said to be absent: 'Picard is gone.', 'Malcolm has gone in ahead.'
 _GONE = re.compile(
     r"^\s*(?:is|was|['’]s|has|had)\s+(?:already\s+|long\s+|now\s+|still\s+)?(?:been\s+)?"
     r"(?:(?:gone|missing|absent)(?=\s*(?:[.,;:!?)]|--|—|$)|\s+(?:from|now|already|again|too|for good)\b)|"
+    r"gone\s+(?:in|out|off|away|ahead|home|inside|outside|upstairs|downstairs)\b|"
     r"nowhere to be (?:seen|found)|not (?:here|there)\b)", re.IGNORECASE)
+# A cue's extension of a voice not seen, right after a name in capitals in the action (a cue the reader
+# left there): '(O.S. RADIO FILTER)', '(V.O.)'.
+_CUE_EXTENSION = re.compile(r"^\s*\(\s*(?P<ext>(?:O\.?\s?S|O\.?\s?C|V\.?\s?O)\.?(?:[^)\w][^)]*)?)(?:\)|$)")
+# The audience hears, and sees nothing: 'We hear Esther screaming from inside the room.'
+_WE_HEAR = re.compile(r"\b(?:we|you)\s+(?:can\s+|now\s+|still\s+|then\s+)?hear\s+(?:the\s+)?$", re.IGNORECASE)
+# A voice's verb or a sound from someone: who was first heard and not seen is still only heard
+# ('Esther continues to scream for help.', 'More screaming from Esther behind the door.').
+_VOICE_VERB = (r"(?:screams?|screaming|shouts?|shouting|yells?|yelling|calls?(?: out)?|calling|cries|cry|crying|"
+               r"sobs?|sobbing|moans?|moaning|groans?|groaning|wails?|wailing|howls?|howling|hollers?|hollering|"
+               r"shrieks?|shrieking|bangs?|banging|pounds?|pounding|knocks?|knocking)")
+_VOICE_AFTER = re.compile(rf"^\s*(?:(?:continues|keeps|starts|begins|is|was|still|again)\s+(?:to\s+)?){{0,2}}"
+                          rf"{_VOICE_VERB}\b", re.IGNORECASE)
+_SOUND_FROM = re.compile(rf"\b(?:{_VOICE_VERB}|voices?|sounds?|noises?)\s+from\s+$", re.IGNORECASE)
 # A voice heard, not a person seen: 'Jim talks over the action in voiceover'.
 _VOICE_OVER = re.compile(r"\bvoice-?over\b|\bV\.O\.", re.IGNORECASE)
 # Coming into the scene: the subject of these verbs is brought in ('LANG and Reggie enter').
@@ -181,6 +202,13 @@ _NARRATION = re.compile(r"^(?:V\.?\s?O\.?|VO|VOICE[- ]?OVER|PRE-?LAP)$", re.IGNO
 # Where a clause begins: a comma, a colon, a dash, a bracket, or a conjunction that opens a clause.
 _CLAUSE_START = re.compile(r"[,;:()]|--|—|–|\s-\s|\b(?:and|but|as|when|while|then|so|because|after|or|where)\b",
                            re.IGNORECASE)
+# The first person singular, the speaker's own word ('I', "I'm", 'my'): no action line says it.
+_FIRST_PERSON = re.compile(r"(?<![\w'’-])I(?:['’](?:m|ll|ve|d))?(?![\w'’-])|\b(?:me|my|mine|myself)\b")
+_QUOTED_PART = re.compile(r'"[^"]*"|“[^”]*”')
+# What may come before a name called at the start of a speech: 'Mr Travis, ...', 'Oh, Liza, ...'.
+_CALLED_BEFORE = re.compile(r"^\W*(?:(?:oh|hey|hi|well|look|listen|please|so|now|and)\W+)?"
+                            r"(?:(?:mr|mrs|ms|miss|dr|doctor|sir|madam|captain|sergeant|officer|detective|chief)\.?\s+)?$",
+                            re.IGNORECASE)
 # A question: what it names is asked about ('Where is Mark?'), not shown.
 _QUESTION = re.compile(r"[?？][\"'”’)\s]*$")
 # The clause is a condition, a question or what is waited for ('to see if Kresimir is', 'until St. Luc comes').
@@ -227,14 +255,20 @@ _SEES = re.compile(r"\b(?:sees?|seeing|spots?|spotting|spotted|watch(?:es|ing)?|
 # Chinese: a name asked after ('武举人呢?'), or in a condition ('如果...胡万...').
 _ZH_WHERE_IS = re.compile(r"^了?呢")
 _ZH_NOT_SHOWN_BEFORE = re.compile(r"如果|要是|假如|假若|万一|是否|等到|直到")
+# Chinese: a name the clause says is not found or not seen ('并未发现壮汉').
+_ZH_NOT_FOUND = re.compile(r"(?:未|没有?|并未|并没有?|不曾)能?(?:发现|看到|看见|见到|找到|注意到)"
+                           r"[^，。！？；,!?;]{0,6}$")
 # Chinese: seen through a lens ('望远镜里张牧之').
 _ZH_LENS = re.compile(r"(?:望远镜|瞄准镜|猫眼)(?:里|中|内)")
-# Chinese places outside an enclosure or above one: '屋外', '宅邸外', '房顶之上'.
-_ZH_AWAY = r"(?P<where>[\u3400-\u9fff]{0,6}?(?:[门窗屋房院室楼墙车宅邸店厅堂]外(?:面|边)?|之上|之外|顶上))"
+# Chinese places outside an enclosure, above one or on another floor: '屋外', '宅邸外', '房顶之上',
+# '楼下'.
+_ZH_AWAY = r"(?P<where>[\u3400-\u9fff]{0,6}?(?:[门窗屋房院室楼墙车宅邸店厅堂]外(?:面|边)?|之上|之外|顶上|楼[上下]))"
 # A place someone comes from or goes to, not where they are: '从门外', '往屋外'.
 _ZH_FROM = re.compile(r"[从自往向朝到出]")
 _ZH_AWAY_OPENING = re.compile(rf"^\W*{_ZH_AWAY}")
 _ZH_AWAY_AT = re.compile(rf"^(?:[\u3400-\u9fff]{{0,3}}?)在{_ZH_AWAY}")
+# The name described by where it is: '楼下的老太太'.
+_ZH_AWAY_BEFORE = re.compile(rf"{_ZH_AWAY}的$")
 
 
 class Sight(Enum):
@@ -242,6 +276,7 @@ class Sight(Enum):
 
     IN_PERSON = "in_person"  # where the scene is
     ELSEWHERE = "elsewhere"  # in person, at another place than the heading's: outside, above, through a window
+    HEARD = "heard"  # heard in the scene's world, not seen: 'We hear Esther scream', then 'Esther keeps screaming'
     SCREEN = "screen"  # on a screen, in a recording, as a voice from elsewhere
     PICTURE = "picture"  # in a still picture or in print
     ABSENT = "absent"  # said to be gone
@@ -249,8 +284,8 @@ class Sight(Enum):
 
 
 #: When a sentence names a character twice, the strongest sight counts.
-_SIGHT_RANK = {Sight.IN_PERSON: 0, Sight.ELSEWHERE: 1, Sight.SCREEN: 2, Sight.PICTURE: 3, Sight.ABSENT: 4,
-               Sight.NAMED: 5}
+_SIGHT_RANK = {Sight.IN_PERSON: 0, Sight.ELSEWHERE: 1, Sight.HEARD: 2, Sight.SCREEN: 3, Sight.PICTURE: 4,
+               Sight.ABSENT: 5, Sight.NAMED: 6}
 
 
 def _medium_sight(match: re.Match[str]) -> Sight:
@@ -310,23 +345,27 @@ class ActionSentence:
         opens on it, the name is its complement or is on or in it, or appears after a screen is
         named: `Sight.SCREEN` for a screen or a recording, `Sight.PICTURE` for a still picture
         or print, and print after a label's colon); said to be gone (`Sight.ABSENT`); asked
-        about, supposed, waited for or in a past relative clause (`Sight.NAMED`), or shown at
-        another place (`Sight.ELSEWHERE`; see the module docstring). Chinese sentences:
-        `_sights_chinese`.
+        about, supposed, waited for or in a past relative clause, or in a sentence in the first
+        person (a misread speech: `Sight.NAMED`); heard, not seen ('We hear Esther ...', a
+        character named a voice: `Sight.HEARD`), or shown at another place (`Sight.ELSEWHERE`;
+        see the module docstring). Chinese sentences: `_sights_chinese`.
         """
-        if _NOT_HERE.match(self.element.text) or _NOT_HERE.match(self.text):
+        frame = None if _CJK.search(self.text) else _FRAME.match(self.text) or self._slug_frame()
+        if (_NOT_HERE.match(self.element.text) or _NOT_HERE.match(self.text)) and not (frame and frame.group("screen")):
             return {name: Sight.NAMED for _, _, name in self.spans}
         if _CJK.search(self.text):
             return self._sights_chinese()
         at = max(self.element.text.find(self.text), 0)
-        frame = _FRAME.match(self.text)
         label = _LABEL.search(self.text)
         voice_over = bool(_VOICE_OVER.search(self.text))
         asked = max(self.text.rfind(":"), self.text.rfind(")")) + 1 if _QUESTION.search(self.text) else None
         opening = self._opens_elsewhere()
+        speech = self._speech_from()
         out: dict[str, Sight] = {}
         for s, e, name in self.spans:
-            if _quoted(self.element.text, at + s) or asked is not None and s >= asked:
+            if speech is not None and s >= speech:
+                sight = self._sight_in_speech(s, e, speech)
+            elif _quoted(self.element.text, at + s) or asked is not None and s >= asked:
                 sight = Sight.NAMED
             elif frame is not None:
                 sight = _medium_sight(frame)
@@ -334,13 +373,73 @@ class ActionSentence:
                 sight = self._sight(s, e, label, voice_over)
                 if sight is Sight.IN_PERSON and (opening is not None and s >= opening or self._placed_elsewhere(s, e)):
                     sight = Sight.ELSEWHERE
+            if sight is Sight.IN_PERSON and names_a_voice(name):
+                sight = Sight.HEARD  # 'A RECORDED VOICE answers': a voice is heard, not seen
             if name not in out or _SIGHT_RANK[sight] < _SIGHT_RANK[out[name]]:
                 out[name] = sight
         return out
 
+    def _speech_from(self) -> int | None:
+        """Where a speech the reader took for action begins in the sentence ('BERLIN Ross was my
+        best friend.', 'ON GRACE - IN THE STANDS . Debbie turns to her. GRACE I didn't even know'):
+        at the last name in capitals before the first person speaks (its cue), or at the start of
+        the sentence; None when no one speaks in the first person."""
+        offset = max(self.element.text.find(self.text), 0)
+        at = _first_person_at(self.text, lambda i: _quoted(self.element.text, offset + i))
+        if at is None:
+            return None
+        cues = [s for s, e, _ in self.spans if e <= at and self.text[s:e].isupper() and e - s > 1]
+        return cues[-1] if cues else 0
+
+    def _sight_in_speech(self, s: int, e: int, start: int) -> Sight:
+        """In a speech the reader took for action, beginning at `start`: its cue (the name in capitals
+        there) is the speaker, there; one it calls by name at its edge ('Mr Travis, I think ...') is
+        there too; everyone else it names is talked about."""
+        written = self.text[s:e]
+        if s == start and written.isupper() and len(written) > 1:
+            return Sight.IN_PERSON
+        before, after = self.text[start:s], self.text[e:]
+        called = (_CALLED_BEFORE.match(before) and re.match(r"\s*,", after)
+                  or re.search(r",\s*$", before) and re.match(r"\s*[.!?]+[\"'”’]?\s*$", after))
+        return Sight.IN_PERSON if called else Sight.NAMED
+
+    def _misread_cue(self, s: int, e: int) -> Sight | None:
+        """How a cue the reader left in the action is heard ('GUERILLA #2 (O.S. RADIO FILTER) Drug
+        store.'): the name in capitals, then an extension of a voice from elsewhere (`Sight.SCREEN`)
+        or from out of frame (`Sight.HEARD`); None for anything else."""
+        written = self.text[s:e]
+        if not written.isupper() or len(written) < 2:
+            return None
+        at = max(self.element.text.find(self.text), 0)
+        m = _CUE_EXTENSION.match(self.element.text[at + e:])
+        if m is None:
+            return None
+        ext = m.group("ext").strip()
+        if extension_through([ext]) or voice_is_away([ext]) or through_medium([ext]):
+            return Sight.SCREEN
+        return Sight.HEARD
+
+    def opens_on_screen(self) -> bool:
+        """Whether the sentence opens on a screen ('CLOSE ON TV, Murray ...', 'ON TV Pete is reporting')."""
+        if _CJK.search(self.text):
+            return False
+        frame = _FRAME.match(self.text) or self._slug_frame()
+        return frame is not None and bool(frame.group("screen"))
+
+    def _slug_frame(self) -> re.Match[str] | None:
+        """The opening on a medium of a sentence written as a slug in capitals with no stop before
+        the name it shows ('ON TV Pete Fineman is reporting.', 'ON A MONITOR EVAN reads the news'), or None."""
+        m = _SLUG_OPENING.match(self.text)
+        if m is None or not m.group(0).strip().isupper():
+            return None
+        return m if any(s == m.end() for s, _, _ in self.spans) else None
+
     def _sight(self, s: int, e: int, label: re.Match[str] | None, voice_over: bool) -> Sight:
         """How the name at text[s:e] is shown, in a sentence that does not open on a medium."""
         before, after = self.text[:s], self.text[e:]
+        heard = self._misread_cue(s, e)
+        if heard is not None:
+            return heard
         if after[:2].lower() in ("'s", "’s") and not (_IS.match(after[2:]) and _OPENS.match(before)):
             return Sight.NAMED
         if label is not None and s >= label.end():
@@ -363,6 +462,8 @@ class ActionSentence:
             return Sight.SCREEN
         if _GONE.match(after):
             return Sight.ABSENT
+        if _WE_HEAR.search(before):
+            return Sight.HEARD
         if voice_over:
             return Sight.SCREEN
         return Sight.IN_PERSON
@@ -413,7 +514,8 @@ class ActionSentence:
         for s, e, name in self.spans:
             screen = next(reversed(list(_ZH_SCREEN.finditer(self.text[:s]))), None)
             if (_ZH_NOT_SHOWN_AFTER.match(self.text[e:]) or inside_word(self.text, s, e)
-                    or _zh_asked(self.text, e) or _ZH_NOT_SHOWN_BEFORE.search(self.text[:s])):
+                    or _zh_asked(self.text, e) or _ZH_NOT_SHOWN_BEFORE.search(self.text[:s])
+                    or _ZH_NOT_FOUND.search(self.text[:s])):
                 sight = Sight.NAMED
             elif screen is not None:
                 sight = Sight.PICTURE if screen.group(0) == "照片" else Sight.SCREEN
@@ -426,10 +528,11 @@ class ActionSentence:
         return out
 
     def _zh_elsewhere(self, s: int, e: int) -> bool:
-        """Chinese: the sentence opens on a place outside or above ('房顶之上，胡万...', '宅邸外围着...
-        民众'), or the name is there ('老师乙在屋外敲门'), and the heading does not name that place;
-        '外' (outside) is elsewhere only in an interior."""
-        for m in (_ZH_AWAY_OPENING.match(self.text[:s]), _ZH_AWAY_AT.match(self.text[e:])):
+        """Chinese: the sentence opens on a place outside, above or on another floor ('房顶之上，
+        胡万...', '宅邸外围着...民众'), or the name is there ('老师乙在屋外敲门', '楼下的老太太'), and
+        the heading does not name that place; '外' (outside) is elsewhere only in an interior."""
+        for m in (_ZH_AWAY_OPENING.match(self.text[:s]), _ZH_AWAY_AT.match(self.text[e:]),
+                  _ZH_AWAY_BEFORE.search(self.text[:s])):
             if m is None or _ZH_FROM.search(m.group(0)):
                 continue  # '众兄弟从门外出现': where they come from
             where = m.group("where")
@@ -438,6 +541,23 @@ class ActionSentence:
                 continue
             return True
         return False
+
+
+def said_in_first_person(text: str) -> bool:
+    """Whether an English action sentence speaks in the first person singular outside quotes ('Ross
+    was my best friend.', "I'm going in to see Citrine."): action is written in the third person
+    (and 'we' is the audience), so this is a speech the reader took for action. A sentence in
+    capitals is a slug or a sound, not read so."""
+    return _first_person_at(text) is not None
+
+
+def _first_person_at(text: str, quoted: Callable[[int], bool] | None = None) -> int | None:
+    """Where the first person singular first speaks in a sentence outside quotes (those of the
+    sentence, or where `quoted` says an offset is inside quotes); None if nowhere."""
+    bare = _QUOTED_PART.sub(lambda m: " " * len(m.group(0)), text) if quoted is None else text
+    if bare.isupper():
+        return None
+    return next((m.start() for m in _FIRST_PERSON.finditer(bare) if quoted is None or not quoted(m.start())), None)
 
 
 def _clause_before(before: str) -> str:
@@ -548,44 +668,96 @@ def scene_sights(scene: Scene, sents: Sequence[ActionSentence], speeches: Sequen
         >>> sights.sentences[0]  # doctest: +SKIP
         {'Murray Franklin': <Sight.SCREEN: 'screen'>}
     """
-    items: list[tuple[int, int, int, int]] = []  # (line, offset, 0 sentence / 1 speech, index)
+    items: list[tuple[int, int, int, int]] = []  # (line, offset, 0 sentence / 1 speech / 2 transition, index)
     for i, sent in enumerate(sents):
         items.append((sent.element.line_start, max(sent.element.text.find(sent.text), 0), 0, i))
     for i, speech in enumerate(speeches):
         items.append((speech.cue.line_start, 0, 1, i))
-    first: dict[str, str] = {}  # character -> how first seen or heard: 'person', 'medium', 'narration'
+    items.extend((el.line_start, 0, 2, 0) for el in scene.elements if el.kind is ElementKind.TRANSITION)
+    first: dict[str, str] = {}  # character -> how first seen or heard: 'person', 'medium', 'narration', 'offscreen'
     in_person: set[str] = set()
     out_sents: list[dict[str, Sight]] = [{} for _ in sents]
     away = [False] * len(speeches)
     told = False  # the action has told of a call or a screen so far
+    framed = False  # a slug opened on a screen ('ON A TV MONITOR') and no other shot or transition came since
+    screened: set[str] = set()  # first given on a screen the action framed, until the next shot or transition
+
+    def new_shot() -> None:
+        for name in screened - in_person:
+            if first.get(name) == "medium":
+                del first[name]  # 'ON THE MONITOR: ... IN THE ROOM ... EVAN BAXTER': off the screen now
+        screened.clear()
+
     for _, _, what, i in sorted(items):
+        if what == 2:
+            framed = False
+            new_shot()
+            continue
         if what == 1:
             speech = speeches[i]
             notes = speech_notes(scene, speech)
-            medium = through_medium(notes) or any(
-                voice_is_away([x]) and not _NARRATION.match(x.strip()) for x in speech.cue.extensions)
-            direct = speech.away or medium or any(_NARRATION.match(n.strip().strip("()")) for n in notes)
-            first.setdefault(speech.speaker, "medium" if medium or direct and told else
-                             "narration" if direct else "person")
+            extensions = speech.cue.extensions
+            medium = through_medium(notes) or extension_through(extensions) or any(
+                voice_is_away([x]) and not _NARRATION.match(x.strip()) for x in extensions)
+            # A voice the action has told of a call or a screen before ('A PRERECORDED VOICE ANSWERS').
+            voiced = told and names_a_voice(speech.cue.speaker or "") and not voice_is_offscreen(extensions)
+            direct = speech.away or medium or voiced or any(_NARRATION.match(n.strip().strip("()")) for n in notes)
+            if framed and speech.speaker not in first:
+                screened.add(speech.speaker)
+            first.setdefault(speech.speaker, "medium" if medium or direct and told or framed else
+                             "narration" if direct else "offscreen" if speech.offscreen else "person")
             away[i] = direct or (first[speech.speaker] == "medium" and speech.speaker not in in_person)
-            if not away[i]:
+            if not away[i] and not speech.offscreen:
                 in_person.add(speech.speaker)
             continue
         sent = sents[i]
         told = told or bool(_CALL_OR_SCREEN.search(sent.text))
+        slug = _leading_slug(sent.text)
+        if slug:
+            framed = _screen_slug(slug)
+            if not framed:
+                new_shot()
+        on_screen = sent.opens_on_screen()
         seen = sent.sights()
         for name, sight in seen.items():
             if sight is Sight.IN_PERSON:
-                end = next(e for _, e, n in sent.spans if n == name)
-                if first.get(name) == "medium" and name not in in_person and not moves(ENTERS, sent.text, end):
+                start, end = next((s, e) for s, e, n in sent.spans if n == name)
+                behind = first.get(name) in ("medium", "offscreen") and name not in in_person
+                if behind and first[name] == "medium" and not moves(ENTERS, sent.text, end):
                     seen[name] = Sight.SCREEN  # the broadcast or the call goes on
+                elif behind and (_VOICE_AFTER.match(sent.text[end:]) or _SOUND_FROM.search(sent.text[:start])):
+                    seen[name] = Sight.HEARD  # still only heard ('Esther continues to scream')
                 else:
                     first.setdefault(name, "person")
                     in_person.add(name)
             elif sight is Sight.SCREEN:
+                if on_screen and name not in first:
+                    screened.add(name)
                 first.setdefault(name, "medium")
+            elif sight is Sight.HEARD and told and names_a_voice(name):
+                seen[name] = Sight.SCREEN  # 'He dials. A RECORDED VOICE answers.': through the call
+                first.setdefault(name, "medium")
+            elif sight is Sight.HEARD:
+                first.setdefault(name, "offscreen")
         out_sents[i] = seen
     return SceneSights(out_sents, away)
+
+
+def _leading_slug(text: str) -> str:
+    """The slug in capitals a sentence is or opens with ('IN THE ROOM', 'ON A TV MONITOR'; 'IN THE
+    ROOM The meeting is in progress.' where a reader ran it into the action), or ''."""
+    text = text.strip()
+    m = re.match(r"^\W*([^a-z]{2,60}?)(?:\s+(?=[A-Z][a-z])|$)", text)
+    slug = m.group(1).strip() if m else ""
+    return slug if slug and _SHOT.match(slug) and any(c.isalpha() for c in slug) else ""
+
+
+def _screen_slug(text: str) -> bool:
+    """Whether a sentence is a slug that opens on a screen and nothing more ('ON A TV MONITOR',
+    'CLOSE ON THE TELEVISION:'): the speeches after it are heard from that screen until another
+    slug or a transition."""
+    m = _FRAME.match(text.strip())
+    return m is not None and bool(m.group("screen")) and not text.strip()[m.end():].strip(" .:;-—–")
 
 
 def scene_place(scene: Scene) -> str:

@@ -58,10 +58,11 @@ GENERIC_PEOPLE = word_set("""
     man men woman women boy boys girl girls people person guy guys kid kids child children
     someone somebody everyone everybody crowd figure figures others other one
 """)
-# Words that cannot be part of a character's cue or introduced name.
+# Words that cannot be part of a character's cue or introduced name (prepositions, verbs,
+# possessive pronouns, adverbs of place: 'UP AHEAD -- a horizon line' is where, not who).
 NOT_IN_NAMES = word_set("""
     OF AT IN ON TO HAS HAVE BEEN IS ARE WAS SHOT ANGLE CLOSE VIEW SCENE WRITTEN HIS HER THEIR
-    SCREAMING WITH FROM INTO
+    SCREAMING WITH FROM INTO UP DOWN OUT OFF AWAY AHEAD HERE THERE
 """)
 # Weather, light, sound and smell are around the characters, not places or props ("breathing
 # in Forsythe's fragrance" is her scent, no thing of hers).

@@ -17,6 +17,7 @@ from pathlib import Path
 from kgbuild.errors import InputError, NotAScreenplayError
 from kgbuild.model import ElementKind, ParseWarning, Screenplay, Source, SourceFormat
 from kgbuild.readers.assemble import ReadResult
+from kgbuild.readers.broken_cues import mend_broken_cues
 from kgbuild.readers.decode import decode_text
 from kgbuild.readers.detect import detect_text_format, sniff_binary
 from kgbuild.readers.slugs import demote_slug_cues
@@ -144,6 +145,8 @@ def read_screenplay(
     result: ReadResult = reader(data if takes_bytes else text, path=name)
     # A slug line or an editing note taken for a cue is no speaker, whatever the format.
     result = replace(result, scenes=demote_slug_cues(result.scenes))
+    # A cue a PDF export broke ('TOB Y', 'ILEY' for RILEY) is the name the script uses elsewhere.
+    result = replace(result, scenes=mend_broken_cues(result.scenes))
     _check_looks_like_screenplay(result, name)
     body = "\n".join(e.text for s in result.scenes for e in s.elements)
     given = next(

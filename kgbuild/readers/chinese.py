@@ -19,9 +19,19 @@ A cue that says how a line is said is no one's name (`manner_note`, read in jieb
 their parts of speech): one that opens with a degree adverb (`很激动`, `非常生气`, a closed
 class; not `比较瘦的同事`, 'the thinner colleague', a person), ends in the adverbial 地
 (`严肃地`), or is two or more adjectives, adverbs or state words, with or without a closing 的
-(`尴尬的`, `满脸通红`). Its speaker is the last speaker named before it in the paragraph
-(`老三放下自行车，很生气：` is 老三 speaking), else the speaker of the speech it follows; with
-neither, the text is not a cue.
+(`尴尬的`, `满脸通红`). Nor is a word of film grammar (`定格`, `升格`, `尸袋视角`) or a phrase of
+place (`展厅一角`), closed classes in `kgbuild.zh_lexicon`.
+
+Text before a colon is often a sentence rather than a cue: `谢小盟乐了，甩开反光板，抬头：…`.
+A cue written as a clause inside a sentence tells what the sentence's subject does or how before
+speaking, so its speaker is that subject (`_Inventory.subject`): a name the script establishes
+that opens the clause, else the clause before it, and so back, never the clause's own first
+words (a verb, an adverb, a body part: `抬头`, `然后`, `眼睛`); a clause with another subject
+(a pronoun, someone else) ends the search, and with no established subject the line has no
+speaker. The script establishes a name by writing it as a cue (alone, or with a description:
+`交警忽然：` is 交警's) or by opening two or more sentences that lead to speech with it
+(`老医生抬起头，眼睛瞄着他：`). A manner note that opens its sentence is said by the subject of
+the sentence before it, or at the start of a line by the speaker of the speech it follows.
 """
 
 from __future__ import annotations
@@ -36,13 +46,15 @@ import jieba
 import jieba.posseg
 
 from kgbuild.model import Element, ElementKind, ParseWarning
-from kgbuild.readers.cues import normalize_extension, normalize_name
+from kgbuild.readers.cues import is_non_person_cue, normalize_extension, normalize_name
 from kgbuild.readers.headings import (
     chinese_heading_number,
     is_english_heading,
     looks_like_chinese_heading,
     strip_scene_numbers,
 )
+from kgbuild.timewords import ZH_CAMERA_WORDS, ZH_HEADING_NOTES
+from kgbuild.zh_lexicon import BODY_PARTS, FILM_WORDS, LOCATIVE_WORDS, LOOKS
 
 logger = logging.getLogger(__name__)
 jieba.setLogLevel(logging.WARNING)
@@ -85,6 +97,8 @@ _VOICE = {
 _VOICE_SUFFIX = re.compile(
     r"(?P<mark>内心独白|独白|旁白|画外音|画外|心声|O\.?S\.?|V\.?O\.?)$", re.IGNORECASE
 )
+# A speaker named by a broadcast medium ('电视节目主持人', '电台播音员') is heard through it.
+_BROADCAST = re.compile(r"电视|广播|电台|收音机")
 # A name followed by one of these is another person (程勇爸爸, 吕受益妻子, 宫家人, 刘波的舅舅).
 _PERSON_WORDS = (
     "的", "家", "们", "爸", "妈", "父", "母", "妻", "夫", "老婆", "老公", "前妻", "前夫", "儿",
@@ -125,6 +139,12 @@ _MANNER_FLAGS = frozenset({"a", "ad", "an", "ag", "d", "dg", "z", "zg"})
 @lru_cache(maxsize=4096)
 def _pos(text: str) -> tuple[tuple[str, str], ...]:
     return tuple((p.word, p.flag) for p in jieba.posseg.cut(text))
+
+
+def _in_dictionary(word: str) -> bool:
+    """Whether jieba's dictionary holds `word` (not a name its model guessed)."""
+    jieba.dt.check_initialized()
+    return jieba.dt.FREQ.get(word, 0) > 0
 
 
 def manner_note(name: str) -> bool:
@@ -231,6 +251,9 @@ def _cue_parts(raw: str) -> tuple[str, list[str], list[str]]:
     name = _ACTION_MARK.sub("", name).strip()
     name = _NAME_NOISE.sub("", name)
     name, voice = _strip_voice(name)
+    medium = _BROADCAST.search(name)
+    if medium and name[medium.end():]:
+        voice.append("RADIO" if medium.group() in ("广播", "电台", "收音机") else "TV")
     return name, extensions + voice, notes
 
 
@@ -240,7 +263,148 @@ def _name_like(name: str) -> bool:
         return False
     if compact in _NOT_SPEAKER_EXACT or any(word in compact for word in _NOT_SPEAKERS):
         return False
-    return not manner_note(compact)
+    return not manner_note(compact) and not _direction(compact)
+
+
+# Words of film grammar and of the script's own notes: what a line says about the picture.
+_FILM = FILM_WORDS | ZH_HEADING_NOTES | frozenset(ZH_CAMERA_WORDS)
+
+
+def _direction(name: str) -> bool:
+    """Whether a cue-shaped text describes the picture or a place rather than naming someone:
+    it opens or ends with a word of film grammar ('定格', '全景摇臂入', '尸袋视角'), or it is a
+    phrase of place, a noun then a locative ('展厅一角', '大厅里人声鼎沸') or a place word
+    then more ('车里广播').
+
+    Example:
+        >>> _direction("定格"), _direction("展厅一角"), _direction("小乞丐")
+        (True, True, False)
+    """
+    ws = _pos(name)
+    if not ws:
+        return False
+    if ws[0][0] in _FILM or ws[-1][0] in _FILM:
+        return True
+    if any(word in LOCATIVE_WORDS and len(ws[k - 1][0]) > 1 and ws[k - 1][1] in _PLACE_NOUNS
+           for k, (word, _) in enumerate(ws) if k > 0):
+        return True
+    return len(ws) > 1 and ws[0][1] == "s"
+
+
+# jieba's flags of the nouns a locative makes a place of ('大厅' '里'); not a person's name.
+_PLACE_NOUNS = frozenset({"n", "ns", "nz", "nt", "ng", "s", "j"})
+
+
+# jieba's flags of the words a name or a noun phrase is made of ('医生' n, '包世宏' nr, '交警' j),
+# and of the words that may open one besides ('老' a, '四眼' m, '壮汉' t).
+_NOMINAL = frozenset({"n", "nr", "nrt", "nrfg", "nz", "ng", "nt", "ns", "j", "NAME"})
+_NAME_OPENERS = _NOMINAL | {"a", "b", "m", "t"}
+# A count of people, no one's name: '三个人', '一人', '几个保安'.
+_COUNT = re.compile(r"^[0-9一二两三四五六七八九十几数]+[个位名群伙些帮批人]")
+# The heavenly stems that number people of one kind: '保安甲', '保安乙'.
+_ORDINALS = frozenset("甲乙丙丁戊")
+_PERSON_MORPHEMES = frozenset(w for w in _PERSON_WORDS if len(w) == 1 and w not in "的家们")
+
+
+def _words(text: str, names: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
+    """jieba's words of `text` with their flags, each of `names` kept whole as one word flagged
+    'NAME' (longest first), so that a name jieba does not know is not cut ('小龙聪' is 小 + 龙聪)."""
+    spans: list[tuple[int, int]] = []
+    for name in sorted((n for n in names if n in text and n != text), key=len, reverse=True):
+        start = 0
+        while (at := text.find(name, start)) >= 0:
+            start = at + len(name)
+            if all(at >= b or start <= a for a, b in spans):
+                spans.append((at, start))
+    out: list[tuple[str, str]] = []
+    pos = 0
+    for a, b in sorted(spans):
+        out.extend(_pos(text[pos:a]) if a > pos else ())
+        out.append((text[a:b], "NAME"))
+        pos = b
+    out.extend(_pos(text[pos:]) if pos < len(text) else ())
+    return out
+
+
+def _noun_phrase(text: str, names: frozenset[str] = frozenset(), *, verb_first: bool = False) -> str:
+    """The noun phrase `text` opens with, as jieba reads it: a name or a noun, with a modifier
+    before it ('老医生抬起头' -> '老医生', '交警忽然' -> '交警'); '' when a verb, an adverb or a
+    pronoun opens it. With `verb_first` a word jieba flags a verb may open it, as its dictionary
+    does to some nouns ('警察')."""
+    ws = _words(text, names)
+    if not ws:
+        return ""
+    first, flag = ws[0]
+    if not (flag in _NAME_OPENERS or verb_first and flag[0] not in _NEVER_OPENS):
+        return ""
+    out = [first]
+    for word, flag in ws[1:]:
+        if flag in _NOMINAL or flag == "k" or word in _PERSON_MORPHEMES:  # '消防队' '长', '病友' '们'
+            out.append(word)
+        else:
+            break
+    return "".join(out)
+
+
+# jieba's flags of the words that open what a cue says the speaker does or how: verbs, adverbs,
+# idioms, state words, adjectives, prepositions, locatives ('摆手', '忽然', '见钱眼开', '怯生生',
+# '对', '跟上').
+_PREDICATE_FLAGS = frozenset({"v", "vd", "vn", "vi", "vg", "d", "dg", "ad", "i", "l", "z", "zg", "a", "ag", "an",
+                              "p", "f"})
+# The first letters of jieba's flags of words that never open a name: adverbs, conjunctions,
+# prepositions, pronouns, particles, interjections, modal and state words, locatives, place
+# words, idioms ('然后', '对着', '悄声', '怯生生', '门外', '恍然大悟').
+_NEVER_OPENS = frozenset("dcpruyeozfsi")
+
+
+def _named_part(name: str, names: frozenset[str]) -> str | None:
+    """The name in an unknown cue without what it says the speaker does or how ('交警摆手' ->
+    '交警', '大学生怯生生' -> '大学生', '小龙聪点头' -> '小龙聪'); the cue itself when it is all
+    name; None when what opens it is no name ('一场追逐戏': a count, not a person)."""
+    at = name.rfind("的", 1)
+    if at > 0 and (at == len(name) - 1 or all(f in _NOMINAL for _, f in _words(name[at + 1:], names))):
+        return name  # '比较瘦的同事', '军统的人', '踢馆的': one noun phrase, whatever comes before 的
+    phrase = _noun_phrase(name, names, verb_first=True)
+    if not phrase or _conjoined(name[len(phrase):]):
+        return None  # '龙聪和六子': several people
+    if phrase == name or len(phrase) < 2:
+        return name  # '老警察': jieba's one-character modifier before a noun it takes for a verb
+    word, flag = _words(name[len(phrase):], names)[0]
+    if not (flag in _PREDICATE_FLAGS or flag == "m" and len(word) > 1):
+        return name  # '张牧' '之': what follows is no predicate, jieba cut the name
+    ws = _words(phrase, names)
+    return None if len(ws) == 1 and ws[0][1] == "m" or _COUNT.match(phrase) else phrase
+
+
+def _another_person(tail: str) -> bool:
+    """Whether the text after a name makes it someone else's: '程勇爸爸', '宫家人', '刘波的舅舅'
+    (a kin or role noun, 的, 家, 们); not '包世宏长叹' (a verb that starts like a role word)."""
+    if not tail:
+        return False
+    if tail.startswith(("的", "家", "们")) or tail[0] in _ORDINALS:
+        return True  # '保安甲' is one of the guards, not the guard named before
+    word, flag = _pos(tail)[0]
+    return word.startswith(_PERSON_WORDS) and (word in _PERSON_WORDS or flag in _NOMINAL)
+
+
+def _conjoined(tail: str) -> bool:
+    """Whether the text after a name joins another to it ('龙聪和六子'): a cue for several
+    people is no one's; '男仙跟上' (follows) is not '男仙 and ...'."""
+    return bool(tail) and (tail[0] == "、" or _pos(tail)[0][0] in _CONJUNCTIONS)
+
+
+# Where a sentence ends, and where a clause inside one ends.
+_SENTENCE_END = re.compile(r"[。！？!?…]")
+_CLAUSE_END = re.compile(r"[，,、；;]")
+_CLAUSES = re.compile(r"[，,、；;。！？!?…]")
+# What may stand before a clause's first word: quote marks, brackets, dashes, spaces.
+_CLAUSE_OPENING = re.compile(r"^[\s“”\"‘’「」『』《》（）()\[\]【】—…·]+")
+# Nouns that stand for a person as pronouns do ('对方', the other one), and jieba's flags of
+# person names.
+_PRONOUN_NOUNS = frozenset({"对方", "大家", "众人", "别人", "旁人", "有人", "人家", "他人", "其他人", "所有人"})
+_PERSON_FLAGS = frozenset({"nr", "nrt", "nrfg"})
+# Pronouns of time ('这时', 'at this moment'): no subject.
+_TIME_PRONOUN = re.compile(r"^[这那此][时会刻]")
 
 
 @dataclass(frozen=True)
@@ -250,17 +414,24 @@ class _Inventory:
     counts: Counter[str]
     known: frozenset[str]
     seen: frozenset[str]
+    names: frozenset[str]
+    subjects: frozenset[str] = frozenset()
 
     @classmethod
     def learn(cls, lines: list[str]) -> _Inventory:
-        """Count the name-like texts before colons and on short lines of their own.
+        """Count the name-like texts before colons and on short lines of their own, and learn
+        the names the script establishes.
 
         `known` names recur (two or more times); `seen` adds names that stand alone before a
         colon at the start of a line once, so that a longer cue can be recognised as one of
-        them plus a description.
+        them plus a description. `names` are the speakers these stand for ('交警忽然' is
+        交警's line), together with the subjects that open two or more sentences leading to
+        speech ('老医生抬起头，眼睛瞄着他：...'): the names a cue written as a sentence may
+        stand for.
         """
         counts: Counter[str] = Counter()
         seen: set[str] = set()
+        openings: list[str] = []
         for line, nxt in zip(lines, [*lines[1:], ""], strict=True):
             text = _ACTION_MARK.sub("", line.strip())
             if text and nxt.strip() and not _COLON.search(text[:-1]):
@@ -274,42 +445,52 @@ class _Inventory:
                     counts[normalize_name(name)] += 1
                     if k == 0 and text.startswith(candidate) and not _NARRATION.search(name):
                         seen.add(normalize_name(name))
+            openings += _speech_openings(text)
         known = frozenset(n for n, c in counts.items() if c >= 2)
-        return cls(counts=counts, known=known, seen=frozenset(seen) | known)
+        heads = frozenset(seen) | known
+        draft = cls(counts=counts, known=known, seen=heads, names=heads)
+        # A cue that recurs is a name as it is ('宫', '一线天'), unless it reads as a direction or
+        # what opens it never opens a name (but '那哥们', 'that guy', alone at the start of lines);
+        # a cue seen once must read as a name.
+        names = {found for head in heads
+                 if (found := draft.canonical(head, exact=False)
+                     or (head if head in known and _name_like(head)
+                         and (head in seen or _pos(head)[0][1][0] not in _NEVER_OPENS) else None)
+                     or draft.new_name(head, line_start=True))}
+        subjects = Counter(_noun_phrase(opening, frozenset(names)) for opening in openings)
+        names |= {normalize_name(s) for s, c in subjects.items()
+                  if c >= 2 and len(s) >= 2 and _name_like(s) and not _PRONOUN.match(s)
+                  and not _COUNT.match(s) and s not in BODY_PARTS and s not in LOOKS}
+        return cls(counts=counts, known=known, seen=heads, names=frozenset(names),
+                   subjects=frozenset(s for s in subjects if s))
 
-    def canonical(self, name: str) -> str | None:
+    def canonical(self, name: str, *, exact: bool = True) -> str | None:
         """The speaker a cue name denotes, dropping a descriptive tail ('老三很激动') or a
-        modifier before 的 ('旁边的魏红'); None if none."""
+        modifier before 的 ('旁边的魏红'); None if none. With `exact` False a name is found
+        only inside a longer cue, never as the whole of it."""
         name = normalize_name(name)
-        if "的" in name[1:-1] and (named := name[name.rindex("的") + 1:]) in self.known and len(named) >= 2 \
+        if "的" in name[1:-1] and (named := name[name.rindex("的") + 1:]) in self.names and len(named) >= 2 \
                 and _modifier(name[: name.rindex("的")]):
             return named
         for size in range(min(len(name) - 1, _MAX_NAME), 1, -1):
             head, tail = name[:size], name[size:]
-            if head not in self.seen or len(tail) > _MAX_MODIFIER:
+            if head not in self.names or len(tail) > _MAX_MODIFIER:
                 continue
-            if tail.startswith(_PERSON_WORDS):
+            if _another_person(tail):
                 break  # another person, named after a known one
-            if tail.startswith(_CONJUNCTIONS) or re.search(r"[，,。！？!?：:]", tail):
+            if _conjoined(tail) or re.search(r"[，,。！？!?：:]", tail):
                 return None
             return self.canonical(head) or head
-        return name if name in self.known else None
-
-    def last_named(self, text: str) -> str | None:
-        """The known speaker named last in `text` (the longest where names end together)."""
-        best: tuple[int, int, str] | None = None
-        for name in self.known:
-            at = text.rfind(name)
-            if at >= 0 and (best is None or (at + len(name), len(name)) > best[:2]):
-                best = (at + len(name), len(name), name)
-        return best[2] if best else None
+        return name if exact and name in self.names else None
 
     def resolve(self, raw: str, *, line_start: bool) -> str | None:
         """The speaker named by the text before a colon, or None when it is not a cue.
 
         A known speaker, or a known speaker plus a description, is a cue anywhere. An unknown
-        name is accepted when it is short and reads as a name (no narration verbs, no pronoun):
-        up to 6 characters at the start of a line, up to 4 after a sentence inside a paragraph.
+        name is accepted when it is short and reads as a name (no narration verbs, no pronoun,
+        no word of film grammar, no phrase of place): up to 6 characters at the start of a
+        line, up to 4 after a sentence inside a paragraph; what it says after the name the
+        speaker does or how is not part of the name ('交警忽然' is 交警).
         """
         name, _, _ = _cue_parts(raw)
         if not name or not _NAME.match(name):
@@ -323,12 +504,99 @@ class _Inventory:
         found = self.canonical(name)
         if found is not None:
             return found
-        limit = 6 if line_start else 4
-        if not _name_like(name) or not 2 <= len(name.replace(" ", "")) <= limit:
+        return self.new_name(name, line_start=line_start)
+
+    def new_name(self, name: str, *, line_start: bool) -> str | None:
+        """The speaker an unknown cue names: a short text that reads as a name, up to
+        `_MAX_NAME` characters at the start of a line and 4 after a sentence, without what it
+        says the speaker does or how ('交警忽然' is 交警, '主编憋得脸通红' 主编); None when it
+        reads as narration, opens with a pronoun or names no one."""
+        compact = name.replace(" ", "")
+        if not _name_like(name) or not 2 <= len(compact) <= (_MAX_NAME if line_start else 4):
             return None
+        if is_non_person_cue(compact):
+            return normalize_name(name)  # '一人应和': a voice of no one in particular, as it is
         if _HAS_CJK.search(name) and (_NARRATION.search(name) or _PRONOUN.match(name)):
             return None
-        return normalize_name(name)
+        named = _named_part(compact, self.names) if _HAS_CJK.search(name) else name
+        if named is None or not _name_like(named) or len(named.replace(" ", "")) > 6:
+            return None
+        return self.canonical(named) or normalize_name(named)
+
+    def subject(self, text: str) -> str | None:
+        """Who speaks a line whose cue is written at the end of `text` as a clause of a sentence
+        ('谢小盟乐了，甩开反光板，抬头'): the name the script establishes that opens that clause,
+        else the one that opens the clause before it, and so back; a clause with a subject of
+        its own that is no established name (a pronoun, another noun, another person: '对方大叫',
+        '一个交警走过来') ends the search with no one. What the subject's eyes or hands do
+        ('眼睛瞄着包世宏') is the subject's.
+
+        Example: with 谢小盟 established, `subject("谢小盟乐了，甩开反光板，抬头")` is '谢小盟'.
+        """
+        clauses = _CLAUSES.split(text)
+        for k in range(len(clauses) - 1, -1, -1):
+            clause = _CLAUSE_OPENING.sub("", clauses[k]).strip()
+            if not clause:
+                continue
+            found, ends = self._clause_subject(clause, opens_sentence=k == 0)
+            if ends:
+                return found
+        return None
+
+    def _clause_subject(self, clause: str, *, opens_sentence: bool = False) -> tuple[str | None, bool]:
+        """(subject, whether the clause has one of its own) of one clause. A sentence may open
+        with its subject as a clause of its own, a name after what it did ('刚坐稳的道哥，...')."""
+        head = max((n for n in self.names if clause.startswith(n)), key=len, default=None)
+        if head is not None and len(word := _pos(clause)[0][0]) > len(head) and word.startswith(head) \
+                and _in_dictionary(word) and jieba.posseg.dt.word_tag_tab.get(word) not in _PERSON_FLAGS:
+            head = None  # '保安队': a word of its own (not a longer name jieba holds, '李明放')
+        if head is not None:
+            tail = clause[len(head):]
+            return (None if _another_person(tail) or _conjoined(tail) else head), True
+        modified = self._modified_name(clause, whole=opens_sentence)
+        if modified is not None:
+            return modified, True
+        ws = _pos(clause)
+        first, flag = ws[0]
+        if _TIME_PRONOUN.match(first):
+            return None, False  # '这时': the clause goes on the subject's
+        if flag == "r" or _PRONOUN.match(first) or first in _PRONOUN_NOUNS or flag in _PERSON_FLAGS:
+            return None, True  # a subject of its own: a pronoun, '对方', a person jieba knows
+        if flag == "m" and len(ws) > 1 and ws[1][1] in _NOMINAL:
+            return None, True  # '一个交警走过来'; not '一把拽住黑皮', a count of the action
+        if flag in _NOMINAL and (first in self.counts or first in self.subjects):
+            return None, True  # someone the script has speak, or lead a line to speech
+        # a verb, an adverb, a manner ('深情地', '用力'), a body part ('眼睛向上瞄着'): the clause
+        # goes on with the subject of the one before
+        return None, False
+
+    def _modified_name(self, clause: str, *, whole: bool = False) -> str | None:
+        """The established name a clause opens with after a modifier and 的 that only says where
+        or how the person is ('门口的包世宏', '旁边的魏红'); with `whole`, after any modifier when
+        the clause ends with the name ('刚坐稳的道哥')."""
+        at = clause.find("的")
+        if at <= 0:
+            return None
+        rest = clause[at + 1:]
+        named = max((n for n in self.names if rest.startswith(n)), key=len, default=None)
+        before = clause[:at]
+        if named is None or any(n in before for n in self.names) or not (
+                _modifier(before) or whole and rest == named):
+            return None  # '拉住身边的小军': the name is what the verb takes
+        return None if _another_person(rest[len(named):]) or _conjoined(rest[len(named):]) else named
+
+
+def _speech_openings(text: str) -> list[str]:
+    """The first clause of each sentence of a line that leads to a colon: where the subject of
+    a cue written as a sentence stands ('老医生抬起头，眼睛瞄着他：' -> '老医生抬起头')."""
+    out: list[str] = []
+    for m in _COLON.finditer(text):
+        before = text[: m.start()]
+        start = max((b.end() for b in _SENTENCE_END.finditer(before)), default=0)
+        first = _CLAUSE_OPENING.sub("", _CLAUSE_END.split(before[start:])[0]).strip()
+        if first:
+            out.append(first)
+    return out
 
 
 def _strip_description(name: str) -> str:
@@ -346,15 +614,38 @@ def _acted_before_speaking(written: str, speaker: str) -> str | None:
     A cue is the speaker's name, sometimes with how the line is said ('局长严肃地', '张父一脸不耐烦',
     '许东对男子') or a speech verb; what else is written after the name and reads as narration
     (`_NARRATION`: '将', '了', '走', ...) is something the speaker does, an action of the scene
-    in its own right.
+    in its own right. So is a clause of a sentence whose subject speaks ('抬头' in '谢小盟乐了，
+    甩开反光板，抬头：'), unless it only says how the line is said ('悄声').
     """
     name, _, _ = _cue_parts(written)
-    if name == speaker or not name.startswith(speaker):
+    name = normalize_name(name)
+    if name == speaker:
+        return None
+    if speaker not in name:
+        # a clause telling what the subject does ('抬头', '然后对着厂长'), unless it only says
+        # how the line is said ('悄声', '深情地')
+        return None if manner_note(_strip_description(name) or name) else _CUE_PAREN.sub("", written).strip()
+    if not name.startswith(speaker):
         return None
     tail = _strip_description(name)[len(speaker):]
     if _SPEECH_VERB.fullmatch(tail) or tail.endswith("地") or not _NARRATION.search(tail):
         return None
     return _CUE_PAREN.sub("", written).strip()
+
+
+def _quoted_speech(speech: str) -> tuple[str, str]:
+    """(speech, action after it): speech in quotation marks ends at its closing mark, and a
+    sentence written after it is action ('“关大门！展厅有人！”三宝紧随其后。'); punctuation alone
+    after the mark stays with the speech ('“对不起啊”。')."""
+    if not speech.startswith("“"):
+        return speech, ""
+    close = speech.find("”")
+    if close < 0 or "“" in speech[1:close]:
+        return speech, ""
+    after = speech[close + 1:].strip()
+    if not _HAS_CJK.search(after) or "“" in after or after.startswith(("（", "(")):
+        return speech, ""  # '“…”他翻人体画册。“我在…”': the speech goes on around the action
+    return speech[: close + 1], after
 
 
 def _colon_candidates(text: str) -> list[str]:
@@ -438,8 +729,12 @@ class _Reader:
         if not _name_like(name):
             return None
         padded = bool(re.search(rf"[{_CJK}] +[{_CJK}]", name)) or len(raw) - len(raw.lstrip()) >= 4
-        speaker = normalize_name(name)
-        if padded or text.endswith(("：", ":")) or speaker in self.inventory.known:
+        speaker = self.inventory.canonical(name) or self.inventory.new_name(name, line_start=True)
+        if speaker is None and padded:
+            speaker = normalize_name(name)  # the layout of a cue: '夫 人'
+        if speaker is None:
+            return None
+        if padded or text.endswith(("：", ":")) or normalize_name(name) in self.inventory.known:
             nxt = self.physical[index + 1].strip()
             if _is_heading(nxt) or _ACTION_MARK.match(nxt) or _TRANSITION_LINE.match(nxt):
                 return None
@@ -593,40 +888,54 @@ class _Reader:
         return cues
 
     def _manner_speaker(self, note: str, earlier: str) -> str | None:
-        """Who says a line whose cue is a manner note ('很生气'): the last speaker named in the
-        paragraph before it, else the speaker of the speech it follows; None if neither."""
+        """Who says a line whose cue is a manner note ('很生气'): the subject of the sentence
+        before it in the paragraph (`_Inventory.subject`), else the speaker of the speech it
+        follows; None if neither."""
         name, _, _ = _cue_parts(note)
-        if not manner_note(_strip_description(name) or name):
-            return None
-        return self.inventory.last_named(earlier) or (self._last_speaker() if not earlier.strip() else None)
+        if _CLAUSES.search(name) or not manner_note(_strip_description(name) or name):
+            return None  # '六子赶上罗宾，讨好地' is a sentence, not a note
+        return self.inventory.subject(earlier) if earlier.strip() else self._last_speaker()
 
     def _cue_before(self, before: str, *, at_line_start: bool) -> tuple[int, str, str] | None:
-        """Where a cue starts in `before` (the text up to a colon), as written, and who."""
+        """Where a cue starts in `before` (the text up to a colon), as written, and who.
+
+        A cue that opens its sentence is a name, a name with a description or a manner note
+        (`_Inventory.resolve`, `_manner_speaker`). A cue written as a clause inside a sentence
+        ('谢小盟乐了，甩开反光板，抬头：') tells what the sentence's subject does or how before
+        speaking: its speaker is that subject (`_Inventory.subject`), never the clause's first
+        words, and with no subject the script establishes the line has no speaker.
+        """
         if at_line_start and len(before.strip()) <= _MAX_NAME + _MAX_MODIFIER:
             whole = before.strip()
             speaker = self.inventory.resolve(whole, line_start=True) or self._manner_speaker(whole, "")
-            if speaker is None and ("，" in whole or "," in whole):
-                head = re.split(r"[，,]", whole)[0]
-                tail = re.split(r"[，,]", whole)[-1]
-                if _SPEECH_VERB.search(tail) and len(tail) <= 4:
-                    speaker = self.inventory.resolve(head, line_start=False)
             if speaker is not None:
                 return before.index(whole), whole, speaker
-        cuts = [b.end() for b in _SENTENCE_BOUNDARY.finditer(before)]
-        if at_line_start:
-            cuts += [b.end() for b in re.finditer(r"[，,]", before)]
-        if not cuts and at_line_start:
+        stripped = before.rstrip()
+        opening = max((b.end() for b in _SENTENCE_BOUNDARY.finditer(stripped)), default=0)
+        clause = max((b.end() for b in _CLAUSE_END.finditer(stripped, opening)), default=opening)
+        if clause == 0 and at_line_start:
             return None
-        cut = max(cuts, default=0)  # 0: right after another cue, as in '一年轻人：三姐：'
-        piece = before[cut:].strip()
+        piece = before[clause:].strip()
         if not piece or len(piece) > _MAX_NAME + _MAX_MODIFIER:
             return None
-        speaker = self.inventory.resolve(piece, line_start=False)
-        if speaker is None and cut > 0:
-            speaker = self._manner_speaker(piece, before[:cut])
+        if clause > opening:
+            while stripped[clause - 1] == "、" and manner_note(_cue_parts(piece)[0]):
+                # '羞惭、谦卑地': a list of manners is one clause
+                clause = max((b.end() for b in _CLAUSE_END.finditer(stripped, opening, clause - 1)),
+                             default=opening)
+                piece = before[clause:].strip()
+            if clause > opening and stripped[clause - 1] == "、":
+                return None  # '灯叔、三姐、勇哥、瑞先生：': a list of people speaks, no one alone
+            sentence = max((b.end() for b in _SENTENCE_END.finditer(stripped)), default=0)
+            speaker = self.inventory.canonical(_cue_parts(piece)[0]) or self.inventory.subject(stripped[sentence:])
+        else:
+            # 0: right after another cue, as in '一年轻人：三姐：'
+            speaker = self.inventory.resolve(piece, line_start=False)
+            if speaker is None and opening > 0:
+                speaker = self._manner_speaker(piece, before[:opening])
         if speaker is None:
             return None
-        return before.index(piece, cut), piece, speaker
+        return before.index(piece, clause), piece, speaker
 
     def _segments(self, para: _Para, text: str) -> None:
         cues = self._find_cues(text)
@@ -640,17 +949,26 @@ class _Reader:
             end = cues[k + 1].cue_start if k + 1 < len(cues) else len(text)
             speech = text[cue.speech_start: end].strip()
             self._cue(para, cue)
+            speech, after = _quoted_speech(speech)
             if speech:
                 self._speech(para, speech, cue.speaker, merge=False)
             elif k + 1 == len(cues):
                 self.open_speaker = cue.speaker  # "张父：" ends the line: speech follows
+            if after:
+                self._add(ElementKind.ACTION, after, para)  # '“关大门！”三宝紧随其后。'
 
     def _cue(self, para: _Para, cue: _Cue) -> None:
         written = cue.written
         acted = _acted_before_speaking(written, cue.speaker)
         if acted is not None:
-            # '警察将驾驶证递给了司机：这儿不能停车' is an action, then the police officer's line.
-            self._add(ElementKind.ACTION, acted, para)
+            # '警察将驾驶证递给了司机：这儿不能停车' is an action, then the police officer's line;
+            # '谢小盟乐了，甩开反光板，抬头：' is one action, then 谢小盟's line.
+            last = self.elements[-1] if self.elements else None
+            if last is not None and last.kind is ElementKind.ACTION and last.line_end == para.end \
+                    and last.text.endswith(_CONTINUING):
+                self.elements[-1] = last.model_copy(update={"text": _join(last.text, acted)})
+            else:
+                self._add(ElementKind.ACTION, acted, para)
             written = cue.speaker
         self._add(ElementKind.CHARACTER, written, para, speaker=cue.speaker,
                   extensions=cue.extensions)

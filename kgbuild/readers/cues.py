@@ -23,7 +23,8 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-_PAREN = re.compile(r"\s*[(（]([^()（）]*)[)）]\s*")
+# An extension in parentheses, or a note in square brackets ('BERLIN [ROSS]': to whom, or how, not a name).
+_PAREN = re.compile(r"\s*[(（\[]([^()（）\[\]]*)[)）\]]\s*")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _EXTENSION_ALIASES = {
     "CONT'D": "CONT'D", "CONTD": "CONT'D", "CONT": "CONT'D", "CONT.": "CONT'D",
@@ -163,7 +164,8 @@ def normalize_name(raw: str) -> str:
 
 
 def parse_cue(raw: str) -> Cue:
-    """Split a cue line into name and extensions.
+    """Split a cue line into name and extensions (in parentheses, or a note in square brackets:
+    'BERLIN [ROSS]' is BERLIN).
 
     Example:
         >>> parse_cue("CRONIN (O.S., PRELAP)")

@@ -62,6 +62,11 @@ _EN_SUFFIX = re.compile(
         (?:\s*/\s*(?P<time>[^/]+?))?[\s.]*$""",
     re.IGNORECASE | re.VERBOSE,
 )
+# A second INT./EXT. after a slash opens another place of the same heading, the other side of an
+# intercut: 'JUDY'S FLAT/INT. WASHINGTON AIRPORT', 'DFID - DAY / INT. SIMON'S OFFICE - DAY',
+# 'DFID/INT FOREIGN OFFICE', 'HONDA/EXT. EAST HARLEM STREETS'.
+_OTHER_SIDE = re.compile(
+    r"\s*/\s*(?=(?:INT\.?\s*/\s*EXT|EXT\.?\s*/\s*INT|I\s*/\s*E|E\s*/\s*I|INT|EXT)(?:\.\s*|\s+)\S)")
 # A printed scene number on either side: "12", "12A", "A202", "198DB", "12-A", "#12A#".
 _SCENE_NUMBER = r"[A-Z]{0,3}\d{1,4}[A-Z]{0,3}(?:[-.]\d{1,3}[A-Z]?)?"
 _LEADING_NUMBER = re.compile(rf"^\s*(?P<num>{_SCENE_NUMBER})(?:[.)]|\s)\s*(?=\S)", re.IGNORECASE)
@@ -120,7 +125,10 @@ _ZH_SCENE_NUMBER = re.compile(
     r")\s*"
 )
 _ZH_INT_EXT = {"内": "INT", "外": "EXT", "内外": "INT/EXT", "外内": "INT/EXT", "內": "INT"}
-_ZH_TOKEN_SPLIT = re.compile(r"[\s,，.．、。:：/／·・|]+")
+_ZH_TOKEN_SPLIT = re.compile(r"[\s,，.．、。:：/／\\·・|]+")
+# A note in brackets after the INT./EXT. marker, and whatever the line says after it, is about
+# the scene, not a place: '日，内（双画面）', '内（调至外景）或加一场…'.
+_ZH_MARKER_NOTE = re.compile(r"(?<=[\s,，.．、。:：/／\\·・|])(?P<mark>内外|外内|内|外|內)\s*[(\[（【].*$")
 _ZH_TAIL = re.compile(
     r"(?P<time>" + "|".join(ZH_TIMES_OF_DAY) + r")?\s*(?P<ie>内外|外内|内|外|內)\s*(?P<time2>"
     + "|".join(ZH_TIMES_OF_DAY) + r")?\s*$"
@@ -142,6 +150,10 @@ class Heading:
     int_ext: str | None = None
     location: list[str] = field(default_factory=list)
     time_of_day: str | None = None
+    sides: list[list[str]] = field(default_factory=list)
+    """For a heading of two places or more, each with its own INT./EXT. ('INT. JUDY'S FLAT/INT.
+    WASHINGTON AIRPORT', an intercut): the places of each, in order; `location` holds them all.
+    Empty for a heading of one place."""
 
 
 def _norm_int_ext(raw: str) -> str:
@@ -390,9 +402,15 @@ def parse_english_heading(line: str, *, forced: bool = False) -> Heading:
         line: The heading as printed, possibly with scene numbers.
         forced: Fountain's forced heading ('.SNIPER SCOPE POV'): no INT/EXT prefix expected.
 
+    A heading that names two places, each with its own INT./EXT. (an intercut: 'INT. JUDY'S
+    FLAT/INT. WASHINGTON AIRPORT'), gives both among its places and each in `Heading.sides`; a
+    marker never stays glued to a place ('JUDY'S FLAT/INT').
+
     Example:
         >>> parse_english_heading("12A INT. HOUSE - KITCHEN - NIGHT 12A").location
         ['HOUSE', 'KITCHEN']
+        >>> parse_english_heading("INT. JUDY'S FLAT/INT. AIRPORT - NIGHT").sides
+        [["JUDY'S FLAT"], ['AIRPORT']]
         >>> parse_english_heading("RECTORY. STUDY. INT/NIGHT", forced=True).location
         ['RECTORY', 'STUDY']
     """
@@ -409,9 +427,20 @@ def parse_english_heading(line: str, *, forced: bool = False) -> Heading:
         rest = text[: suffix.start()] + (f" - {suffix.group('time')}" if suffix.group("time") else "")
     elif not forced:
         return Heading(text=text, number=number)
-    parts, time = _split_time(split_parts(rest))
-    location = [p for p in parts if not _YEAR.match(p)]
-    return Heading(text=text, number=number, int_ext=int_ext, location=location, time_of_day=time)
+    sides: list[list[str]] = []
+    times: list[str | None] = []
+    for n, side in enumerate(_OTHER_SIDE.split(rest) if m else [rest]):
+        marker = _EN_PREFIX.match(side) if n else None
+        if marker is not None:
+            int_ext = int_ext if _norm_int_ext(marker.group("ie")) == int_ext else "INT/EXT"
+            side = side[marker.end():]
+        parts, time = _split_time(split_parts(side))
+        sides.append([p for p in parts if not _YEAR.match(p)])
+        times.append(time)
+    location = [p for side in sides for p in side]
+    time = next((t for t in times if t is not None), None)
+    return Heading(text=text, number=number, int_ext=int_ext, location=location, time_of_day=time,
+                   sides=[side for side in sides if side] if len(sides) > 1 else [])
 
 
 def chinese_heading_number(line: str) -> tuple[str | None, str]:
@@ -434,6 +463,7 @@ def parse_chinese_heading(line: str) -> Heading:
         ['王子神油店']
     """
     number, rest = chinese_heading_number(line.strip())
+    rest = _ZH_MARKER_NOTE.sub(lambda m: m.group("mark"), rest)
     rest, relative = _zh_lone_brackets(rest)
     tokens = []
     for token in _ZH_TOKEN_SPLIT.split(rest):

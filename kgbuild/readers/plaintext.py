@@ -37,6 +37,7 @@ TAGS: dict[str, str] = {
     "E": "parenthetical",
     "T": "transition",
     "M": "metadata (title page, page numbers, CONTINUED, revision lines)",
+    "P": "a lone letter set apart from the cue under it by a PDF export ('C' over 'HOLO')",
     "O": "blank or other",
 }
 
@@ -546,7 +547,7 @@ def _update(state: _State, tag: str, line: _Line) -> None:
     if tag == "O":
         state.blank_since = True
         return
-    if tag == "M":
+    if tag in ("M", "P"):
         return
     if tag == "E":
         opens = line.text.startswith("(") and ")" not in line.text
@@ -572,6 +573,30 @@ def _walk(lines: list[_Line], fixed: list[str | None], layout: _Layout) -> list[
         tags.append(tag)
         _update(state, tag, line)
     return tags
+
+
+_LONE_LETTER = re.compile(r"^[A-Z]$")
+
+
+def _cue_pieces(lines: list[_Line], fixed: list[str | None]) -> list[str | None]:
+    """A lone capital letter right above a line in capitals that has speech under it ('C' over
+    'HOLO' over 'I guess...') is a piece a PDF export set apart from that line, most often the
+    first letter of a cue: it is tagged "P", so the cue is read as one (and, when the line under
+    it is no cue, action again). Which name the pieces make is decided with the whole script
+    (`kgbuild.readers.broken_cues`)."""
+    out = list(fixed)
+    for i in range(len(lines) - 2):
+        if out[i] is not None or not _LONE_LETTER.match(lines[i].text):
+            continue
+        cue, speech = lines[i + 1], lines[i + 2]
+        if out[i + 1] is None and cue.caps and cue_name(cue.text) and (speech.prose or speech.text.startswith("(")):
+            out[i] = "P"
+    return out
+
+
+def _settled_pieces(tags: list[str]) -> list[str]:
+    """A lone letter over a line that turned out no cue is action, as it was."""
+    return ["N" if tag == "P" and (i + 1 >= len(tags) or tags[i + 1] != "C") else tag for i, tag in enumerate(tags)]
 
 
 def _heading_continuations(lines: list[_Line], fixed: list[str | None]) -> list[str | None]:
@@ -638,7 +663,7 @@ def classify_lines(lines: list[str]) -> list[str]:
     Returns:
         One tag per line: "S" heading, "N" action, "C" cue, "D" dialogue, "E" parenthetical,
         "T" transition, "M" metadata (title page, page numbers, CONTINUED, revisions),
-        "O" blank or other.
+        "P" a lone letter of the cue under it, "O" blank or other.
 
     Example:
         >>> classify_lines(["INT. HOUSE - DAY", "", "          JOHN", "     Hi.", ""])
@@ -650,9 +675,9 @@ def classify_lines(lines: list[str]) -> list[str]:
 def _classify(lines: list[str]) -> tuple[list[str], list[ParseWarning]]:
     """Tags, and warnings (line numbers 0-based) for the decisions the layout did not settle."""
     measured = [_measure(raw) for raw in lines]
-    fixed = _heading_continuations(measured, [_fixed_tag(line) for line in measured])
+    fixed = _cue_pieces(measured, _heading_continuations(measured, [_fixed_tag(line) for line in measured]))
     layout = _learn_layout(measured, fixed)
-    tags = _title_page(measured, _walk(measured, fixed, layout))
+    tags = _settled_pieces(_title_page(measured, _walk(measured, fixed, layout)))
     return tags, _unsure(measured, tags, layout)
 
 
@@ -737,8 +762,20 @@ def _elements_from_tags(lines: list[str], tags: list[str], first_line: int) -> l
     current: list[str] = []
     cur_tag = ""
     cur_start = 0
+    piece: tuple[str, int] | None = None  # a lone letter of the cue on the next line, and its line
     for n, (raw, tag) in enumerate(zip(lines, tags, strict=True)):
         text = raw.strip() if tag == "C" else " ".join(raw.split())
+        if tag == "P":
+            if current:
+                elements.append(_element(cur_tag, current, cur_start, first_line + n - 1))
+                current = []
+            piece = (text, first_line + n)
+            continue
+        if tag == "C" and piece is not None:
+            elements.append(_element("C", [f"{piece[0]} {text}"], piece[1], first_line + n))
+            piece = None
+            continue
+        piece = None
         if tag not in _TAG_KIND or not text:
             if current:
                 elements.append(_element(cur_tag, current, cur_start, first_line + n - 1))

@@ -180,7 +180,7 @@ def stage_title(movie_dir: str | Path) -> str:
         The title, or "" when no such file names the folder.
 
     Example:
-        >>> stage_title("../shared/data/stage/English/en049957b3c0b54085baddbec23e00506c")
+        >>> stage_title("path/to/stage/English/en049957b3c0b54085baddbec23e00506c")
         'Birthday Girl'
     """
     folder = Path(movie_dir).resolve()

@@ -30,12 +30,12 @@ from collections import Counter, defaultdict
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from kgbuild.extraction.presence import SceneSpeech, read_presence
 from kgbuild.graph import canonical_key
 from kgbuild.model import Entity, Evidence, KnowledgeGraph, PresenceMode, Relation, Screenplay
 from kgbuild.schema import Schema, load_schema
 from kgbuild.story.names import find_entity
 from kgbuild.story.order import scene_order
-from kgbuild.story.presence import SceneSpeech, read_presence
 
 #: Event links of the character, shown as actions.
 ACTION_ROLES = ("performs", "undergoes", "experiences")

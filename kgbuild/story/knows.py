@@ -32,11 +32,11 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict, Field
 
 from kgbuild.errors import InputError
+from kgbuild.extraction.presence import IN_SCENE
 from kgbuild.model import Entity, Evidence, KnowledgeGraph, PresenceMode, Relation
 from kgbuild.schema import Schema, load_schema
 from kgbuild.story.names import find_entity
 from kgbuild.story.order import Order, SceneOrder, scene_order
-from kgbuild.story.presence import IN_SCENE
 
 #: Event links that make the subject take part in the event.
 TAKES_PART = ("performs", "experiences")

@@ -24,6 +24,10 @@ logger = logging.getLogger(__name__)
 #: Node diameters (page pixels at zoom 1): characters, then every other type.
 CHARACTER_SIZES = (22.0, 72.0)
 OTHER_SIZES = (10.0, 40.0)
+#: The main entities: this many characters and places with most relations are labelled in the
+#: whole-film view at its default zoom (the page places their labels first, clear of each other).
+MAIN_CHARACTERS = 12
+MAIN_PLACES = 8
 
 
 class _Model(BaseModel):
@@ -44,6 +48,11 @@ class ViewNode(_Model):
     speeches: int | None = Field(description="Speeches (character cues) of a character, when the "
                                              "screenplay is known; None otherwise.")
     degree: int = Field(description="Relations the entity takes part in.")
+    rank: int = Field(description="Where the entity comes in the order the page labels entities (0 first): "
+                                  "the main characters, the main places, the other characters and places, "
+                                  "then the rest; by relations within each.")
+    main: bool = Field(description="One of the main characters or places: labelled at the default zoom, and "
+                                   "its relations with the other main entities drawn.")
     size: float = Field(description="Diameter in page pixels at zoom 1.")
     x: float
     y: float
@@ -152,6 +161,46 @@ def speeches_by_character(entities: list[Entity], screenplay: Screenplay, *,
     return counts
 
 
+def label_ranks(entities: list[Entity], degree: Counter[str], speeches: dict[str, int], *, person: str,
+                place: str) -> tuple[dict[str, int], set[str]]:
+    """The order in which the page labels entities, and the main ones (labelled first, at any zoom).
+
+    The main entities are the `MAIN_CHARACTERS` characters and the `MAIN_PLACES` places with most
+    relations (ties: more speeches, then name). They come first, characters before places; then
+    the other characters and places, then every other entity; each group by relations, speeches, name.
+
+    Args:
+        entities: The graph's entities.
+        degree: Relations per entity id.
+        speeches: Speeches per character id (empty without a screenplay).
+        person, place: The entity types of characters and of places.
+
+    Returns:
+        Entity id -> rank (0 first), and the ids of the main entities.
+
+    Example:
+        >>> a, b = Entity(id="a", name="A", type="Character"), Entity(id="b", name="B", type="Location")
+        >>> c = Entity(id="c", name="C", type="Event")
+        >>> ranks, main = label_ranks([c, b, a], Counter(c=9, b=1, a=2), {}, person="Character", place="Location")
+        >>> ranks, sorted(main)
+        ({'a': 0, 'b': 1, 'c': 2}, ['a', 'b'])
+    """
+    def strength(e: Entity) -> tuple[int, int, str, str]:
+        return -degree[e.id], -speeches.get(e.id, 0), e.name, e.id
+
+    main: set[str] = set()
+    for kind, count in ((person, MAIN_CHARACTERS), (place, MAIN_PLACES)):
+        main.update(e.id for e in sorted((e for e in entities if e.type == kind), key=strength)[:count])
+
+    def group(e: Entity) -> int:
+        if e.id in main:
+            return 0 if e.type == person else 1
+        return 2 if e.type in (person, place) else 3
+
+    ordered = sorted(entities, key=lambda e: (group(e), *strength(e)))
+    return {e.id: i for i, e in enumerate(ordered)}, main
+
+
 def _sizes(values: dict[str, int], low: float, high: float) -> dict[str, float]:
     """Diameters from `low` to `high`, by the square root of each value over the largest."""
     top = max(values.values(), default=0)
@@ -215,11 +264,13 @@ def view_data(graph: KnowledgeGraph, screenplay: Screenplay | None = None, *,
     characters = {e.id for e in graph.entities if e.type == person}
     sizes = {**_sizes({i: speeches.get(i, degree[i]) for i in characters}, *CHARACTER_SIZES),
              **_sizes({e.id: degree[e.id] for e in graph.entities if e.id not in characters}, *OTHER_SIZES)}
+    ranks, main = label_ranks(graph.entities, degree, speeches, person=person,
+                              place=schema.type_for_role("place") or "")
     positions = stable_layout([e.id for e in graph.entities], [(r.source, r.target) for r in relations], seed=seed)
     nodes = [ViewNode(id=e.id, name=e.name, type=e.type, description=e.description, aliases=e.aliases,
                       scenes=e.scenes, first=first_scene(e.scenes), speeches=speeches.get(e.id),
-                      degree=degree[e.id], size=sizes[e.id], x=positions[e.id][0], y=positions[e.id][1],
-                      evidence=e.evidence)
+                      degree=degree[e.id], rank=ranks[e.id], main=e.id in main, size=sizes[e.id],
+                      x=positions[e.id][0], y=positions[e.id][1], evidence=e.evidence)
              for e in graph.entities]
     edges = [ViewEdge(id=r.id, source=r.source, target=r.target, type=r.type, name=r.name,
                       description=r.description, scenes=r.scenes, first=first_scene(r.scenes),

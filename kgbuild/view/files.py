@@ -14,22 +14,18 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict
 
-from kgbuild import __version__
 from kgbuild.atomic import write_text_atomic
-from kgbuild.corpus.outputs import find_movies, is_corpus_output
 from kgbuild.errors import InputError, KgbuildError
+from kgbuild.folders import BuildFolder, CorpusFolder, find_movies, is_corpus_output
 from kgbuild.graph import graph_file, load_graph
 from kgbuild.model import KnowledgeGraph, Screenplay
-from kgbuild.paths import VIEW_FILE, VIEW_INDEX_FILE
 from kgbuild.readers import load_screenplay
 from kgbuild.schema import schema_for_graph
+from kgbuild.version import __version__
 from kgbuild.view.data import ViewData, top_characters, view_data
 from kgbuild.view.page import IndexEntry, render_index, render_page
 
 logger = logging.getLogger(__name__)
-
-#: The file beside graph.json holding the parsed screenplay.
-SCREENPLAY_FILE = "screenplay.json"
 
 
 class _Model(BaseModel):
@@ -80,7 +76,7 @@ def load_movie(path: str | os.PathLike[str]) -> tuple[KnowledgeGraph, Screenplay
     """
     file = graph_file(path)
     graph = load_graph(file)
-    beside = file.parent / SCREENPLAY_FILE
+    beside = BuildFolder(file.parent).screenplay
     if not beside.is_file():
         return graph, None
     screenplay = load_screenplay(beside)
@@ -120,7 +116,7 @@ def write_view(path: str | os.PathLike[str], output: str | os.PathLike[str] | No
         PosixPath('out/lizard-people/view.html')
     """
     data, page = movie_page(path)
-    target = Path(output) if output is not None else graph_file(path).parent / VIEW_FILE
+    target = Path(output) if output is not None else BuildFolder(graph_file(path).parent).view
     return _record(write_text_atomic(target, page), data, page)
 
 
@@ -131,7 +127,7 @@ def _record(path: Path, data: ViewData, page: str) -> ViewPage:
 
 
 def is_corpus(folder: str | os.PathLike[str]) -> bool:
-    """True when `folder` holds no graph.json itself but subfolders with one (`kgbuild.corpus.outputs`)."""
+    """True when `folder` holds no graph.json itself but subfolders with one (`kgbuild.folders`)."""
     return is_corpus_output(folder)
 
 
@@ -160,7 +156,7 @@ def write_corpus_views(folder: str | os.PathLike[str], index: str | os.PathLike[
     if not movies:
         raise InputError("no subfolder holds a graph.json; build the movies first "
                          "('kgbuild build SCRIPT -o FOLDER/MOVIE')", path=str(root))
-    target = Path(index) if index is not None else root / VIEW_INDEX_FILE
+    target = Path(index) if index is not None else CorpusFolder(root).view_index
     pages: list[ViewPage] = []
     entries: list[IndexEntry] = []
     failed: list[FailedMovie] = []
@@ -171,7 +167,7 @@ def write_corpus_views(folder: str | os.PathLike[str], index: str | os.PathLike[
             logger.debug("no page for %s: %s", movie, e)
             failed.append(FailedMovie(folder=movie, reason=str(e)))
             continue
-        pages.append(_record(write_text_atomic(movie / VIEW_FILE, page), data, page))
+        pages.append(_record(write_text_atomic(BuildFolder(movie).view, page), data, page))
         entries.append(IndexEntry(href=_href(pages[-1].path, target), movie_id=data.movie.key,
                                   title=data.movie.title or data.movie.key, language=data.movie.language,
                                   scenes=data.last_scene, entities=len(data.nodes), relations=len(data.edges),

@@ -3,7 +3,7 @@
 The page only hides and shows nodes as its scene slider moves; the positions come from here and
 never change. Each connected component is laid out by a force-directed method (Fruchterman and
 Reingold's, with repulsion cut off at a few ideal edge lengths, found with a k-d tree, so a step
-costs about O(n) instead of O(n²)), then the components are packed in rows, largest first.
+costs about O(n) instead of O(n²)), then the components are packed in columns, largest first.
 The result depends only on the graph and the seed.
 """
 
@@ -33,6 +33,8 @@ _CUTOFF = 2.0
 _FAR = 0.2
 #: Space between packed components, in ideal edge lengths.
 _GAP = 2.0
+#: Width over height of the area the packed components are meant to fill (a landscape window).
+_ASPECT = 1.6
 
 
 def _sum_at(index: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
@@ -117,24 +119,25 @@ def _component_positions(graph: nx.Graph[str], nodes: list[str], rng: np.random.
 
 
 def _pack(blocks: list[np.ndarray]) -> list[np.ndarray]:
-    """Place the components' position blocks in rows (largest first), each shifted, none overlapping."""
-    areas = [(np.ptp(b[:, 0]) + _GAP) * (np.ptp(b[:, 1]) + _GAP) for b in blocks]
-    row_width = max(math.sqrt(sum(areas)) * 1.3, max(np.ptp(b[:, 0]) + _GAP for b in blocks))
-    placed, x, y, row_height = [], 0.0, 0.0, 0.0
-    for block in blocks:
-        low = block.min(axis=0)
-        width, height = np.ptp(block[:, 0]) + _GAP, np.ptp(block[:, 1]) + _GAP
-        if x > 0 and x + width > row_width:
-            x, y, row_height = 0.0, y + row_height, 0.0
-        placed.append(block - low + np.array([x, y]))
-        x += width
-        row_height = max(row_height, height)
+    """Place the components' position blocks in columns, top to bottom, then left to right (largest
+    first), each shifted, none overlapping. A column is as tall as the tallest component, or as all
+    of them packed to `_ASPECT`, whichever is taller: the small components line up beside the
+    largest rather than under it, where a landscape window has room to spare."""
+    sizes = [(float(np.ptp(b[:, 0])) + _GAP, float(np.ptp(b[:, 1])) + _GAP) for b in blocks]
+    column_height = max(max(h for _, h in sizes), math.sqrt(sum(w * h for w, h in sizes) / _ASPECT))
+    placed, x, y, column_width = [], 0.0, 0.0, 0.0
+    for block, (width, height) in zip(blocks, sizes, strict=True):
+        if y > 0 and y + height > column_height:
+            x, y, column_width = x + column_width, 0.0, 0.0
+        placed.append(block - block.min(axis=0) + np.array([x, y]))
+        y += height
+        column_width = max(column_width, width)
     return placed
 
 
 def stable_layout(nodes: Sequence[str], edges: Iterable[tuple[str, str]], *, seed: int = 0,
                   iterations: int = ITERATIONS) -> dict[str, tuple[float, float]]:
-    """Positions for every node: force-directed per connected component, components packed in rows.
+    """Positions for every node: force-directed per connected component, components packed in columns.
 
     Args:
         nodes: Node ids; their order does not matter (they are sorted first).

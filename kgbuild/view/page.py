@@ -1,7 +1,8 @@
 """The HTML of the view: one self-contained page per movie, and the index page of a corpus.
 
 Everything the page needs is inlined: the bundled Cytoscape.js (with its licence header), the
-page's own script and style, and the graph data as JSON. Opened from disk it needs no server and
+page's own scripts (view.js, and declutter.js: which names and relations to draw) and style, and
+the graph data as JSON. Opened from disk it needs no server and
 no network. Rendering is pure: data in, text out.
 """
 
@@ -66,6 +67,7 @@ def render_page(data: ViewData, *, version: str) -> str:
         "css": asset("view.css"),
         "data": script_json(data.model_dump_json()),
         "cytoscape": asset("cytoscape.min.js"),
+        "declutter": asset("declutter.js"),
         "js": asset("view.js"),
     })
 

@@ -25,10 +25,10 @@ from kgbuild.ask.answer import (
     shown_scenes,
 )
 from kgbuild.ask.types import CitedLines
-from kgbuild.benchmarks.fake_server import FakeOpenAIServer, Fault, FaultPlan
 from kgbuild.cli import cli
 from kgbuild.llm.scripted import ScriptedBackend
 from kgbuild.llm.settings import LLMSettings
+from kgbuild.testing import FakeOpenAIServer, Fault, FaultPlan
 
 QUESTION = "How does Nora fix the broken gear?"
 

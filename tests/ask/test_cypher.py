@@ -12,21 +12,21 @@ from click.testing import CliRunner
 
 from kgbuild.ask import AskSession
 from kgbuild.ask.cypher import (
-    EmbeddedReader,
     ask_cypher,
     named_labels,
     static_problem,
     store_counts,
     write_words,
 )
-from kgbuild.benchmarks.fake_server import FakeOpenAIServer
 from kgbuild.cli import cli
 from kgbuild.errors import InputError
 from kgbuild.graph import load_graph
 from kgbuild.llm.scripted import ScriptedBackend
 from kgbuild.llm.settings import LLMSettings
 from kgbuild.loaders.results import QueryResult
+from kgbuild.loaders.store import GraphStore, open_store
 from kgbuild.schema import load_schema
+from kgbuild.testing import FakeOpenAIServer
 
 SPEAKERS = ("MATCH (a:Character {movie: $movie})-[:speaks_to]->(b:Character {movie: $movie}) "
             "WHERE toLower(b.name) CONTAINS 'nora' RETURN a.name AS speaker ORDER BY speaker")
@@ -45,20 +45,18 @@ def llm_args(server: FakeOpenAIServer, cache: Path) -> list[str]:
 
 
 class Recording:
-    """A reader that records every query that reaches the store."""
+    """A store that records every query that reaches it."""
 
-    def __init__(self, reader: EmbeddedReader):
-        self.reader = reader
-        self.kind = reader.kind
-        self.where = reader.where
+    def __init__(self, store: GraphStore):
+        self.store = store
         self.seen: list[str] = []
 
-    def query(self, cypher: str, params: dict[str, Any]) -> QueryResult:
+    def query(self, cypher: str, params: dict[str, Any] | None = None, *, write: bool = False) -> QueryResult:
         self.seen.append(cypher)
-        return self.reader.query(cypher, params)
+        return self.store.query(cypher, params, write=write)
 
-    def close(self) -> None:
-        self.reader.close()
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
 
 
 # -- the checks ------------------------------------------------------------------------------------
@@ -119,23 +117,23 @@ def test_static_problems():
 # -- against the embedded store ----------------------------------------------------------------------
 
 @pytest.fixture
-def reader(build):
-    opened = EmbeddedReader(build / "graph.lbdb")
+def store(build):
+    opened = open_store(build / "graph.lbdb")
     yield opened
     opened.close()
 
 
-def test_counts_are_of_this_movie(build, reader):
+def test_counts_are_of_this_movie(build, store):
     movie = load_graph(build / "graph.json").movie.key
-    nodes, rels = store_counts(reader, movie)
+    nodes, rels = store_counts(store, movie)
     assert nodes["Character"] == 3 and nodes["Scene"] == 6 and rels["speaks_to"] == 4
-    assert store_counts(reader, "another movie") == ({}, {})
+    assert store_counts(store, "another movie") == ({}, {})
 
 
-def test_a_write_never_reaches_the_store_and_a_bad_query_is_retried_once(build, reader, tmp_path):
+def test_a_write_never_reaches_the_store_and_a_bad_query_is_retried_once(build, store, tmp_path):
     movie = load_graph(build / "graph.json").movie.key
     settings = LLMSettings(model="cypher-model", cache_dir=tmp_path / "cache")
-    spy = Recording(reader)
+    spy = Recording(store)
     backend = ScriptedBackend([json.dumps({"cypher": WRITE}), json.dumps({"cypher": WRITE})])
     answer = ask_cypher("Rename everyone", spy, settings, movie=movie, schema=load_schema(), backend=backend)
     assert answer.error is not None and "does not only read (SET)" in answer.error

@@ -11,7 +11,6 @@ import pytest
 from click.testing import CliRunner
 
 from kgbuild.ask import StoryIndex
-from kgbuild.benchmarks.fake_server import FakeOpenAIServer
 from kgbuild.cli import cli
 from kgbuild.evaluation.qa_answers import (
     AnsweredQuestion,
@@ -23,6 +22,7 @@ from kgbuild.evaluation.qa_answers import (
 from kgbuild.evaluation.qa_eval import read_questions, script_titles
 from kgbuild.llm.scripted import ScriptedBackend
 from kgbuild.llm.settings import LLMSettings
+from kgbuild.testing import FakeOpenAIServer
 from tests.ask.conftest import FIXTURE
 
 QUESTIONS = """id,scene,question,answer,evidence,qa_type

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from kgbuild.evaluation.kept_answers import read_kept, replay_rounds
+from bench.studies.kept_answers import read_kept, replay_rounds
 
 KEPT = Path(__file__).resolve().parents[1] / "fixtures" / "ask" / "kept"
 MEASURED = json.loads((KEPT / "qa-measured.json").read_text(encoding="utf-8"))

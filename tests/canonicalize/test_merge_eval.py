@@ -7,8 +7,8 @@ from itertools import pairwise
 
 import pytest
 
-from kgbuild.benchmarks.merge import MergeBench, bench_clustering, format_merge_bench
-from kgbuild.evaluation.merge_eval import (
+from bench.merge import MergeBench, bench_clustering, format_merge_bench
+from bench.studies.merge_eval import (
     MentionSet,
     evaluate,
     macro,

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from kgbuild.benchmarks.fake_server import FakeOpenAIServer
 from kgbuild.canonicalize import adjudicate, llm_normalize
 from kgbuild.canonicalize.adjudicate import AdjudicationReply, adjudicate_llm, build_messages
 from kgbuild.canonicalize.llm_normalize import NormalizationReply, normalize_with_llm
@@ -30,10 +29,11 @@ from kgbuild.llm.types import (
     LLMTransientError,
 )
 from kgbuild.model import Entity, KnowledgeGraph, Scope
+from kgbuild.testing import FakeOpenAIServer
 from tests.canonicalize.test_adjudicate import cand
 from tests.canonicalize.test_merge import story
 from tests.cli_in_process import run_cli
-from tests.llm.extraction_helpers import batch_results, request_kind
+from tests.extraction.extraction_helpers import batch_results, request_kind
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -190,7 +190,7 @@ def test_run_repairs_reports_every_rule_and_requires_evidence_last():
 
 
 def test_repairs_reproduce_the_release_swaps_and_keep_valid_relations(shared_data):
-    from kgbuild.evaluation.repair_agreement import measure
+    from bench.studies.repair_agreement import measure
 
     report = measure(sorted(shared_data.glob("stage/*/*/extraction_results.json")))
     assert report.auto_fixed > 1000

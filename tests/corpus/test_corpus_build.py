@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kgbuild.corpus.folders import KEY_FILE, STAGING
-from kgbuild.output import BUILD_FILES
+from kgbuild.folders import BuildFolder, CorpusFolder
 from tests.corpus.helpers import SCRIPTS, corpus_command, graph_without_timings, movie_folders, run_kgbuild, statuses
 
 pytestmark = pytest.mark.slow
@@ -22,7 +21,7 @@ EXIT_MOVIES_FAILED = 5
 
 def assert_complete(folder: Path) -> None:
     names = {p.name for p in folder.iterdir()}
-    assert {*BUILD_FILES, KEY_FILE} <= names, f"{folder} is incomplete: {sorted(names)}"
+    assert {*BuildFolder.BUILD_FILES, BuildFolder.BUILD_KEY} <= names, f"{folder} is incomplete: {sorted(names)}"
 
 
 def test_a_corpus_build_writes_a_folder_per_movie_with_status_and_report(uninterrupted: Path):
@@ -30,7 +29,7 @@ def test_a_corpus_build_writes_a_folder_per_movie_with_status_and_report(uninter
     assert len(folders) == len(SCRIPTS)
     for folder in folders:
         assert_complete(folder)
-        key = json.loads((folder / KEY_FILE).read_text())
+        key = json.loads((folder / BuildFolder.BUILD_KEY).read_text())
         graph = json.loads((folder / "graph.json").read_text())
         assert graph["movie"]["id"] == folder.name  # the folder is the id the stores key on
         assert key["movie"] == folder.name and len(key["key"]) == 64
@@ -44,7 +43,7 @@ def test_a_corpus_build_writes_a_folder_per_movie_with_status_and_report(uninter
     assert all(line["reader_id"] == movie for movie, line in lines.items())  # no two scripts share an id here
     report = (uninterrupted / "report.md").read_text()
     assert "6 done" in report and "local processes, 2 workers" in report
-    assert not (uninterrupted / STAGING).exists()
+    assert not (uninterrupted / CorpusFolder.STAGING).exists()
 
 
 def test_a_broken_script_is_recorded_and_the_others_are_built(tmp_path: Path, cache: Path):
@@ -96,7 +95,7 @@ def test_a_killed_corpus_build_leaves_whole_folders_and_the_rerun_builds_only_th
     lines = statuses(out)
     assert {m for m, line in lines.items() if line["status"] == "skipped"} == before
     assert {m for m, line in lines.items() if line["status"] == "done"} == set(lines) - before
-    assert not (out / STAGING).exists()
+    assert not (out / CorpusFolder.STAGING).exists()
     expected = {f.name for f in movie_folders(uninterrupted)}
     assert {f.name for f in movie_folders(out)} == expected
     for name in expected:

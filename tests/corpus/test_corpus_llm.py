@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from kgbuild.benchmarks.fake_server import FakeOpenAIServer
-from kgbuild.benchmarks.llm import plausible_reply, server_responder
+from bench.llm import plausible_reply, server_responder
+from kgbuild.testing import FakeOpenAIServer
 from tests.cli_in_process import Ran
 from tests.corpus.helpers import (
     LLM_ENV,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kgbuild.corpus.outputs import CORPUS_DB_NAME, find_movies, is_corpus_output
+from kgbuild.folders import CorpusFolder, find_movies, is_corpus_output
 from kgbuild.loaders.embedded import run_query
 from tests.corpus.helpers import SCRIPTS, run_kgbuild, statuses
 
@@ -28,7 +28,7 @@ def test_load_puts_every_movie_of_a_corpus_into_one_store_and_a_reload_changes_n
     assert is_corpus_output(out) and [p.name for p in find_movies(out)] == sorted(statuses(out))
 
     def per_movie() -> dict[str, int]:
-        rows = run_query(out / CORPUS_DB_NAME, "MATCH (n) WHERE n.movie IS NOT NULL RETURN n.movie AS movie, "
+        rows = run_query(out / CorpusFolder.STORE, "MATCH (n) WHERE n.movie IS NOT NULL RETURN n.movie AS movie, "
                          "count(n) AS nodes ORDER BY movie", {}).as_dicts()
         return {row["movie"]: row["nodes"] for row in rows}
 

@@ -15,14 +15,14 @@ from pathlib import Path
 import pytest
 import ray
 
-from kgbuild.benchmarks.fake_server import FakeOpenAIServer
-from kgbuild.benchmarks.llm import server_responder
-from kgbuild.corpus.folders import KEY_FILE
+from bench.llm import server_responder
 from kgbuild.corpus.inputs import discover
 from kgbuild.corpus.ray_executor import RAY_MISSING, RayExecutor, ray_session
 from kgbuild.corpus.run import build_corpus
 from kgbuild.corpus.worker import WorkerSetup
+from kgbuild.folders import BuildFolder
 from kgbuild.pipeline import BuildOptions
+from kgbuild.testing import FakeOpenAIServer
 from tests.corpus.helpers import SCRIPTS, assert_paced, graph_without_timings, llm_env, movie_folders, statuses
 
 pytestmark = pytest.mark.slow
@@ -55,8 +55,8 @@ def test_a_corpus_on_ray_gives_the_graphs_of_the_process_pool(local_ray: None, u
         files = sorted(p.name for p in (out / name).iterdir())
         assert files == sorted(p.name for p in (uninterrupted / name).iterdir())
         # The same inputs and options: the same build key, so either executor skips the other's movies.
-        assert json.loads((out / name / KEY_FILE).read_text())["key"] == json.loads(
-            (uninterrupted / name / KEY_FILE).read_text())["key"]
+        assert json.loads((out / name / BuildFolder.BUILD_KEY).read_text())["key"] == json.loads(
+            (uninterrupted / name / BuildFolder.BUILD_KEY).read_text())["key"]
     workers = {s.worker for s in result.statuses}
     assert 1 <= len(workers) <= 2  # six movies, at most two Ray worker processes, each set up once
     assert f"{os.uname().nodename}:{os.getpid()}" not in workers  # built in the workers, written by the driver

@@ -7,12 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from kgbuild.corpus.folders import KEY_FILE, STAGING, built_key, clean_staging, commit_movie
+from kgbuild.corpus.folders import built_key, clean_staging, commit_movie
 from kgbuild.corpus.ids import safe_id, unique_ids
 from kgbuild.corpus.inputs import discover, is_corpus
 from kgbuild.corpus.run import build_corpus
 from kgbuild.corpus.spec import input_key, movie_options
 from kgbuild.errors import InputError
+from kgbuild.folders import BuildFolder, CorpusFolder
 from kgbuild.llm.batch import export_batch_lines
 from kgbuild.llm.settings import LLMSettings
 from kgbuild.pipeline import BuildOptions
@@ -92,13 +93,13 @@ def test_a_movie_folder_is_replaced_whole(tmp_path: Path):
     commit_movie(tmp_path, "m", {"graph.json": b"{}", "old.txt": b"old"}, {"key": "k1"})
     assert built_key(tmp_path, "m") == "k1"
     commit_movie(tmp_path, "m", {"graph.json": b"{}"}, {"key": "k2"})
-    assert sorted(p.name for p in (tmp_path / "m").iterdir()) == [KEY_FILE, "graph.json"]
+    assert sorted(p.name for p in (tmp_path / "m").iterdir()) == [BuildFolder.BUILD_KEY, "graph.json"]
     assert built_key(tmp_path, "m") == "k2"
     commit_movie(tmp_path, "p", {"graph.json": b"{}"}, {"key": "k3", "partial": True})
     assert built_key(tmp_path, "p") is None  # LLM chunks failed: the next run builds it again
     assert built_key(tmp_path, "absent") is None
     clean_staging(tmp_path)
-    assert not (tmp_path / STAGING).exists()
+    assert not (tmp_path / CorpusFolder.STAGING).exists()
 
 
 def test_batch_exports_are_split_at_the_per_file_limits(tmp_path: Path):

@@ -3,8 +3,8 @@
 Every ```sh / ```bash block runs as a bash script, every ```console block command by command
 (its shown output must appear), and every ```python block of a page runs in order; all of them
 in a folder laid out like the repository root: `examples/`, the bundled example's build in
-`out/lizard-people`, links to `tests/`, `docker/`, `scripts/`, `pyproject.toml` and the venv,
-and `../shared` beside it. Each page gets its own copy of that folder. A block marked
+`out/lizard-people`, links to `tests/`, `docker/`, `scripts/`, `bench/`, `pyproject.toml` and
+the venv, and `../shared` beside it. Each page gets its own copy of that folder. A block marked
 `<!-- skip: REASON -->` is skipped with that reason; one that reads `../shared/data` is skipped
 where that folder is absent. The README's "Use from Python" examples moved to docs/api.md, whose
 blocks tests/test_api.py runs with its own checks.
@@ -18,6 +18,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -74,7 +75,7 @@ def example_root(tmp_path_factory, docs_env) -> Path:
     root = tmp_path_factory.mktemp("docs-root") / "work"
     (root / "examples").mkdir(parents=True)
     shutil.copy(EXAMPLE, root / "examples" / EXAMPLE.name)
-    for name in ("tests", "docker", "scripts", "pyproject.toml"):
+    for name in ("tests", "docker", "scripts", "bench", "pyproject.toml"):
         (root / name).symlink_to(REPO / name)
     if _venv_is_scripts_devs():
         (root / ".venv").symlink_to(sys.prefix)
@@ -84,18 +85,27 @@ def example_root(tmp_path_factory, docs_env) -> Path:
     return root
 
 
+@dataclass
+class PageFolder:
+    """A page's folder and the shell blocks run in it so far."""
+
+    path: Path
+    ran: set[int] = field(default_factory=set)
+
+
 @pytest.fixture(scope="session")
 def page_folder(tmp_path_factory, example_root):
-    """The folder a page's examples run in: a copy of the example root, one per page."""
-    made: dict[Path, Path] = {}
+    """The folder a page's examples run in: a copy of the example root, one per page (per test
+    worker), with the shell blocks already run in it."""
+    made: dict[Path, PageFolder] = {}
 
-    def folder(page: Path) -> Path:
+    def folder(page: Path) -> PageFolder:
         if page not in made:
             base = tmp_path_factory.mktemp("docs-page")
             shutil.copytree(example_root, base / "work", symlinks=True)
             if SHARED.is_dir():
                 (base / "shared").symlink_to(SHARED)
-            made[page] = base / "work"
+            made[page] = PageFolder(base / "work")
         return made[page]
 
     return folder
@@ -122,13 +132,27 @@ def test_shell_example_runs(block: Block, page_folder, docs_env):
     reason = _skip_reason(block)
     if reason:
         pytest.skip(reason)
-    cwd = page_folder(block.path)
+    folder = page_folder(block.path)
+    # A block may use what the page's earlier blocks made; in a test worker of its own they have
+    # not run in this folder yet, so they run first, in page order.
+    for earlier in _blocks_of(block.path):
+        if earlier.line < block.line and earlier.line not in folder.ran and not _skip_reason(earlier):
+            _run_block(earlier, folder, docs_env)
+    _run_block(block, folder, docs_env)
+
+
+def _blocks_of(page: Path) -> list[Block]:
+    return [b for b in read_blocks(page) if b.lang in SHELL_LANGS]
+
+
+def _run_block(block: Block, folder: PageFolder, env: dict[str, str]) -> None:
+    folder.ran.add(block.line)
     if block.lang != "console":
-        result = _run(block.text, cwd, docs_env)
+        result = _run(block.text, folder.path, env)
         assert result.returncode == block.exit_status, (block.where, result.stdout[-3000:], result.stderr[-3000:])
         return
     for command in console_commands(block.text):
-        result = _run(command.command, cwd, docs_env)
+        result = _run(command.command, folder.path, env)
         output = result.stdout + result.stderr
         assert result.returncode == block.exit_status, (block.where, command.command, output[-3000:])
         missing = missing_output(command.shown, output)
@@ -148,7 +172,7 @@ def test_python_examples_run(page: Path, page_folder, docs_env, monkeypatch):
     skipped = [b.skip for b in blocks if b.skip]
     if skipped:
         pytest.skip("; ".join(skipped))
-    monkeypatch.chdir(page_folder(page))
+    monkeypatch.chdir(page_folder(page).path)
     monkeypatch.setenv("KGBUILD_CACHE_DIR", docs_env["KGBUILD_CACHE_DIR"])
     names: dict[str, object] = {"__name__": "docs"}
     for block in blocks:

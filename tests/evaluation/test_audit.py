@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from kgbuild.benchmarks.fake_server import FakeOpenAIServer
 from kgbuild.cli import cli
 from kgbuild.errors import InputError
 from kgbuild.evaluation.audit import (
@@ -58,6 +57,7 @@ from kgbuild.model import (
     SourceFormat,
 )
 from kgbuild.schema import load_schema
+from kgbuild.testing import FakeOpenAIServer
 from tests.cli_in_process import run_cli
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "audit"

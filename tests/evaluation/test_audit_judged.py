@@ -56,7 +56,7 @@ def test_the_chinese_offline_audits_give_the_documented_truth_rates(movie, relat
 
 
 def _ledger_entry(movie: str):
-    from kgbuild.evaluation.truth_ledger import LEDGER, load_ledger
+    from bench.studies.truth_ledger import LEDGER, load_ledger
 
     return next(e for e in load_ledger(LEDGER) if e.movie == movie)
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from kgbuild.evaluation.formats import FormatReading, compare, evaluate_formats, format_table, main
+from bench.studies.formats import FormatReading, compare, evaluate_formats, format_table, main
 from kgbuild.readers.headings import is_english_heading
 from tests.readers.pdf_writer import ACTION, CUE, DIALOGUE, Page, make_pdf
 

@@ -6,8 +6,7 @@ import json
 
 import pytest
 
-from kgbuild.errors import InputError
-from kgbuild.evaluation.kept_answers import (
+from bench.studies.kept_answers import (
     MIN_SPAN,
     body_prompt_tokens,
     pack_value,
@@ -16,6 +15,7 @@ from kgbuild.evaluation.kept_answers import (
     request_source,
     unpack_value,
 )
+from kgbuild.errors import InputError
 
 BODY = {"model": "gpt-4o", "messages": [
     {"role": "system", "content": "You extract a graph."},

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kgbuild.evaluation.parsing import (
+from bench.studies.parsing import (
     MovieLines,
     SystemReport,
     evaluate,

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kgbuild.evaluation.audit.types import TypeShare
-from kgbuild.evaluation.truth_ledger import (
+from bench.studies.truth_ledger import (
     LEDGER,
     LedgerEntry,
     Shares,
@@ -15,6 +14,7 @@ from kgbuild.evaluation.truth_ledger import (
     pooled,
     read_split,
 )
+from kgbuild.evaluation.audit.types import TypeShare
 
 SPLIT = {f"en{i:02d}": ("English", "truth" if i % 2 else "qa") for i in range(20)}
 SPLIT |= {f"ch{i:02d}": ("Chinese", "truth") for i in range(4)}

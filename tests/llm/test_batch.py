@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from kgbuild.benchmarks.fake_server import FakeOpenAIServer
 from kgbuild.errors import InputError
 from kgbuild.llm.batch import BATCH_URL, export_batch, import_batch_results
 from kgbuild.llm.cache import ResponseCache, cache_key, default_cache_path
 from kgbuild.llm.openai_backend import request_body
 from kgbuild.llm.types import BatchPendingError
+from kgbuild.testing import FakeOpenAIServer
 from tests.cli_in_process import run_cli
 from tests.llm.transport_helpers import (
     MODEL,

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from kgbuild.benchmarks.fake_server import FakeOpenAIServer, Fault, FaultPlan
 from kgbuild.llm.cache import ResponseCache, cache_key
 from kgbuild.llm.client import Budget, LLMClient
 from kgbuild.llm.costs import ModelPrice, PriceTable
@@ -26,6 +25,7 @@ from kgbuild.llm.types import (
     LLMStallError,
     LLMUnavailableError,
 )
+from kgbuild.testing import FakeOpenAIServer, Fault, FaultPlan
 from kgbuild.tokens import estimate_tokens
 from tests.llm.transport_helpers import (
     MODEL,

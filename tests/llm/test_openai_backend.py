@@ -9,7 +9,6 @@ import time
 import pytest
 from pydantic import BaseModel
 
-from kgbuild.benchmarks.fake_server import FakeOpenAIServer, Fault, FaultPlan
 from kgbuild.llm.openai_backend import (
     OpenAIBackend,
     is_strict_compatible,
@@ -22,6 +21,7 @@ from kgbuild.llm.types import (
     LLMRequestError,
     LLMTransientError,
 )
+from kgbuild.testing import FakeOpenAIServer, Fault, FaultPlan
 from tests.llm.transport_helpers import MODEL, Answer, answer_responder, question
 
 

@@ -1,4 +1,5 @@
-"""The stores under contract test, behind one small interface, and answers computed in Python."""
+"""The stores under contract test, opened as the product opens them (`open_store`), and answers
+computed in Python."""
 
 from __future__ import annotations
 
@@ -10,79 +11,37 @@ from typing import Any
 
 import pytest
 
-from kgbuild.loaders.embedded import connect, movie_counts, run_query, write_embedded
-from kgbuild.loaders.neo4j_store import BoltStore
-from kgbuild.loaders.records import LoadCounts
-from kgbuild.loaders.results import QueryResult
+from kgbuild.loaders.store import GraphStore, open_store
 from kgbuild.model import KnowledgeGraph
 from kgbuild.schema import load_schema
 from kgbuild.story.knows import knows
 from tests.loaders.bolt_server import BoltTarget, neo4j_target
 
 
-class EmbeddedStore:
-    """The embedded store in a temporary folder."""
-
-    name = "embedded"
-
-    def __init__(self, folder: Path) -> None:
-        self.path = folder / "graph.lbdb"
-
-    def load(self, graph: KnowledgeGraph, *, movie: str, replace: bool) -> LoadCounts:
-        return write_embedded(graph, self.path, movie=movie, replace=replace)
-
-    def query(self, cypher: str, params: dict[str, Any]) -> QueryResult:
-        return run_query(self.path, cypher, params)
-
-    def counts(self, movie: str) -> tuple[int, int]:
-        with connect(self.path, read_only=True) as connection:
-            return movie_counts(connection, movie)
-
-    def close(self) -> None:
-        """Nothing to clean: the folder is temporary."""
-
-
-class BoltServerStore:
-    """A Bolt server (a FalkorDB started for the test, or Neo4j from NEO4J_URI) on one connection;
-    every movie the tests load is deleted afterwards."""
-
-    def __init__(self, target: BoltTarget) -> None:
-        self.name = target.kind
-        self.store = BoltStore(target.uri, database=target.database, **target.auth)
-        self.movies: set[str] = set()
-
-    def load(self, graph: KnowledgeGraph, *, movie: str, replace: bool) -> LoadCounts:
-        self.movies.add(movie)
-        return self.store.load(graph, movie=movie, replace=replace)
-
-    def query(self, cypher: str, params: dict[str, Any]) -> QueryResult:
-        return self.store.query(cypher, params)
-
-    def counts(self, movie: str) -> tuple[int, int]:
-        return self.store.counts(movie)
-
-    def close(self) -> None:
-        try:
-            for movie in self.movies:
-                self.store.query("MATCH (n) WHERE n.movie = $movie DETACH DELETE n", {"movie": movie},
-                                 write=True)
-        finally:
-            self.store.close()
-
-
-def open_store(kind: str, tmp_path: Path, request: pytest.FixtureRequest):
-    """The store called `kind`: the embedded store, a FalkorDB started now, or Neo4j (or a skip)."""
+def open_test_store(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> GraphStore:
+    """The product's store called `kind`, opened with `open_store`: the embedded store in a
+    temporary folder, a FalkorDB started now, or Neo4j from NEO4J_URI (or a skip)."""
     if kind == "embedded":
-        return EmbeddedStore(tmp_path)
-    if kind == "falkordb":
-        server = request.getfixturevalue("falkordb")
-        return BoltServerStore(BoltTarget(kind="falkordb", uri=server.uri, user="neo4j", password=""))
-    return BoltServerStore(neo4j_target())
+        return open_store(tmp_path / "graph.lbdb")
+    target = (BoltTarget(kind="falkordb", uri=request.getfixturevalue("falkordb").uri, user="neo4j", password="")
+              if kind == "falkordb" else neo4j_target())
+    return open_store(target.uri, database=target.database, **target.auth)
+
+
+def forget_test_movies(store: GraphStore) -> None:
+    """Delete the movies the tests loaded (`unique_movie`), so a shared Neo4j stays clean."""
+    for movie in store.movies():
+        if movie.startswith(TEST_MOVIE_PREFIX):
+            store.query("MATCH (n) WHERE n.movie = $movie DETACH DELETE n", {"movie": movie}, write=True)
+
+
+#: The start of every movie name `unique_movie` makes.
+TEST_MOVIE_PREFIX = "kgbuild-test "
 
 
 def unique_movie(label: str) -> str:
     """A movie name no one else uses, so tests on a shared Neo4j do not collide."""
-    return f"kgbuild-test {label} {uuid.uuid4().hex[:8]}"
+    return f"{TEST_MOVIE_PREFIX}{label} {uuid.uuid4().hex[:8]}"
 
 
 # ---- answers computed from the graph in Python, independently of any store ----

@@ -29,10 +29,10 @@ from kgbuild.loaders.neo4j_store import (
     FIRST_CONNECT_SECONDS,
     SMALL_MESSAGE_BYTES,
     BoltStore,
-    load_neo4j,
 )
 from kgbuild.loaders.plan import LoadProgress, message_bytes, plan_load
 from kgbuild.loaders.records import prepare_rows
+from kgbuild.loaders.store import open_store
 from kgbuild.model import Evidence
 from kgbuild.schema import load_schema
 from tests.conftest import REPO
@@ -250,9 +250,8 @@ def test_a_load_that_loses_its_server_says_how_far_it_got_and_a_rerun_completes_
             falkordb.save()  # what was written so far survives the restart below
             falkordb.kill()
 
-    with pytest.raises(StoreError) as info:
-        load_neo4j(small_graph, falkordb.uri, user="neo4j", password="", batch_size=2,
-                   retry_seconds=0.5, on_progress=pull_the_plug)
+    with pytest.raises(StoreError) as info, BoltStore(falkordb.uri, password="", retry_seconds=0.5) as store:
+        store.load(small_graph, batch_size=2, on_progress=pull_the_plug)
     message, at = str(info.value), seen[0]
     assert "\n" not in message
     assert message.startswith(
@@ -262,7 +261,8 @@ def test_a_load_that_loses_its_server_says_how_far_it_got_and_a_rerun_completes_
     falkordb.start()
     with BoltStore(falkordb.uri, password="") as store:
         assert store.counts("The Harbour") == (at.nodes, 0) and 0 < at.nodes < 10
-    rerun = load_neo4j(small_graph, falkordb.uri, user="neo4j", password="", batch_size=2)
+    with open_store(falkordb.uri) as store:
+        rerun = store.load(small_graph, batch_size=2)
     assert (rerun.nodes, rerun.relations) == (10, 15)
     with BoltStore(falkordb.uri, password="") as store:
         keys = store.query("MATCH (n) RETURN n.id AS id ORDER BY id").rows

@@ -15,7 +15,7 @@ import pytest
 from kgbuild.loaders.examples import EXAMPLES, params_for_graph
 from kgbuild.model import KnowledgeGraph
 from tests.loaders.conftest import HOSTILE_NAMES, MARGO_EVIDENCE, THREAT_EVIDENCE, make_small_graph
-from tests.loaders.stores import expected_rows, open_store, same_answer, unique_movie
+from tests.loaders.stores import expected_rows, forget_test_movies, open_test_store, same_answer, unique_movie
 
 #: The Bolt servers carry the `bolt` marker (-m "not bolt" leaves them out).
 STORES = ["embedded", pytest.param("falkordb", marks=pytest.mark.bolt), pytest.param("neo4j", marks=pytest.mark.bolt)]
@@ -23,9 +23,13 @@ STORES = ["embedded", pytest.param("falkordb", marks=pytest.mark.bolt), pytest.p
 
 @pytest.fixture(params=STORES)
 def store(request, tmp_path):
-    opened = open_store(request.param, tmp_path, request)
-    yield opened
-    opened.close()
+    opened = open_test_store(request.param, tmp_path, request)
+    try:
+        yield opened
+        if request.param != "embedded":  # a shared server; the embedded store's folder is temporary
+            forget_test_movies(opened)
+    finally:
+        opened.close()
 
 
 def _check_examples(store, graph: KnowledgeGraph, **given) -> int:
@@ -112,6 +116,16 @@ def test_replace_reloads_one_movie_and_leaves_another_untouched(store, small_gra
     names = store.query("MATCH (c:Character) WHERE c.movie = $movie RETURN c.name AS name ORDER BY name",
                         {"movie": kept}).rows
     assert names == [["Margo Vance"], ["Rook"], ["Teddy Brake"]]
+
+
+def test_a_store_lists_its_movies_and_writes_when_asked(store, small_graph):
+    movies = sorted([unique_movie("listed"), unique_movie("listed")])
+    for movie in movies:
+        store.load(small_graph, movie=movie, replace=True)
+    assert [m for m in store.movies() if m in movies] == movies
+    store.query("MATCH (n) WHERE n.movie = $movie DETACH DELETE n", {"movie": movies[0]}, write=True)
+    assert store.counts(movies[0]) == (0, 0) and movies[0] not in store.movies()
+    assert store.counts(movies[1]) == (len(small_graph.entities), len(small_graph.relations))
 
 
 def test_hostile_names_are_stored_verbatim_and_bad_types_refused(store, hostile_graph):

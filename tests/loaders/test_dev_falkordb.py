@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from kgbuild.loaders.neo4j_store import BoltStore, load_neo4j
+from kgbuild.loaders.store import open_store
 from tests.conftest import REPO
 from tests.loaders.bolt_server import free_port
 from tests.loaders.conftest import make_small_graph
@@ -47,9 +47,9 @@ def test_scripts_dev_falkordb_serves_bolt_until_interrupted(tmp_path):
             except OSError:
                 assert time.monotonic() < deadline and server.poll() is None, "FalkorDB did not start"
                 time.sleep(0.1)
-        counts = load_neo4j(make_small_graph(), uri, user="neo4j", password="")
-        assert (counts.nodes, counts.relations) == (10, 15)
-        with BoltStore(uri, user="neo4j", password="") as store:
+        with open_store(uri) as store:
+            counts = store.load(make_small_graph())
+            assert (counts.nodes, counts.relations) == (10, 15)
             assert store.query("MATCH (c:Character) RETURN count(c) AS n").rows == [[3]]
     finally:
         os.killpg(server.pid, signal.SIGINT)  # Ctrl-C

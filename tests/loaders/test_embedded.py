@@ -7,18 +7,13 @@ import sys
 
 import pytest
 
-from kgbuild.loaders.embedded import (
-    DEFAULT_DB_NAME,
-    connect,
-    movie_counts,
-    resolve_db_path,
-    run_query,
-    schema_ddl,
-    write_embedded,
-)
+from kgbuild.folders import BuildFolder
+from kgbuild.graph import save_graph
+from kgbuild.loaders.embedded import connect, movie_counts, resolve_db_path, run_query, schema_ddl, write_embedded
 from kgbuild.loaders.errors import QueryError, StoreError
 from kgbuild.loaders.examples import EXAMPLES, example, params_for_graph
 from kgbuild.loaders.records import EVIDENCE_PROPERTIES, prepare_rows, store_key
+from kgbuild.loaders.store import open_store
 from kgbuild.schema import load_schema
 from tests.loaders.conftest import MARGO_EVIDENCE, THREAT_EVIDENCE
 
@@ -176,9 +171,35 @@ def test_nodes_and_relationships_come_back_as_plain_dicts(tmp_path, small_graph)
 
 
 def test_db_path_resolution(tmp_path):
-    assert resolve_db_path(None).name == DEFAULT_DB_NAME
-    assert resolve_db_path(tmp_path) == tmp_path / DEFAULT_DB_NAME
+    assert resolve_db_path(None).name == BuildFolder.STORE
+    assert resolve_db_path(tmp_path) == tmp_path / BuildFolder.STORE
     assert resolve_db_path(tmp_path / "x.lbdb") == tmp_path / "x.lbdb"
+
+
+def test_one_store_object_queries_then_loads_then_queries_again(tmp_path, small_graph):
+    with open_store(tmp_path / "graph.lbdb") as store:
+        assert store.kind == "embedded" and store.where == str(tmp_path / "graph.lbdb")
+        with pytest.raises(StoreError, match="no embedded store at"):
+            store.movies()
+        store.load(small_graph, movie="one", replace=True)
+        assert store.movies() == ["one"]  # the read connection is open now
+        store.load(small_graph, movie="two", replace=False)  # closes it: one writer, and no reader in the way
+        assert store.movies() == ["one", "two"] and store.counts("two") == (10, 15)
+        store.query("MATCH (n) WHERE n.movie = 'one' DETACH DELETE n", write=True)
+        assert store.movies() == ["two"]
+
+
+def test_a_store_opened_on_a_graph_json_refuses_loads_and_writes(tmp_path, small_graph, monkeypatch):
+    monkeypatch.setenv("KGBUILD_CACHE_DIR", str(tmp_path / "cache"))
+    save_graph(small_graph, tmp_path / "out" / "graph.json")
+    with open_store(tmp_path / "out" / "graph.json") as store:
+        assert store.movies() == [small_graph.movie.key]
+        with pytest.raises(StoreError, match="graph.json: a load needs a store; load it into one with 'kgbuild load"):
+            store.load(small_graph)
+        with pytest.raises(StoreError, match="graph.json: a query that writes needs a store; load it into one"):
+            store.query("MATCH (n) DETACH DELETE n", write=True)
+        assert store.counts(small_graph.movie.key) == (10, 15)
+    assert not (tmp_path / "out" / "graph.lbdb").exists()
 
 
 def test_a_second_writer_is_told_to_wait(tmp_path, small_graph):

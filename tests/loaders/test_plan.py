@@ -7,13 +7,16 @@ import socket
 
 import pytest
 
+from kgbuild.graph import save_graph
 from kgbuild.loaders.dialect import neo4j_only_constructs
 from kgbuild.loaders.errors import StoreError
-from kgbuild.loaders.neo4j_store import load_neo4j
+from kgbuild.loaders.neo4j_store import BoltStore
 from kgbuild.loaders.plan import plan_constraints, plan_load
 from kgbuild.loaders.records import prepare_rows
+from kgbuild.loaders.store import open_store
 from kgbuild.model import Entity, Evidence, KnowledgeGraph, MovieInfo, Relation
 from kgbuild.schema import load_schema
+from tests.cli_in_process import run_cli
 
 ANN = Entity(id="character:ann", name="Ann", type="Character", scenes=[2, 5], aliases=["Annie"],
              evidence=[Evidence(scene=2, lines=(7, 8), quote="ANN (30s) rows in.", producer="rule:intro"),
@@ -121,12 +124,14 @@ def _closed_port() -> int:
 def test_unreachable_neo4j_is_a_clear_error():
     uri = f"bolt://127.0.0.1:{_closed_port()}"
     with pytest.raises(StoreError, match=r"cannot reach the Bolt server at .*docker compose"):
-        load_neo4j(TINY, uri, user="neo4j", password="secret-pass")
+        open_store(uri, password="secret-pass")
     with pytest.raises(StoreError, match="not a Bolt address"):
-        load_neo4j(TINY, "http://localhost:7474", user="neo4j", password="secret-pass")
+        BoltStore("http://localhost:7474", password="secret-pass")
 
 
-def test_strict_refuses_before_connecting(hostile_graph):
-    with pytest.raises(StoreError, match="items break the schema, nothing loaded"):
-        load_neo4j(hostile_graph, f"bolt://127.0.0.1:{_closed_port()}", user="neo4j",
-                   password="secret-pass", strict=True)
+def test_strict_refuses_before_connecting(hostile_graph, tmp_path):
+    save_graph(hostile_graph, tmp_path / "graph.json")
+    result = run_cli("load", str(tmp_path), "--strict", "--neo4j", f"bolt://127.0.0.1:{_closed_port()}",
+                     env={"NEO4J_PASSWORD": "secret-pass"})
+    assert result.returncode == 2 and "items break the schema, nothing loaded" in result.stderr
+    assert "cannot reach" not in result.stderr

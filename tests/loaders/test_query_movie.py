@@ -13,9 +13,8 @@ from kgbuild.cli import cli
 from kgbuild.graph import save_graph
 from kgbuild.loaders.embedded import write_embedded
 from kgbuild.loaders.errors import QueryError, StoreError
-from kgbuild.loaders.neo4j_store import BoltStore, load_neo4j
-from kgbuild.loaders.query_store import query_store
 from kgbuild.loaders.scope import scope_to_movie
+from kgbuild.loaders.store import open_store
 from tests.loaders.conftest import make_small_graph
 
 MOVIES = ("The Harbour", "Harbour Two")
@@ -70,14 +69,16 @@ def test_a_bolt_server_answers_for_one_movie(bolt):
     graphs = [make_small_graph(movie) for movie in MOVIES]
     graphs[1] = graphs[1].model_copy(update={"entities": graphs[1].entities[:2]})
     try:
-        for graph in graphs:
-            load_neo4j(graph, bolt.uri, database=bolt.database, replace=True, **bolt.auth)
+        with open_store(bolt.uri, database=bolt.database, **bolt.auth) as server:
+            for graph in graphs:
+                server.load(graph, replace=True)
+            assert set(MOVIES) <= set(server.movies())
         for movie, wanted in zip(MOVIES, (3, 2), strict=True):
             result = CliRunner().invoke(cli, ["query", COUNT, "--neo4j", bolt.uri, "--movie", movie, "--format",
                                               "json"], env=bolt.env)
             assert _counts(result) == wanted
     finally:
-        with BoltStore(bolt.uri, database=bolt.database, **bolt.auth) as server:
+        with open_store(bolt.uri, database=bolt.database, **bolt.auth) as server:
             for movie in MOVIES:
                 server.query("MATCH (n) WHERE n.movie = $m DETACH DELETE n", {"m": movie}, write=True)
 
@@ -90,17 +91,20 @@ def test_a_graph_json_is_queried_through_a_cached_store(tmp_path, monkeypatch):
     for db in (folder / "graph.json", folder):  # the file, or a folder holding it and no store
         assert _counts(runner.invoke(cli, ["query", COUNT, "--db", str(db), "--format", "json"])) == 3
     stores = list((tmp_path / "cache" / "stores").glob("*.lbdb"))
-    assert len(stores) == 1 and query_store(folder / "graph.json") == stores[0]
+    with open_store(folder / "graph.json") as store:
+        assert len(stores) == 1 and store.where == str(stores[0])
     save_graph(make_small_graph().model_copy(update={"entities": make_small_graph().entities[:1]}),
                folder / "graph.json")
     assert kgbuild.query(COUNT, db=folder / "graph.json") == [{"n": 1}]  # a changed file is loaded again
-    with pytest.raises(StoreError, match="a query that writes needs a store; load it into one"):
-        query_store(folder / "graph.json", write=True)
+    written = runner.invoke(cli, ["query", "MATCH (n) DETACH DELETE n", "--write", "--db", str(folder)])
+    assert isinstance(written.exception, StoreError)
+    assert "a query that writes needs a store; load it into one" in str(written.exception)
     assert not (folder / "graph.lbdb").exists()
 
 
 def test_a_build_folder_keeps_its_own_store(tmp_path: Path):
     save_graph(make_small_graph(), tmp_path / "graph.json")
     (tmp_path / "graph.lbdb").touch()
-    assert query_store(tmp_path) == tmp_path / "graph.lbdb"
-    assert query_store(tmp_path / "x.lbdb") == tmp_path / "x.lbdb"
+    for given, where in ((tmp_path, tmp_path / "graph.lbdb"), (tmp_path / "x.lbdb", tmp_path / "x.lbdb")):
+        with open_store(given) as store:
+            assert store.where == str(where)

@@ -6,6 +6,7 @@ notes, states of the place), and part_of written backwards or guessed from the w
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -136,3 +137,30 @@ def test_two_settings_joined_by_a_slash_hold_neither():
     assert grammar.part_of(scenes[0]) == []
     assert grammar.part_of(scenes[1]) == [("王家卧室", "王家院内")]
     assert set(grammar.places(scenes[0])) == {"王家卧室", "王家院内"}
+
+
+# Headings naming several places (an intercut, a split screen) and heading notes after the
+# INT./EXT. marker; written for this test.
+SETTINGS_ZH = [
+    {"title": "1、茶馆，日，内", "content": "阿福坐在窗边喝茶。\n阿福：掌柜的，再来一壶。\n掌柜：来了。"},
+    {"title": "2、茶馆\\\\药铺\\\\码头，日，内",
+     "content": "阿福拿起茶碗。\n秀兰走进药铺。\n秀兰：抓一副药。\n阿福：好茶。"},
+    {"title": "3、渡口、竹林，夜，外（双画面）", "content": "阿福：走吧。\n秀兰：等等我。"},
+    {"title": "4、书房，夜，内（调至外景）或加一场看书", "content": "阿福：睡吧。"},
+]
+
+
+def test_a_heading_of_several_places_places_no_one_and_a_marker_is_no_place(tmp_path):
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps(SETTINGS_ZH, ensure_ascii=False), encoding="utf-8")
+    graph = extract_offline(read_screenplay(path))
+    places = {e.name for e in graph.entities if e.type == "Location"}
+    assert {"茶馆", "药铺", "码头", "渡口", "竹林", "书房"} <= places
+    assert not {p for p in places if "\\" in p or p.startswith(("内", "外"))}
+    located = _relations(graph, "located_at")
+    assert ("阿福", "茶馆") in located and ("阿福", "书房") in located
+    # Scenes 2 and 3: the heading does not say who is where; the action puts 秀兰 in the shop.
+    assert ("秀兰", "药铺") in located
+    assert not {(who, where) for who, where in located if where in ("码头", "渡口", "竹林")}
+    assert ("秀兰", "茶馆") not in located and ("阿福", "药铺") not in located
+    assert not _relations(graph, "part_of") & {("药铺", "茶馆"), ("码头", "药铺"), ("竹林", "渡口")}

@@ -4,10 +4,10 @@ laptop, a photograph, a poster, a sign or a caller display, or a line saying the
 
 from __future__ import annotations
 
+from kgbuild.extraction.presence import read_presence
 from kgbuild.model import PresenceMode
 from kgbuild.offline import extract_offline
 from kgbuild.readers import read_screenplay
-from kgbuild.story.presence import read_presence
 
 SCRIPT = """Title: Voices and Screens
 

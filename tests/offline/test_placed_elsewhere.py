@@ -6,10 +6,10 @@ place where they are first shown."""
 
 from __future__ import annotations
 
+from kgbuild.extraction.presence import read_presence
 from kgbuild.model import PresenceMode
 from kgbuild.offline import extract_offline
 from kgbuild.readers import read_screenplay
-from kgbuild.story.presence import read_presence
 
 SCRIPT = """Title: Not Here
 
@@ -161,3 +161,51 @@ def test_chinese_names_placed_outside_above_or_through_a_telescope_or_asked_afte
     assert ("张牧之", "楼顶") not in located  # '望远镜里': seen through the telescope
     assert ("武举人", "楼顶") not in located  # '武举人呢？': asked after
     assert {("老师乙", "大厅"), ("胡万", "大厅"), ("张牧之", "大厅"), ("武举人", "大厅")} <= located
+
+
+# Where a Chinese sentence puts someone other than at the heading's place: described by another
+# floor ('楼下的王婆婆'), not found ('并未发现李四'), or standing somewhere in a relative clause
+# another's verb takes ('看见站在街边的李四'). Written for this test.
+ZH_ELSEWHERE = """1 阳台 日 外
+
+阿福趴在栏杆上往下看。
+
+楼下的王婆婆正在晒被子。
+
+阿福：婆婆好！
+
+2 包间 夜 内
+
+阿福推门进去，扫视一周，并未发现李四，退了出去。
+
+3 街角 日 外
+
+阿福停下车，看见不远处站在街边的李四。
+
+李四：你来了。
+
+4 院子 日 外
+
+王婆婆：收被子了。
+
+5 酒楼大厅 夜 内
+
+舞台上，一个歌女在唱歌。
+
+阿福：好听。
+
+“疤脸”抬头看见眼前阿福的举动，摘下帽子。
+"""
+
+
+def test_chinese_names_on_another_floor_not_found_or_seen_standing_elsewhere(tmp_path):
+    _, graph = _build(tmp_path, ZH_ELSEWHERE, "script.txt")
+    located = _located(graph)
+    assert ("阿福", "阳台") in located and ("阿福", "包间") in located and ("王婆婆", "院子") in located
+    assert ("王婆婆", "阳台") not in located  # '楼下的': downstairs
+    assert ("李四", "包间") not in located  # '并未发现': not found there
+    assert ("李四", "街边") in located and ("阿福", "街边") not in located  # he sees who stands there
+    assert ("阿福", "酒楼大厅") in located  # '舞台上，…' is a part of the hall, not another room
+    names = {e.id: e.name for e in graph.entities}
+    handled = {(names[r.source], names[r.target]) for r in graph.relations if r.type == "interacts_with"}
+    assert ("阿福", "帽子") not in handled  # 阿福 is seen; '疤脸' takes off the hat

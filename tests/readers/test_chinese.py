@@ -222,3 +222,41 @@ def test_stage_chinese_cue_coverage(shared_data: Path, movie: str) -> None:
     # Precision side: the speakers who speak most are reference characters.
     counts = sorted(speakers, key=lambda s: -sum(1 for e in elements if e.kind is C and e.speaker == s))
     assert sum(1 for s in counts[:5] if renames.get(s, s) in reference) >= 4
+
+
+# Cue-shaped text that is a sentence: the speaker is the sentence's subject, a name the script
+# establishes; a verb, an adverb, a manner, a body part, a camera word or a place never speaks.
+# The lines are written for this test.
+SENTENCE_CUES = [
+    "1、小院，日，外",
+    "阿福：来了。",
+    "阿福推开院门，抬头：有人吗？",
+    "秀兰：在这儿。",
+    "秀兰放下竹篮，然后指着屋里：进去坐。",
+    "阿福看着她，惊叹：好大的院子！",
+    "老郎中抬起头，眼睛盯着阿福：你是谁？",
+    "老郎中放下药碗，轻声：坐吧。",
+    "挑夫忽然：让一让！",
+    "挑夫摆手：不用了。",
+    "定格：一张旧照片。",
+    "堂屋一角：",
+    "阿福坐下喝茶。",
+    "门开了，悄声：谁？",
+    "阿福：“走吧！”秀兰跟了上去。",
+    "电台播音员：现在播报新闻。",
+    "电台播音员：天气晴。",
+]
+
+
+def test_a_sentence_before_the_colon_is_spoken_by_its_subject() -> None:
+    elements, _ = chinese_elements(SENTENCE_CUES)
+    cues = {e.line_start: e.speaker for e in elements if e.kind is C}
+    assert cues == {2: "阿福", 3: "阿福", 4: "秀兰", 5: "秀兰", 6: "阿福", 7: "老郎中", 8: "老郎中",
+                    9: "挑夫", 10: "挑夫", 15: "阿福", 16: "电台播音员", 17: "电台播音员"}
+    # A sentence after quoted speech is action; a voice named by a broadcast is heard through it.
+    assert [(e.kind, e.text) for e in elements if e.line_start == 15][1:] == [(D, "“走吧！”"), (A, "秀兰跟了上去。")]
+    assert [e.extensions for e in elements if e.kind is C and e.line_start == 16] == [["RADIO"]]
+    # What the subject does before speaking stays action, in one piece.
+    assert (A, "阿福推开院门，抬头") in [(e.kind, e.text) for e in elements]
+    assert [(e.kind, e.text) for e in elements if e.line_start in (11, 12, 14)] == [
+        (A, "定格：一张旧照片。"), (A, "堂屋一角：阿福坐下喝茶。"), (A, "门开了，悄声：谁？")]

@@ -511,7 +511,7 @@ def test_strip_emphasis(raw: str, plain: str, spans: list[tuple[int, int, str]])
 
 def test_strip_emphasis_on_long_unmatched_delimiters() -> None:
     # Unmatched delimiters are kept as written (no markup is invented). That the regexes do not
-    # backtrack on such input is measured by `kgbuild bench --only parsing`, not timed here.
+    # backtrack on such input is measured by `scripts/dev bench --only parsing`, not timed here.
     for raw in ("*a " * 50_000, "**a " * 50_000, "_a " * 50_000):
         text, emphasis = strip_emphasis(raw)
         assert text == raw and emphasis == []

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kgbuild.benchmarks.parsing import discover_inputs
+from bench.parsing import discover_inputs
 from kgbuild.readers import read_screenplay
 from kgbuild.timewords import HEADING_NOTES, HEADING_TIMES, ZH_HEADING_NOTES, ZH_RELATIVE_TIMES, ZH_TIMES_OF_DAY
 

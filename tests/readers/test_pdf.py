@@ -215,7 +215,7 @@ def test_shared_pdf_and_fdx_scenes_agree(shared_data: Path, name: str) -> None:
 
 
 def test_big_fish_pdf_pages(shared_data: Path) -> None:
-    """Every one of the 122 pages is read (speed is measured by `kgbuild bench`)."""
+    """Every one of the 122 pages is read (speed is measured by `scripts/dev bench`)."""
     data = (shared_data / "screenplays" / "big-fish.pdf").read_bytes()
     result = read_pdf(data, path="big-fish.pdf")
     assert len(result.scenes) == 193

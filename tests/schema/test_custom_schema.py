@@ -11,10 +11,11 @@ from click.testing import CliRunner
 
 import kgbuild
 from kgbuild.cli import cli
+from kgbuild.folders import BuildFolder
 from kgbuild.graph import entity_id, load_graph, relation_id, save_graph
 from kgbuild.loaders.embedded import run_query
 from kgbuild.model import Entity, Evidence, Relation, Scope
-from kgbuild.schema import SCHEMA_FILE, load_schema
+from kgbuild.schema import load_schema
 from tests.cli_in_process import run_cli
 
 REPO = Path(__file__).resolve().parent.parent.parent
@@ -55,7 +56,7 @@ def test_the_build_speaks_the_schema_and_writes_it_beside_the_graph(built):
     assert names_by_type(graph) == {"Person": PEOPLE, "Place": PLACES}
     assert {r.type for r in graph.relations} == {"located_at", "speaks_to", "part_of"}
     assert all(e.evidence for e in graph.entities) and all(r.evidence for r in graph.relations)
-    assert load_schema(built / SCHEMA_FILE) == load_schema(SCHEMA)
+    assert load_schema(built / BuildFolder.SCHEMA) == load_schema(SCHEMA)
     assert graph.provenance is not None and graph.provenance.graph_schema == "people-places v1"
     report = (built / "report.md").read_text(encoding="utf-8")
     # Roles the schema lacks are not extracted (the notebook, the year, the events); relation
@@ -72,9 +73,9 @@ def test_the_build_speaks_the_schema_and_writes_it_beside_the_graph(built):
 def test_the_default_schema_writes_no_schema_file_and_removes_a_stale_one(tmp_path, cache):
     out = tmp_path / "out"
     invoke(cache, "build", ACADEMY, "-o", out, "-q", "--schema", SCHEMA)
-    assert (out / SCHEMA_FILE).is_file()
+    assert (out / BuildFolder.SCHEMA).is_file()
     invoke(cache, "build", ACADEMY, "-o", out, "-q")
-    assert not (out / SCHEMA_FILE).exists()
+    assert not (out / BuildFolder.SCHEMA).exists()
     graph = load_graph(out / "graph.json")
     assert {e.type for e in graph.entities} >= {"Character", "Location", "Object"}
     assert "graph_schema" not in json.loads((out / "graph.json").read_text())["provenance"]
@@ -113,7 +114,7 @@ def test_load_export_and_merge_use_the_folder_schema_and_schema_overrides_it(bui
     invoke(cache, "merge", folder)  # a build folder: its own merge stage, with its schema.json
     merged = load_graph(folder / "graph.json")
     assert names_by_type(merged) == {"Person": PEOPLE, "Place": PLACES}
-    assert (folder / SCHEMA_FILE).is_file() and merged.provenance.graph_schema == "people-places v1"
+    assert (folder / BuildFolder.SCHEMA).is_file() and merged.provenance.graph_schema == "people-places v1"
 
 
 def reference_from(graph):
@@ -145,7 +146,7 @@ def test_scores_with_the_schema_beside_the_graphs(built, tmp_path, cache):
 
     ref = tmp_path / "ref"
     save_graph(reference_from(load_graph(built / "graph.json")), ref / "graph.json")
-    (ref / SCHEMA_FILE).write_text((built / SCHEMA_FILE).read_text())
+    (ref / BuildFolder.SCHEMA).write_text((built / BuildFolder.SCHEMA).read_text())
     invoke(cache, "score", built, ref, "--json", tmp_path / "edited.json")
     edited = json.loads((tmp_path / "edited.json").read_text())
     # Entities: 8 of 9 predicted match (Classroom does not), 8 of 9 reference ones are found
@@ -173,7 +174,7 @@ def test_scores_with_the_schema_beside_the_graphs(built, tmp_path, cache):
 def test_the_api_builds_with_a_schema(tmp_path, cache):
     graph = kgbuild.build(ACADEMY, schema=load_schema(SCHEMA), cache_dir=cache, outdir=tmp_path / "api")
     assert names_by_type(graph) == {"Person": PEOPLE, "Place": PLACES}
-    assert load_schema(tmp_path / "api" / SCHEMA_FILE) == load_schema(SCHEMA)
+    assert load_schema(tmp_path / "api" / BuildFolder.SCHEMA) == load_schema(SCHEMA)
 
 
 def test_a_broken_schema_file_is_one_line_naming_it(tmp_path):

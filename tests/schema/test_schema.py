@@ -4,7 +4,8 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from kgbuild.schema import ROLES, SCHEMA_FILE, Schema, SchemaError, is_default, load_schema, schema_for_graph
+from kgbuild.folders import BuildFolder
+from kgbuild.schema import ROLES, Schema, SchemaError, is_default, load_schema, schema_for_graph
 
 
 def test_release_types_present():
@@ -136,7 +137,7 @@ def test_a_changed_schema_file_is_read_again(tmp_path, fixtures):
 def test_schema_for_graph_prefers_the_option_then_the_file_beside_the_graph(tmp_path, fixtures):
     people = fixtures / "schema" / "people_places.json"
     assert is_default(schema_for_graph(tmp_path))
-    (tmp_path / SCHEMA_FILE).write_text(people.read_text())
+    (tmp_path / BuildFolder.SCHEMA).write_text(people.read_text())
     assert schema_for_graph(tmp_path).name == "people-places"
     assert schema_for_graph(tmp_path / "graph.json").name == "people-places"
     stage = Path(__file__).resolve().parents[2] / "schema" / "stage_kg.json"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from kgbuild.evaluation.dossiers import score_character
-from kgbuild.evaluation.presence import build_for, compare_movie, match_scene, reference_scenes
-from kgbuild.story.descriptors import is_descriptor
+from bench.studies.dossiers import score_character
+from bench.studies.presence import build_for, compare_movie, match_scene, reference_scenes
+from kgbuild.extraction.descriptors import is_descriptor
 
 FARGO = "English/en44fd740e98fd44c186677b99ad139c57"
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from kgbuild.evaluation.knows_sheet import Answer, Verdict, tally
+from bench.studies.knows_sheet import Answer, Verdict, tally
 from kgbuild.pipeline import run_build
 from kgbuild.story.knows import knows
 from kgbuild.story.order import Order

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
+from bench.studies.knows_sheet import JUDGE_TEXT, read_verdicts, sample_answers, tally, write_sheet
 from kgbuild.errors import InputError
-from kgbuild.evaluation.knows_sheet import JUDGE_TEXT, read_verdicts, sample_answers, tally, write_sheet
 
 
 def test_the_sample_is_stratified_and_seeded(story_build):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from kgbuild.evidence import quote_occurs
+from kgbuild.extraction.presence import read_presence
 from kgbuild.model import (
     Element,
     ElementKind,
@@ -15,7 +16,6 @@ from kgbuild.model import (
     Source,
     SourceFormat,
 )
-from kgbuild.story.presence import read_presence
 
 
 def _modes(graph, index: int) -> dict[str, str]:

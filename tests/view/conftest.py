@@ -1,5 +1,5 @@
 """Fixtures of the view tests: small graphs, the bundled example and STAGE movies built into
-pages, and one headless Chromium for every browser test."""
+pages, a generated 2,000-entity graph's page, and one headless Chromium for every browser test."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ from kgbuild.model import (
 from kgbuild.readers import read_screenplay
 from kgbuild.view import write_view
 from kgbuild.view.browser import BrowserMissingError, find_chromium, headless_chromium
-from tests.factories import ev
+from tests.factories import ev, story_graph
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "lizard-people.fountain"
@@ -117,7 +117,7 @@ def stage_build(tmp_path_factory, cache_env) -> Path:
 def stage_reference(tmp_path_factory) -> Path:
     """The largest English STAGE dev reference graph (about 1,900 nodes, 5,200 relations) as a
     graph.json with the screenplay.json of its script, and its page."""
-    from kgbuild.benchmarks.store import biggest_movie
+    from bench.store import biggest_movie
     from kgbuild.loaders.errors import StoreError
 
     try:
@@ -129,6 +129,15 @@ def stage_reference(tmp_path_factory) -> Path:
     save_graph(graph, outdir / "graph.json")
     (outdir / "screenplay.json").write_text(read_screenplay(movie / "script.json").model_dump_json(),
                                             encoding="utf-8")
+    write_view(outdir)
+    return outdir
+
+
+@pytest.fixture(scope="session")
+def generated_build(tmp_path_factory) -> Path:
+    """A folder with a generated graph of 2,000 entities (`tests.factories.story_graph`) and its page."""
+    outdir = tmp_path_factory.mktemp("generated") / "generated"
+    save_graph(story_graph(2000), outdir / "graph.json")
     write_view(outdir)
     return outdir
 

@@ -1,10 +1,10 @@
-"""`kgbuild bench --only view` runs and reports numbers (speed is reported, not asserted)."""
+"""`scripts/dev bench --only view` runs and reports numbers (speed is reported, not asserted)."""
 
 from __future__ import annotations
 
 import pytest
 
-from kgbuild.benchmarks.view import bench_view, format_view_bench
+from bench.view import bench_view, format_view_bench
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -13,9 +13,9 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
+from kgbuild.folders import BuildFolder
 from kgbuild.graph import graph_file, load_graph
 from kgbuild.model import KnowledgeGraph
-from kgbuild.paths import VIEW_FILE
 from kgbuild.view.browser import console_errors, open_page
 from kgbuild.view.data import first_scene
 
@@ -41,7 +41,7 @@ def wait_for(condition: Callable[[], Any], what: str, timeout: float = 10.0) -> 
 
 def load(browser, folder: Path) -> KnowledgeGraph:
     """Open the page of a build folder; the folder's graph."""
-    open_page(browser, folder / VIEW_FILE)
+    open_page(browser, folder / BuildFolder.VIEW)
     return load_graph(graph_file(folder))
 
 
@@ -51,6 +51,12 @@ def shown_nodes(browser) -> dict[str, tuple[float, float, float, float]]:
         "return kgview.cy.nodes(':visible').map(n => [n.id(), n.position('x'), n.position('y'), "
         "n.renderedPosition('x'), n.renderedPosition('y')])")
     return {row[0]: tuple(row[1:]) for row in rows}
+
+
+def draw_every_relation(browser) -> None:
+    """Tick 'Draw every relation' (by default only the strongest are drawn)."""
+    browser.find_element(By.ID, "every-relation").click()
+    assert browser.find_element(By.ID, "every-relation").is_selected()
 
 
 def slide_to(browser, scene: int) -> None:
@@ -72,6 +78,7 @@ def test_page_renders_every_entity_and_relation_without_errors_or_network(browse
     graph = load(browser, request.getfixturevalue(folder))
     assert console_errors(browser) == []
     assert browser.execute_script("return kgview.errors") == []
+    draw_every_relation(browser)
     counts = browser.execute_script("return [kgview.cy.nodes().length, kgview.cy.edges().length, "
                                     "kgview.cy.nodes(':visible').length, kgview.cy.edges(':visible').length]")
     assert counts == [len(graph.entities), len(graph.relations)] * 2
@@ -82,6 +89,7 @@ def test_page_renders_every_entity_and_relation_without_errors_or_network(browse
 @pytest.mark.parametrize("folder", PAGES)
 def test_slider_shows_the_graph_as_known_at_a_scene_and_nodes_keep_their_places(browser, folder, request):
     graph = load(browser, request.getfixturevalue(folder))
+    draw_every_relation(browser)
     slide_to(browser, 5)
     at_five = shown_nodes(browser)
     assert set(at_five) == expected_nodes(graph, 5)

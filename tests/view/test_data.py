@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import logging
+from collections import Counter
 
 from kgbuild.model import Element, Entity, Relation
 from kgbuild.schema import load_schema
 from kgbuild.view.data import (
     CHARACTER_SIZES,
+    MAIN_CHARACTERS,
+    MAIN_PLACES,
     OTHER_SIZES,
     first_scene,
+    label_ranks,
     speeches_by_character,
     top_characters,
     view_data,
@@ -113,3 +117,27 @@ def test_a_cue_of_a_scene_counts_once_per_element(story):
         Element(kind="dialogue", text="Wait.", line_start=42, line_end=42, speaker="BEN")]})
     longer = screenplay.model_copy(update={"scenes": [*screenplay.scenes[:3], extra]})
     assert speeches_by_character(graph.entities, longer)["character:ben"] == 2
+
+
+def test_main_characters_then_main_places_come_first_in_the_label_order(story):
+    graph, screenplay = story
+    data = view_data(graph, screenplay)
+    ranks = {n.id: n.rank for n in data.nodes}
+    assert sorted(ranks.values()) == list(range(len(data.nodes)))
+    assert [n.id for n in sorted(data.nodes, key=lambda n: n.rank)][:3] == [
+        "character:anna", "character:ben", "location:kitchen"]
+    assert {n.id for n in data.nodes if n.main} == {"character:anna", "character:ben", "location:kitchen"}
+
+
+def test_only_the_best_connected_characters_and_places_are_main():
+    people = [Entity(id=f"c{i:02d}", name=f"C{i:02d}", type="Character") for i in range(MAIN_CHARACTERS + 3)]
+    places = [Entity(id=f"p{i:02d}", name=f"P{i:02d}", type="Location") for i in range(MAIN_PLACES + 2)]
+    hub = Entity(id="e", name="E", type="Event")
+    degree = Counter({e.id: 100 - i for i, e in enumerate(people)} | {e.id: 50 - i for i, e in enumerate(places)})
+    degree["e"] = 1000
+    ranks, main = label_ranks([hub, *reversed(places), *reversed(people)], degree, {"c14": 10**6},
+                              person="Character", place="Location")
+    assert main == {e.id for e in people[:MAIN_CHARACTERS]} | {e.id for e in places[:MAIN_PLACES]}
+    order = sorted(ranks, key=ranks.__getitem__)
+    assert order == ([e.id for e in people[:MAIN_CHARACTERS]] + [e.id for e in places[:MAIN_PLACES]]
+                     + ["c12", "c13", "c14", "p08", "p09", "e"])  # then by relations: c14's speeches only break ties

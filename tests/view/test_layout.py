@@ -53,3 +53,13 @@ def test_components_do_not_overlap_and_linked_nodes_sit_closer_than_others():
 def test_edges_to_unknown_nodes_are_ignored_and_an_empty_graph_has_no_places():
     assert set(stable_layout(["x", "y"], [("x", "nowhere"), ("x", "y")])) == {"x", "y"}
     assert stable_layout([], []) == {}
+
+
+def test_small_components_line_up_beside_the_largest_for_a_landscape_window():
+    big = nx.relabel_nodes(nx.grid_2d_graph(8, 8), lambda ij: f"g{ij[0]}{ij[1]}")
+    lone = [f"lone{i:02d}" for i in range(30)]
+    positions = stable_layout([*big.nodes(), *lone], list(big.edges()))
+    big_right = max(positions[n][0] for n in big.nodes())
+    big_top, big_bottom = (f(positions[n][1] for n in big.nodes()) for f in (min, max))
+    assert all(positions[n][0] > big_right for n in lone)
+    assert all(big_top <= positions[n][1] <= big_bottom for n in lone)

@@ -25,6 +25,7 @@ def test_the_page_inlines_everything_and_fetches_nothing(story):
     assert FETCHES.search(page) is None
     assert "http" not in page.replace(asset("cytoscape.min.js"), "")  # the library's comments name web sites
     assert asset("cytoscape.min.js") in page and asset("view.js") in page and asset("view.css") in page
+    assert asset("declutter.js") in page
     assert "<title>Small Story · kgbuild story graph</title>" in page
     assert "kgbuild 9.9" in page and f"Cytoscape.js {CYTOSCAPE_VERSION}" in page
     assert "Copyright (c) 2016-2026, The Cytoscape Consortium" in page  # the licence travels with the code
@@ -34,7 +35,7 @@ def test_the_embedded_data_survives_markup_in_quotes(story):
     graph, screenplay = story
     data = view_data(graph, screenplay)
     page = render_page(data, version="9.9")
-    assert page.count("</script>") == 3  # the data, the library and the page's script; none from a quote
+    assert page.count("</script>") == 4  # the data, the library and the page's 2 scripts; none from a quote
     embedded = embedded_data(page)
     assert embedded == data.model_dump(mode="json")
     event = next(n for n in embedded["nodes"] if n["type"] == "Event")  # type: ignore[union-attr, index]

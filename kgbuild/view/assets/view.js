@@ -1,13 +1,19 @@
 /* kgbuild story view: draws the embedded graph with Cytoscape.js; no network, no server.
  *
+ * Names are not drawn by the graph library but by the page, over it (#labels): the main characters
+ * and places first, then as many others as the view has room for, none overlapping (declutter.js).
+ * By default only the strongest relations are drawn; zooming in, pointing at an entity, picking one
+ * or ticking "every relation" draws the rest.
+ *
  * window.kgview exposes the state for people and tests: the Cytoscape instance (cy), the current
  * scene, ready (true after the first frame), firstRenderMs (performance.now() at that frame),
- * errors (uncaught errors seen on the page), setScene(n), focusEntity(id) and heading(scene).
+ * errors (uncaught errors seen on the page), labelsPending (true until the names are placed for
+ * the current view), setScene(n), focusEntity(id) and heading(scene).
  */
 (function () {
   "use strict";
 
-  var kgview = { ready: false, firstRenderMs: null, errors: [], scene: null };
+  var kgview = { ready: false, firstRenderMs: null, errors: [], scene: null, labelsPending: true };
   window.kgview = kgview;
   window.addEventListener("error", function (event) { kgview.errors.push(String(event.message)); });
 
@@ -26,6 +32,11 @@
   });
   var large = data.nodes.length + data.edges.length > 2500;
   var lastScene = data.last_scene;
+  var byRank = data.nodes.slice().sort(function (a, b) { return a.rank - b.rank; });
+  /* Every relation is drawn once the view is zoomed this many times closer than its first zoom. */
+  var ZOOM_ALL_RELATIONS = 2;
+  /* Screen area (CSS pixels squared) per name shown, besides the main entities' names. */
+  var AREA_PER_LABEL = 24000;
 
   /* ---------- small DOM helpers ---------- */
 
@@ -87,7 +98,7 @@
   data.nodes.forEach(function (n) {
     elements.push({
       group: "nodes",
-      data: { id: n.id, label: shortLabel(n.name), type: n.type, size: n.size, first: n.first },
+      data: { id: n.id, type: n.type, size: n.size, first: n.first },
       position: { x: n.x, y: n.y },
       classes: entityClass.get(n.type)
     });
@@ -95,18 +106,13 @@
   data.edges.forEach(function (e) {
     elements.push({
       group: "edges",
-      data: { id: e.id, source: e.source, target: e.target, type: e.type, first: e.first },
+      data: { id: e.id, source: e.source, target: e.target, type: e.type, first: e.first, weight: 1 },
       classes: relationClass.get(e.type)
     });
   });
 
   var style = [
-    { selector: "node", style: {
-      "width": "data(size)", "height": "data(size)", "label": "data(label)",
-      "font-size": "mapData(size, 10, 72, 6, 22)", "color": "#222", "text-valign": "bottom",
-      "text-margin-y": 3, "min-zoomed-font-size": 7, "border-width": 0,
-      "text-outline-color": "#fcfcfc", "text-outline-width": large ? 0 : 2
-    } },
+    { selector: "node", style: { "width": "data(size)", "height": "data(size)", "border-width": 0 } },
     { selector: "edge", style: {
       "width": 1.6, "arrow-scale": 0.8, "curve-style": large ? "straight" : "bezier", "opacity": 0.75
     } }
@@ -121,7 +127,11 @@
     } });
   });
   style.push(
-    { selector: "node." + (entityClass.get(data.character_type) || "none"), style: { "font-weight": "bold" } },
+    { selector: "edge.strong", style: { "width": "mapData(weight, 1, 4, 2, 4.5)", "opacity": 0.85 } },
+    { selector: "edge.anchor", style: { "width": 1, "opacity": 0.4 } },
+    { selector: "edge.near", style: { "opacity": 0.85 } },
+    { selector: "edge.thin", style: { "display": "none" } },
+    { selector: "edge.thin.near, edge.thin.pointed", style: { "display": "element" } },
     { selector: ".later, .filtered", style: { "display": "none" } },
     { selector: "node.new", style: { "border-width": 3, "border-color": "#111" } },
     { selector: ".faded", style: { "opacity": 0.12 } },
@@ -155,6 +165,103 @@
     kgview.ready = true;
   });
 
+  /* ---------- names, drawn over the graph ---------- */
+
+  var labelLayer = document.getElementById("labels");
+  var leaderLayer = document.getElementById("leaders");
+  var labelOf = new Map();  /* entity id -> { span, w, h, side }, made when first needed */
+  var labelFrame = null;
+  var pointed = null;  /* the id of the entity under the pointer */
+
+  function makeLabel(n) {
+    var classes = "label" + (n.main ? " main" : "") + (n.type === data.character_type ? " character" : "");
+    var span = el("span", { "class": classes, "data-id": n.id, text: shortLabel(n.name) });
+    labelLayer.appendChild(span);
+    labelOf.set(n.id, { span: span, w: 0, h: 0, side: null });
+  }
+
+  function scheduleLabels() {
+    kgview.labelsPending = true;
+    if (labelFrame === null) { labelFrame = requestAnimationFrame(placeLabels); }
+  }
+
+  /* The names to show, in priority order: the selected and the pointed entity, then the main
+     characters and places (these must be shown), then the others by rank; only entities shown now,
+     in view, and, when one is picked, in its neighbourhood. */
+  function labelCandidates(width, height) {
+    var zoom = cy.zoom(), pan = cy.pan();
+    var seen = new Set();
+    var candidates = [];
+    function consider(n, must, always) {
+      if (seen.has(n.id)) { return; }
+      seen.add(n.id);
+      if (!nodeShown(n) || (!always && focused !== null && !focused.has(n.id))) { return; }
+      var x = n.x * zoom + pan.x, y = n.y * zoom + pan.y;
+      if (x < 0 || y < 0 || x > width || y > height) { return; }
+      candidates.push({ id: n.id, x: x, y: y, r: Math.max(n.size * zoom / 2, 1.5), must: must });
+    }
+    cy.nodes(":selected").forEach(function (node) { consider(nodesById.get(node.id()), true, true); });
+    if (pointed !== null) { consider(nodesById.get(pointed), true, true); }
+    byRank.forEach(function (n) { consider(n, n.main, false); });
+    return candidates;
+  }
+
+  function placeLabels() {
+    labelFrame = null;
+    var width = container.clientWidth, height = container.clientHeight;
+    var candidates = labelCandidates(width, height);
+    var fresh = candidates.filter(function (c) { return !labelOf.has(c.id); });
+    fresh.forEach(function (c) { makeLabel(nodesById.get(c.id)); });
+    fresh.forEach(function (c) {  /* measured after all are added: one layout */
+      var label = labelOf.get(c.id), rect = label.span.getBoundingClientRect();
+      label.w = rect.width;
+      label.h = rect.height;
+    });
+    candidates.forEach(function (c) {
+      var label = labelOf.get(c.id);
+      c.w = label.w;
+      c.h = label.h;
+      c.side = label.side;
+    });
+    var budget = Math.max(4, Math.round(width * height / AREA_PER_LABEL));
+    var placed = kgviewDeclutter.placeLabels(candidates, { width: width, height: height, budget: budget });
+    var now = new Set();
+    var lines = [];
+    placed.forEach(function (p) {
+      var label = labelOf.get(p.id), span = label.span;
+      label.side = p.side;
+      span.style.transform = "translate(" + p.x1 + "px," + p.y1 + "px)";
+      span.hidden = false;
+      now.add(p.id);
+      if (p.leader) {
+        var line = document.createElementNS(leaderLayer.namespaceURI, "line");
+        ["x1", "y1", "x2", "y2"].forEach(function (key, i) { line.setAttribute(key, String(p.leader[i])); });
+        lines.push(line);
+      }
+    });
+    labelOf.forEach(function (label, id) { if (!now.has(id)) { label.span.hidden = true; } });
+    leaderLayer.replaceChildren.apply(leaderLayer, lines);
+    kgview.labelsPending = false;
+  }
+
+  cy.on("viewport resize", function () {
+    if (everyRelation() !== drewEvery) {
+      drawRelations();
+      showCounts();
+    }
+    scheduleLabels();
+  });
+  cy.on("mouseover", "node", function (event) {
+    pointed = event.target.id();
+    event.target.connectedEdges().addClass("pointed");
+    scheduleLabels();
+  });
+  cy.on("mouseout", "node", function (event) {
+    pointed = null;
+    event.target.connectedEdges().removeClass("pointed");
+    scheduleLabels();
+  });
+
   /* ---------- counts and the scene slider ---------- */
 
   var slider = document.getElementById("scene");
@@ -168,15 +275,63 @@
     return (n.first === null || n.first <= kgview.scene) && !off.entity.has(n.type);
   }
 
+  function edgeShown(e) {
+    return (e.first === null || e.first <= kgview.scene) && !off.relation.has(e.type) &&
+      nodeShown(nodesById.get(e.source)) && nodeShown(nodesById.get(e.target));
+  }
+
   function showCounts() {
     var shownNodes = data.nodes.filter(nodeShown).length;
-    var shownEdges = data.edges.filter(function (e) {
-      return (e.first === null || e.first <= kgview.scene) && !off.relation.has(e.type) &&
-        nodeShown(nodesById.get(e.source)) && nodeShown(nodesById.get(e.target));
-    }).length;
+    var shownEdges = data.edges.filter(edgeShown).length;
+    var drawn = everyRelation() ? shownEdges : tiers.strong.size + tiers.anchor.size;
     counts.textContent = data.nodes.length + " entities, " + data.edges.length + " relations; shown: " +
-      shownNodes + " entities, " + shownEdges + " relations";
+      shownNodes + " entities, " + shownEdges + " relations (" + drawn + " drawn)";
+    counts.title = drawn < shownEdges
+      ? "The strongest relations are drawn: zoom in, point at an entity or pick one to draw its others, " +
+        "or tick 'Draw every relation'."
+      : "";
   }
+
+  /* ---------- which relations are drawn ---------- */
+
+  var everyBox = document.getElementById("every-relation");
+  var tiers = { strong: new Map(), anchor: new Set() };
+  var firstZoom = view.zoom;
+  var drewEvery = null;  /* whether every relation was drawn at the last drawRelations */
+
+  function everyRelation() {
+    return everyBox.checked || cy.zoom() >= firstZoom * ZOOM_ALL_RELATIONS;
+  }
+
+  /* The classes of every edge for the tiers and the zoom: strong, anchor, or thin (not drawn). */
+  function drawRelations() {
+    var every = everyRelation();
+    var changed = [];
+    cy.batch(function () {
+      cy.edges().forEach(function (edge) {
+        var id = edge.id();
+        var weight = tiers.strong.get(id);
+        var anchor = !every && tiers.anchor.has(id);
+        var thin = !every && weight === undefined && !anchor;
+        if (edge.hasClass("thin") !== thin) { edge.toggleClass("thin", thin); changed.push(edge); }
+        if (edge.hasClass("anchor") !== anchor) { edge.toggleClass("anchor", anchor); }
+        if (edge.hasClass("strong") !== (weight !== undefined)) { edge.toggleClass("strong", weight !== undefined); }
+        if (weight !== undefined && edge.data("weight") !== weight) { edge.data("weight", weight); }
+      });
+    });
+    applyNow(changed);
+    drewEvery = every;
+  }
+
+  function refreshTiers() {
+    var shown = data.edges.filter(edgeShown).map(function (e) {
+      return { id: e.id, source: e.source, target: e.target, scenes: e.scenes.length };
+    });
+    tiers = kgviewDeclutter.strongestRelations(shown, function (id) { return nodesById.get(id).main; },
+      function (id) { return nodesById.get(id).rank; });
+    drawRelations();
+  }
+  everyBox.addEventListener("change", function () { drawRelations(); showCounts(); });
 
   /* Cytoscape applies class changes lazily, at the next frame; until then ele.visible() and
      ':visible' answer from a cache. Reading the style of the changed elements applies it now, so
@@ -199,6 +354,8 @@
       });
     });
     applyNow(changed);
+    refreshTiers();
+    scheduleLabels();
     sceneLabel.textContent = "Scene " + scene + " of " + lastScene +
       (headings.get(scene) ? " · " + headings.get(scene) : "");
     sceneLabel.title = sceneLabel.textContent;
@@ -252,7 +409,7 @@
 
   function applyFilters() {
     off = { entity: new Set(), relation: new Set() };
-    document.querySelectorAll("nav input[type=checkbox]").forEach(function (box) {
+    document.querySelectorAll("nav input[data-kind]").forEach(function (box) {
       if (!box.checked) { off[box.getAttribute("data-kind")].add(box.getAttribute("data-type")); }
     });
     var changed = [];
@@ -263,6 +420,8 @@
       });
     });
     applyNow(changed);
+    refreshTiers();
+    scheduleLabels();
     showCounts();
   }
 
@@ -284,17 +443,30 @@
   document.getElementById("size-hint").textContent = data.size_by === "speeches"
     ? "Characters are sized by their speeches, other entities by their relations."
     : "Entities are sized by their relations (no screenplay.json beside graph.json).";
+  document.getElementById("draw-hint").textContent = "Names: the main characters and places, then as many " +
+    "others as there is room for; zoom in for more. Relations: the strongest (one line per pair of " +
+    "entities); zoom in, point at or pick an entity, or tick 'Draw every relation' for the rest.";
 
   /* ---------- the details panel ---------- */
 
   var panel = document.getElementById("panel");
   var panelBody = document.getElementById("panel-body");
 
+  var focused = null;  /* the ids of the highlighted entities, or null */
+
   function highlight(collection) {
+    var changed = cy.edges(".near");
     cy.batch(function () {
       cy.elements().removeClass("faded");
-      if (collection) { cy.elements().not(collection).addClass("faded"); }
+      changed.removeClass("near");
+      if (collection) {
+        cy.elements().not(collection).addClass("faded");
+        collection.edges().addClass("near");
+      }
     });
+    applyNow(changed.union(collection ? collection.edges() : cy.collection()));
+    focused = collection ? new Set(collection.nodes().map(function (n) { return n.id(); })) : null;
+    scheduleLabels();
   }
 
   var shown = null;  /* what the panel shows: { kind: "entity" | "relation", id } */
