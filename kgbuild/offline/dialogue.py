@@ -14,9 +14,10 @@ one side's attitude), insults (unfavorable), threats to kill or hurt (hostility)
 second person ('You're a liar.', '你就是个骗子') and stated, not asked ('Are you a murderer?' is no
 insult). Thanks show gratitude when they say what they are for ('thank you so much for your
 support', '谢谢你为我做的一切') or state the feeling ('I'm grateful', "I can't thank you enough",
-'感激不尽'); a formula alone ('Thank you so much', '太谢谢了！') is as often a brush-off or a
-polite close, and thanks that turn to 'but' ('Thanks very much, but...', '谢谢，不过…') hedge
-or decline.
+'感激不尽'); a weighted formula ('Thank you so much', '太谢谢了！') only when the action right
+before it shows the listener giving the speaker something ('Reggie hands the cheque to Diane.'
+then DIANE: 'Thank you so much.'; `given_to`): alone it is as often a brush-off or a polite
+close. Thanks that turn to 'but' ('Thanks very much, but...', '谢谢，不过…') hedge or decline.
 Warmth is a tie (affinity, symmetric) only when both of the two show it to the other
 (`mutual_warmth`: 'darling' said by each, or 'I love you' answered by 'I love you too'); said by
 one side it is that side's attitude. Trading lines alone is `speaks_to`, nothing more.
@@ -163,6 +164,10 @@ ATTITUDE_CUES = (
     Cue("thanks", "favorable_toward", re.compile(
         r"\b(?:thank you|thanks) (?:so|very) much,? for (?!nothing\b)(?=\w)|\bthank you for everything\b|"
         r"\bcan(?:'t|not) thank you enough\b|\bI(?:'m| am) (?:so |very |truly )?grateful\b", _I)),
+    # The weighted formula alone: gratitude only for what the listener has just given the
+    # speaker (`given_to`, `GIVEN_CUES`).
+    Cue("thanks_given", "favorable_toward", re.compile(
+        r"\b(?:thank you|thanks) (?:so|very) much\b(?!,? for\b)", _I)),
     # Love declared by one side is an attitude; a tie needs both (affinity).
     Cue("love", "favorable_toward", re.compile(r"\bI love you\b", _I)),
     # An endearment, too, is one side's attitude ('Don't wait up, sweetheart.' to one who rebukes
@@ -183,6 +188,9 @@ ATTITUDE_CUES = (
     Cue("thanks_zh", "favorable_toward", re.compile(
         r"(?:太|真|非常|十分|万分|实在|真是太?)(?:谢谢|感谢)(?!我)(?:你|您)?+们?+"
         r"(?=为|[^\s你您们了呀啊啦哈吧呢嘛哦喔哇！!。，,？?…~～、”\"'）)])|感激不尽|谢谢(?:你|您)(?:们)?为")),
+    Cue("thanks_given_zh", "favorable_toward", re.compile(
+        r"(?:太|真|非常|十分|万分|实在|真是太?)(?:谢谢|感谢)(?!我)(?:你|您)?+们?+"
+        r"(?=$|[\s了呀啊啦哈吧呢嘛哦喔哇！!。，,？?…~～、”\"'）)])")),
     Cue("love_zh", "favorable_toward", re.compile(r"我爱你|我喜欢你")),
     # In the second person, as in English: '你就是个骗子', '你这个混蛋', '滚蛋！' (an order to the
     # listener); not '那个混蛋' nor '让他滚蛋', said of someone else.
@@ -199,7 +207,13 @@ ATTITUDE_CUES = (
 # going to hurt you?').
 _ASSERTED = frozenset({"insult", "threat", "insult_zh", "threat_zh"})
 # Thanks that turn to 'but' decline or hedge ('Thanks very much for the offer, but no.').
-_THANKS = frozenset({"thanks", "thanks_zh"})
+_THANKS = frozenset({"thanks", "thanks_zh", "thanks_given", "thanks_given_zh"})
+#: Cues that are an attitude only for what the listener has just given the speaker (`given_to`).
+GIVEN_CUES = frozenset({"thanks_given", "thanks_given_zh"})
+# Giving in an action line: 'hands it to Diane', 'gives Ben the map', '把药递给吕受益'.
+_GIVES = re.compile(r"\b(?:hands|gives|passes|offers|slides|tosses|brings|pours)\b|递给|交给|塞给|送给|递到",
+                    re.IGNORECASE)
+_RECEIVER_PRONOUN = re.compile(r"\b(?:him|her)\b|[他她]")
 _BUT_AFTER = re.compile(r"\bbut\b|但是|可是|不过", re.IGNORECASE)
 _BUT_BEFORE = re.compile(r"^\W*but\b", re.IGNORECASE)
 
@@ -228,8 +242,10 @@ def attitude_cues(text: str) -> list[tuple[Cue, str]]:
     Example:
         >>> [c.rule for c, _ in attitude_cues("Thank you so much for the lift.")]
         ['thanks']
-        >>> attitude_cues("Thank you so much."), attitude_cues("Thanks very much for asking, but no.")
-        ([], [])
+        >>> [c.rule for c, _ in attitude_cues("Thank you so much.")]  # only for what was just given
+        ['thanks_given']
+        >>> attitude_cues("Thanks very much for asking, but no.")
+        []
     """
     found = []
     text = own_words(text)
@@ -271,6 +287,29 @@ def mutual_warmth(findings: Sequence[RelationFinding]) -> list[RelationFinding]:
                 out.append(RelationFinding(f.subject, "affinity_with", f.object, f.scene, "warmth_both_ways",
                                            evidence))
     return out
+
+
+def given_to(lead: str, giver: re.Pattern[str], receiver: re.Pattern[str]) -> bool:
+    """Whether the action line right before a speech (`Speech.lead`) shows the listener giving
+    the speaker something: a sentence that names the giver, then a verb of giving, then the
+    receiver by name or as him or her ('Reggie snatches the cheque and hands it to Diane.',
+    '程勇把药递给她').
+
+    Args:
+        lead: The action line before the speech's cue.
+        giver: Finds the listener's name (`kgbuild.offline.characters.mention_patterns`).
+        receiver: Finds the speaker's name.
+
+    Example:
+        >>> given_to("Reggie hands it to Diane.", re.compile("Reggie"), re.compile("Diane"))
+        True
+    """
+    for sentence in sentences(lead) or [lead]:
+        named = giver.search(sentence)
+        gives = _GIVES.search(sentence, named.end()) if named else None
+        if gives and (receiver.search(sentence, gives.start()) or _RECEIVER_PRONOUN.search(sentence, gives.end())):
+            return True
+    return False
 
 
 def _hedged(sentence: str, start: int, end: int) -> bool:

@@ -27,7 +27,8 @@ Each rule names the evidence it reads and emits nothing without it (producer 'ru
   is said (`kgbuild.offline.dialogue`, `kgbuild.offline.comings`), or someone heard through the
   same broadcast; `speaks_to_line`: the other end of a phone or a radio, by the turns of the talk
   (`kgbuild.offline.address`).
-- attitude cues in a speech whose words are aimed at its listener (`thanks`, `love`,
+- attitude cues in a speech whose words are aimed at its listener (`thanks`, `thanks_given`:
+  a weighted 'thank you' for what the listener has just handed the speaker, `love`,
   `endearment`, `insult`, `threat`), warmth both ways (`warmth_both_ways`: affinity needs both
   sides) and in action clauses (`embrace`, `violence`, `glare`, `thanks_action`: thanks that
   say what they are for, 'Anna thanks Ben for the ride'; see `kgbuild.offline.dialogue` for
@@ -91,9 +92,11 @@ from kgbuild.offline.address import calling_line, listeners, turned_to, vocative
 from kgbuild.offline.characters import Cast, common_words, find_cast, mention_patterns
 from kgbuild.offline.comings import rooms
 from kgbuild.offline.dialogue import (
+    GIVEN_CUES,
     Speech,
     aimed,
     attitude_cues,
+    given_to,
     has_other_voices,
     mutual_warmth,
     quoted_line,
@@ -430,6 +433,9 @@ def _dialogue(facts: Facts, scene: Scene, script: _Script, speeches: list[Speech
         b = refs[name]
         if aimed(speech, heard):
             for cue, words in attitude_cues(speech.text):
+                if cue.rule in GIVEN_CUES and not given_to(speech.lead, script.patterns[name],
+                                                            script.patterns[speech.speaker]):
+                    continue  # 'Thank you so much' for nothing given: manners
                 el, sentence = quoted_line(speech, words)
                 facts.relate(a, cue.relation, b, index, cue.rule, [_ev(scene, el, sentence, cue.rule)])
         kin_word = kinship.calls_listener_kin(speech.text)

@@ -33,10 +33,9 @@ Some phrases name no thing, by their grammar:
   steel'), 'a long, thin knife' the knife (after the comma: adverbs and participles, left out
   of the name, then a noun the script capitalises as a prop; or a run of two words or more);
 - a noun the script capitalises after lowercase modifiers is the head of their phrase, not the
-  start of a name: 'his electric Menorah' is a menorah, not 'electric'; a capitalised noun is
-  not followed by a lowercase verb stem in a compound ('STAR'S WATCH lie': the watch lies), and
-  a word in capitals with a particle in capitals after it is an action ('Bruce's car PEELS
-  OUT'), not a noun of the phrase;
+  start of a name: 'his electric Menorah' is a menorah, not 'electric'; and a word in capitals
+  with a particle in capitals after it is an action ('Bruce's car PEELS OUT'), not a noun of
+  the phrase;
 - what an owner has is read with its 'of' complement when its noun is no container or part:
   'his wave of nausea' is no wave he owns. The phrase keeps its head as its name and carries
   the complement for whoever decides what it names (`Phrase.typed`). Only owned phrases: the
@@ -257,10 +256,9 @@ def _stops(word: str, position: int, verbs: frozenset[str], names: frozenset[str
     """Whether `word` ends the run of a noun phrase; `previous` is the run's last word as
     written."""
     lower = word.lower()
-    # A bare verb stem after a singular noun makes a compound ('pocket watch'); after a plural
-    # it is the verb ('his eyes move'), and so after a prop in capitals ('STAR'S WATCH lie').
-    compound = lower in _VERB_STEMS and not previous.lower().endswith("s") and not (
-        previous.isupper() and len(previous) > 1 and word.islower())
+    # A bare verb stem after a singular noun makes a compound ('pocket watch', 'USB drive'); after
+    # a plural it is the verb ('his eyes move').
+    compound = lower in _VERB_STEMS and not previous.lower().endswith("s")
     # A capitalised noun after lowercase modifiers is their head ('his electric Menorah').
     head = position > 0 and _capitalised(word) and (previous.islower() or _capitalised(previous))
     if position > 0 and (
