@@ -633,19 +633,32 @@ def _acted_before_speaking(written: str, speaker: str) -> str | None:
     return _CUE_PAREN.sub("", written).strip()
 
 
-def _quoted_speech(speech: str) -> tuple[str, str]:
-    """(speech, action after it): speech in quotation marks ends at its closing mark, and a
-    sentence written after it is action ('“关大门！展厅有人！”三宝紧随其后。'); punctuation alone
-    after the mark stays with the speech ('“对不起啊”。')."""
+def _quoted_speech(speech: str) -> list[tuple[ElementKind, str]]:
+    """The speech after a cue as dialogue and action: speech in quotation marks ends at its
+    closing mark, and a sentence written between quotes is action ('“关大门！”三宝紧随其后。',
+    '“…”他翻人体画册。“我在…”': the speaker goes on after it); punctuation alone after a mark
+    stays with the speech ('“对不起啊”。'), and so does everything from a bracket on."""
     if not speech.startswith("“"):
-        return speech, ""
-    close = speech.find("”")
-    if close < 0 or "“" in speech[1:close]:
-        return speech, ""
-    after = speech[close + 1:].strip()
-    if not _HAS_CJK.search(after) or "“" in after or after.startswith(("（", "(")):
-        return speech, ""  # '“…”他翻人体画册。“我在…”': the speech goes on around the action
-    return speech[: close + 1], after
+        return [(ElementKind.DIALOGUE, speech)]
+    pieces: list[tuple[ElementKind, str]] = []
+    rest = speech
+    while rest.startswith("“"):
+        close = rest.find("”")
+        if close < 0 or "“" in rest[1:close]:
+            break
+        pieces.append((ElementKind.DIALOGUE, rest[: close + 1]))
+        rest = rest[close + 1:].strip()
+        between = rest[: rest.find("“")] if "“" in rest else rest
+        if not _HAS_CJK.search(between) or between.startswith(("（", "(")):
+            break
+        pieces.append((ElementKind.ACTION, between.strip()))
+        rest = rest[len(between):].strip()
+    if rest:
+        if pieces and pieces[-1][0] is ElementKind.DIALOGUE:
+            pieces[-1] = (ElementKind.DIALOGUE, pieces[-1][1] + rest)
+        else:
+            pieces.append((ElementKind.DIALOGUE, rest))
+    return pieces
 
 
 def _colon_candidates(text: str) -> list[str]:
@@ -949,13 +962,16 @@ class _Reader:
             end = cues[k + 1].cue_start if k + 1 < len(cues) else len(text)
             speech = text[cue.speech_start: end].strip()
             self._cue(para, cue)
-            speech, after = _quoted_speech(speech)
-            if speech:
-                self._speech(para, speech, cue.speaker, merge=False)
-            elif k + 1 == len(cues):
+            if not speech and k + 1 == len(cues):
                 self.open_speaker = cue.speaker  # "张父：" ends the line: speech follows
-            if after:
-                self._add(ElementKind.ACTION, after, para)  # '“关大门！”三宝紧随其后。'
+            for kind, piece in _quoted_speech(speech) if speech else ():
+                if kind is ElementKind.ACTION:
+                    self._add(ElementKind.ACTION, piece, para)  # '“关大门！”三宝紧随其后。'
+                    continue
+                if self.elements[-1].kind is ElementKind.ACTION:  # the speaker goes on after it
+                    self._add(ElementKind.CHARACTER, cue.speaker, para, speaker=cue.speaker,
+                              extensions=cue.extensions)
+                self._speech(para, piece, cue.speaker, merge=False)
 
     def _cue(self, para: _Para, cue: _Cue) -> None:
         written = cue.written

@@ -242,7 +242,7 @@ SENTENCE_CUES = [
     "堂屋一角：",
     "阿福坐下喝茶。",
     "门开了，悄声：谁？",
-    "阿福：“走吧！”秀兰跟了上去。",
+    "阿福：“走吧！”秀兰跟了上去。“快点！”",
     "电台播音员：现在播报新闻。",
     "电台播音员：天气晴。",
 ]
@@ -254,7 +254,8 @@ def test_a_sentence_before_the_colon_is_spoken_by_its_subject() -> None:
     assert cues == {2: "阿福", 3: "阿福", 4: "秀兰", 5: "秀兰", 6: "阿福", 7: "老郎中", 8: "老郎中",
                     9: "挑夫", 10: "挑夫", 15: "阿福", 16: "电台播音员", 17: "电台播音员"}
     # A sentence after quoted speech is action; a voice named by a broadcast is heard through it.
-    assert [(e.kind, e.text) for e in elements if e.line_start == 15][1:] == [(D, "“走吧！”"), (A, "秀兰跟了上去。")]
+    assert [(e.kind, e.text) for e in elements if e.line_start == 15][1:] == [
+        (D, "“走吧！”"), (A, "秀兰跟了上去。"), (C, "阿福"), (D, "“快点！”")]
     assert [e.extensions for e in elements if e.kind is C and e.line_start == 16] == [["RADIO"]]
     # What the subject does before speaking stays action, in one piece.
     assert (A, "阿福推开院门，抬头") in [(e.kind, e.text) for e in elements]
