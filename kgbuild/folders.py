@@ -9,7 +9,7 @@
 
 Other modules take a file's name or path from here and never spell it; the tests check it
 (`tests/test_folders.py`). The names are class attributes (`BuildFolder.GRAPH`), the paths
-properties of a folder (`BuildFolder(outdir).graph`).
+attributes of a folder (`BuildFolder(outdir).graph`, a `FileIn`).
 
 Example:
     >>> folder = BuildFolder("out/lizard-people")
@@ -24,8 +24,36 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol, overload
 
 PathLike = str | os.PathLike[str]
+
+
+class _Folder(Protocol):
+    @property
+    def path(self) -> Path: ...
+
+
+class FileIn:
+    """A file of a folder, as a read-only attribute: the folder's `path` joined with the name.
+
+    Example:
+        >>> BuildFolder("out").graph
+        PosixPath('out/graph.json')
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, folder: None, owner: type) -> FileIn: ...
+    @overload
+    def __get__(self, folder: _Folder, owner: type | None = None) -> Path: ...
+
+    def __get__(self, folder: _Folder | None, owner: type | None = None) -> Path | FileIn:
+        if folder is None:
+            return self
+        return folder.path / self.name
 
 
 @dataclass(frozen=True)
@@ -75,75 +103,25 @@ class BuildFolder:
     def __init__(self, path: PathLike) -> None:
         object.__setattr__(self, "path", Path(path))
 
-    @property
-    def graph(self) -> Path:
-        """graph.json."""
-        return self.path / self.GRAPH
-
-    @property
-    def screenplay(self) -> Path:
-        """screenplay.json."""
-        return self.path / self.SCREENPLAY
-
-    @property
-    def report(self) -> Path:
-        """report.md."""
-        return self.path / self.REPORT
-
-    @property
-    def graphml(self) -> Path:
-        """graph.graphml."""
-        return self.path / self.GRAPHML
-
-    @property
-    def view(self) -> Path:
-        """view.html."""
-        return self.path / self.VIEW
-
-    @property
-    def store(self) -> Path:
-        """graph.lbdb."""
-        return self.path / self.STORE
-
-    @property
-    def merge_log(self) -> Path:
-        """merge_log.jsonl."""
-        return self.path / self.MERGE_LOG
-
-    @property
-    def review(self) -> Path:
-        """review.jsonl."""
-        return self.path / self.REVIEW
-
-    @property
-    def schema(self) -> Path:
-        """schema.json."""
-        return self.path / self.SCHEMA
-
-    @property
-    def build_key(self) -> Path:
-        """build_key.json."""
-        return self.path / self.BUILD_KEY
+    #: The paths of the files named above.
+    graph = FileIn(GRAPH)
+    screenplay = FileIn(SCREENPLAY)
+    report = FileIn(REPORT)
+    graphml = FileIn(GRAPHML)
+    view = FileIn(VIEW)
+    store = FileIn(STORE)
+    merge_log = FileIn(MERGE_LOG)
+    review = FileIn(REVIEW)
+    schema = FileIn(SCHEMA)
+    build_key = FileIn(BUILD_KEY)
+    dossiers = FileIn(DOSSIERS)
+    lock = FileIn(LOCK)
+    journal = FileIn(JOURNAL)
 
     @property
     def audit(self) -> AuditFolder:
         """The audit folder inside the build."""
         return AuditFolder(self.path / self.AUDIT)
-
-    @property
-    def dossiers(self) -> Path:
-        """The dossiers folder inside the build."""
-        return self.path / self.DOSSIERS
-
-    @property
-    def lock(self) -> Path:
-        """The build's lock file."""
-        return self.path / self.LOCK
-
-    @property
-    def journal(self) -> Path:
-        """The journal of a build moving its files into place."""
-        return self.path / self.JOURNAL
 
     def has_graph(self) -> bool:
         """True when the folder holds a graph.json."""
@@ -202,30 +180,11 @@ class CorpusFolder:
         return [BuildFolder(p.parent) for p in sorted(self.path.glob(f"*/{BuildFolder.GRAPH}"))
                 if p.is_file() and not p.parent.name.startswith(".")]
 
-    @property
-    def status(self) -> Path:
-        """corpus.jsonl."""
-        return self.path / self.STATUS
-
-    @property
-    def report(self) -> Path:
-        """report.md."""
-        return self.path / self.REPORT
-
-    @property
-    def view_index(self) -> Path:
-        """index.html."""
-        return self.path / self.VIEW_INDEX
-
-    @property
-    def store(self) -> Path:
-        """corpus.lbdb."""
-        return self.path / self.STORE
-
-    @property
-    def staging(self) -> Path:
-        """The staging area."""
-        return self.path / self.STAGING
+    status = FileIn(STATUS)
+    report = FileIn(REPORT)
+    view_index = FileIn(VIEW_INDEX)
+    store = FileIn(STORE)
+    staging = FileIn(STAGING)
 
 
 def find_movies(folder: PathLike) -> list[Path]:
@@ -267,22 +226,7 @@ class AuditFolder:
     def __init__(self, path: PathLike) -> None:
         object.__setattr__(self, "path", Path(path))
 
-    @property
-    def sheet(self) -> Path:
-        """sheet.md."""
-        return self.path / self.SHEET
-
-    @property
-    def facts(self) -> Path:
-        """facts.jsonl."""
-        return self.path / self.FACTS
-
-    @property
-    def requests(self) -> Path:
-        """requests.jsonl."""
-        return self.path / self.REQUESTS
-
-    @property
-    def verdicts(self) -> Path:
-        """verdicts.jsonl."""
-        return self.path / self.VERDICTS
+    sheet = FileIn(SHEET)
+    facts = FileIn(FACTS)
+    requests = FileIn(REQUESTS)
+    verdicts = FileIn(VERDICTS)
