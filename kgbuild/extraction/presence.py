@@ -67,9 +67,9 @@ from kgbuild.offline.characters import Cast, common_words, cue_names
 from kgbuild.offline.dialogue import Speech, scene_speeches
 from kgbuild.offline.scenes import (
     ENTERS,
-    EXITS,
     ActionSentence,
     Sight,
+    leaves,
     moves,
     name_spans,
     scene_place,
@@ -120,8 +120,9 @@ class Sighting:
             'addressed', 'gone' (said to be no longer there), 'named_in_dialogue' or
             'named_in_action'; a 'shown' sentence that brings the character in (the subject of
             'enters', 'arrives', ...; or their introduction, the name in capitals before a
-            parenthesis or a comma) or takes them out ('leaves', 'exits', not a car) is 'enters'
-            or 'exits'.
+            parenthesis or a comma) or takes them out ('leaves', 'exits', not a car; 'goes into
+            the bathroom', 'has wandered off', `kgbuild.offline.scenes.leaves`; going after
+            someone the sentence has leaving, 'with Max following her') is 'enters' or 'exits'.
         line: The first source line of the element.
         evidence: The line as evidence.
         offset: Where in the element's text the sentence showing the character begins (0 for a
@@ -356,21 +357,49 @@ _SIGHT_KIND = {Sight.ELSEWHERE: "elsewhere", Sight.HEARD: "offscreen", Sight.SCR
 
 def _action_sightings(scene: Scene, names: CharacterNames, sents: list[tuple[int, ActionSentence]],
                       sights: list[dict[str, Sight]]) -> list[Sighting]:
-    out = []
+    out: list[Sighting] = []
     for (offset, sent), seen in zip(sents, sights, strict=True):
         text, spans = sent.text, sent.spans
+        kinds: dict[str, str] = {}
         for name in dict.fromkeys(n for _, _, n in spans):
             sight = seen.get(name, Sight.NAMED)
             if sight is Sight.IN_PERSON and _ON_THE_LINE.search(text):
                 sight = Sight.NAMED
             if sight is Sight.IN_PERSON:
                 start, end = next((s, e) for s, e, n in spans if n == name)
-                kind = ("enters" if moves(ENTERS, text, end) or _introduced(text, start, end)
-                        else "exits" if moves(EXITS, text, end)
+                kind = ("enters" if moves(ENTERS, text, end)
+                        else "exits" if any(leaves(text, e, sent.place) for _, e, n in spans if n == name)
+                        else "enters" if _introduced(text, start, end)
                         else "senseless" if _SENSELESS.match(text[end:]) else "shown")
             else:
                 kind = _SIGHT_KIND[sight]
-            out.append(_sighting(scene, sent.element, text, names.ids[name], kind, offset=offset))
+            kinds[name] = kind
+        out.extend(_sighting(scene, sent.element, text, names.ids[name], kind, offset=offset)
+                   for name, kind in _followers(sent, kinds).items())
+    return out
+
+
+# Going after someone: 'with Max following her', 'Max follows Margo', 'Max goes after them'.
+_FOLLOWS = re.compile(r"^\s*(?:(?:closely|right|quickly|then)\s+)?(?:follows?|following|followed|goes after|"
+                      r"going after|hurries after|runs after)\s+(?P<whom>[\w'’-]+)", re.IGNORECASE)
+
+
+def _followers(sent: ActionSentence, kinds: dict[str, str]) -> dict[str, str]:
+    """The sentence's kinds with who goes after someone it has leaving ('Margo going into the pantry
+    with Max following her'): the follower, shown in it, leaves too. The one followed is a pronoun
+    or a name the sentence has leaving."""
+    leaving = [n for n, k in kinds.items() if k == "exits"]
+    if not leaving:
+        return kinds
+    out = dict(kinds)
+    for _, end, name in sent.spans:
+        m = _FOLLOWS.match(sent.text[end:])
+        if kinds.get(name) != "shown" or m is None:
+            continue
+        whom = m.group("whom")
+        if whom.lower() in ("him", "her", "them") or any(sent.text.find(whom, end) == s and n in leaving
+                                                          for s, _, n in sent.spans):
+            out[name] = "exits"
     return out
 
 

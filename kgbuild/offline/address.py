@@ -48,7 +48,12 @@ line ('RILEY (into radio) How's the food?' / 'GUERILLA (O.S. RADIO FILTER) Lousy
 voice-over, a recording or a loudspeaker addresses no one in the scene, a broadcast on a screen
 only those heard through the same one ('(T.V.)': the reporters and the mayor they question, read
 by the rules above among their speeches alone), and words said to oneself no one ('(to
-himself)', '(more to himself than to Ben)', '(trying to place the name)', '（自言自语）').
+himself)', '(more to himself than to Ben)', '(trying to place the name)', '（自言自语）'). The
+turns of the talk settle no listener for words said to no one in particular (`aside`): to
+oneself, muttered, while ignoring the one who spoke ('(ignoring him)'), to a group by a verb of
+speaking ('yapping at reporters') or in passing ('come barreling past them'), as a leading
+direction or the action line right before the cue says ('男子哭着自言自语'); nor is a reply to
+such words an exchange with or an answer to their speaker.
 """
 
 from __future__ import annotations
@@ -83,6 +88,21 @@ _GROUP_TARGET = re.compile(r"^(?:all|everyone|everybody|both|them|the others|oth
 # than to Ben)', '(trying to place the name)', '（自言自语）'.
 _TO_ONESELF = re.compile(r"\bto (?:himself|herself|themselves|myself|oneself)\b|\btrying to (?:place|remember|recall)\b"
                          r"|自言自语|喃喃自语|心想|心里(?:想|说|嘀咕)", re.IGNORECASE)
+# Words said to no one in particular, wherever a direction or the action right before the cue
+# says so: muttering ('(muttering)', 'mutters under his breath', '嘀咕'), ignoring the one who spoke
+# ('(ignoring him)', '不理他'), talking to a group the cast holds no one of, by a verb of speaking
+# ('yapping at reporters', 'calls out to the crowd'), or passing by ('come barreling past them'):
+# the turns of the talk settle no listener then.
+_SPEAKING = (r"(?:talk|speak|spoke|say|said|yap|yapp|shout|yell|call|cry|cri|announc|bark|holler|chatter|rant|"
+             r"lectur|address|preach|scream|bellow)\w*")
+_ASIDE = re.compile(
+    r"\bmutter(?:s|ed|ing)?\b(?!\s+(?:to|at)\s+(?!(?:himself|herself|themselves|myself)\b))|"
+    r"\bunder (?:his|her|their|my) breath\b|\bignor(?:es|ing|ed)\b|"
+    rf"\b{_SPEAKING}\s+(?:out\s+)?(?:to|at)\s+(?:the\s+)?(?!(?:his|her|their|my|your|our)\b)"
+    r"(?:(?:crowd|room|press|audience|class)\b|(?-i:(?:[a-z]+\s+)?[a-z]+[^s'\W]s)\b|(?:men|women|children|people)\b)|"
+    r"\bpast\s+(?:him|her|them|us)\b|\b(?:go|goes|going|run|runs|running|rush|rushes|rushing|race|races|racing|"
+    r"hurries|hurrying)\s+(?:right\s+)?by\b|"
+    r"嘀咕|咕哝|嘟囔|不理|没理", re.IGNORECASE)
 # Two-way lines: a voice on them talks with someone ('(OVER PHONE)', '(FILTERED)', '（电话里）').
 _LINE = re.compile(r"\b(?:(?:tele|cell|mobile |speaker ?)?phones?|radios?|filtered|intercoms?|comms?|comlinks?|"
                    r"communicators?|walkie[- ]?talkies?|headsets?|earpieces?)\b|电话|对讲机|无线电", re.IGNORECASE)
@@ -390,6 +410,8 @@ def _listeners(speeches: list[Speech], i: int, present: set[str],
     if named or len(by_pronoun) == 1:
         return [(n, "facing") for n in sorted(named or by_pronoun)]
     turned = by_pronoun
+    if aside(speech, patterns):
+        return []  # to oneself, muttering, ignoring, to a group or in passing: no turn settles a listener
 
     def fits(other: str) -> bool:
         return other in here and (len(here) <= 2 or not talked_about(text, other, patterns)) \
@@ -432,13 +454,31 @@ def _calls(text: str, speaker: str, present: set[str], vocatives: dict[str, re.P
                   and not (_introduced(text, patterns[n]) if n in patterns else _INTRODUCES.search(text)))
 
 
+def aside(speech: Speech, patterns: dict[str, re.Pattern[str]]) -> bool:
+    """Whether a speech is said to no one in particular by what its direction or the action right
+    before its cue says: to oneself ('(to himself)', '男子哭着自言自语'), muttering, ignoring the
+    one who spoke ('(ignoring him)'), to a group by a verb of speaking ('yapping at reporters') or
+    in passing ('come barreling past them'). The action line counts in its last sentence when it
+    names the speaker, or no one (the cue's own direction: '一直在后面自言自语')."""
+    if any(d.leading and (_TO_ONESELF.search(d.text) or _ASIDE.search(d.text)) for d in speech.directions):
+        return True
+    said = sentences(speech.lead)
+    if not said:
+        return False
+    last = said[-1]
+    named = [n for n, p in patterns.items() if p.search(last)]
+    if named and speech.speaker not in named:
+        return False
+    return bool(_TO_ONESELF.search(last) or _ASIDE.search(last))
+
+
 def _aimed_elsewhere(speech: Speech, other: str, patterns: dict[str, re.Pattern[str]],
                      genders: dict[str, str]) -> bool:
     """Whether a speech's own words say it is not for `other`: a direction before it says it is
     to oneself or to the camera ('(to himself)', '(TO CAMERA)'), or a kin word of address does
     not fit `other` ('Pin him down, mother!' and a man). A call of someone else by name is not
     read so: the one who replies may still answer the speaker."""
-    if any(d.leading and (_TO_NO_ONE.search(d.text) or _TO_ONESELF.search(d.text)) for d in speech.directions):
+    if any(d.leading and _TO_NO_ONE.search(d.text) for d in speech.directions) or aside(speech, patterns):
         return True
     return _misfits(_head(speech, patterns), other, genders)
 

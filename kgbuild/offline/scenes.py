@@ -183,8 +183,65 @@ EXITS = re.compile(
     r"disappears?|slips out)\b(?!\s+(?:of\s+)?(?:the|his|her|their|a)?\s*(?:car|van|truck|cab|taxi|vehicle|bus|"
     r"elevator|lift|shower|limo|limousine|jeep|cruiser|motorcycle)\b)|离开|走了|走出|走开|出去|跑回|跑出|跑开|"
     r"回去|溜走|退出|离去", re.IGNORECASE)
-# Between a subject and its verb: a few words, no clause break ('LANG and Reggie enter').
-_SUBJECT_GAP = re.compile(r"^[^,.;:!?，。；：！？]{0,40}$")
+# Going away from where the scene looks: 'go' is the verb of moving away from the viewpoint (as
+# 'come' of moving toward it), so 'go' with a particle of direction leaves the shot ('goes into the
+# bathroom', 'goes through and down the stairs', 'goes up with the coat', 'get up and go'); not
+# toward someone or something within it ('goes up to Margo', 'goes over to the bar', 'goes to the
+# window'), nor a sense of 'go' that is no moving ('goes down' falls, 'goes through his mail',
+# 'lets go', 'ready to go'). A manner of moving ('wander', 'dart', 'stroll') with 'off', 'away' or
+# 'out' is a leaving too, in any tense ('has wandered off'); with 'into' a place (`_INTO`), when
+# that place is not the heading's own (`leaves`). The verbs are the closed class of verbs of
+# moving oneself along; 'through' takes the closed class of passages ('the door', 'the crowd').
+_MANNER_VERBS = """
+    walk wander stroll stride:strode storm stalk march run:ran race dash dart hurry rush slip sneak:snuck limp
+    stagger stumble trudge shuffle drift head creep:crept tiptoe scurry scamper bolt flee:fled saunter amble
+    skulk lumber plod traipse sidle scuttle hobble waddle troop file ride:rode drive:drove fly:flew swim:swam
+    sail paddle
+"""
+
+
+def _verb_forms(entry: str) -> set[str]:
+    """The forms of a verb ('run:ran' gives run, runs, ran, running, runned is harmless)."""
+    base, _, past = entry.partition(":")
+    stem = base[:-1] if base.endswith("e") and not base.endswith("ee") else base
+    out = {base, stem + "ing", stem + "ed" if base.endswith("e") else base + "ed", past}
+    if base.endswith("y") and base[-2] not in "aeiou":
+        out |= {base[:-1] + "ies", base[:-1] + "ied"}
+    else:
+        out.add(base + ("es" if re.search(r"(?:s|sh|ch|x|z)$", base) else "s"))
+    if re.search(r"[^aeiou][aeiou][nptg]$", base):
+        out |= {base + base[-1] + "ing", base + base[-1] + "ed"}
+    return {f for f in out if f}
+
+
+_MANNER = "(?:" + "|".join(sorted({f for e in _MANNER_VERBS.split() for f in _verb_forms(e)},
+                                   key=len, reverse=True)) + ")"
+_GO = r"(?<!\blet )(?<!\blets )(?<!\bletting )(?<!\bto )(?:go|goes|going|gone|went)"
+_PASSAGE = (r"(?=\s*(?:[.,;!]|--|—|$|and\b)|\s+(?:the|a|an|another|his|her|their)\s+(?:[\w-]+\s+)?(?:doors?|doorway|"
+            r"gates?|arch|archway|curtains?|exit|hatch|portal|tunnel|hall|hallway|corridor|crowd|passage|opening)\b)")
+_GOING = re.compile(
+    rf"\b(?:{_GO}\s+(?:right\s+|straight\s+|back\s+|quickly\s+|slowly\s+|quietly\s+)?"
+    r"(?:(?:up|down)\s+(?:the\s+)?(?:stairs|steps|staircase|stairway|hall|hallway|corridor|ladder|aisle)\b|"
+    r"up(?=\s*(?:[.,;!]|--|—|$)|\s+(?:with|again|alone|first)\b)|"
+    rf"through{_PASSAGE}|inside|outside|upstairs|downstairs|indoors|outdoors)\b|"
+    rf"{_GO}(?=\s*(?:[.;!]|--|—|$)|\s+without\b)|"
+    rf"\b{_MANNER}\s+(?:back\s+)?(?:off|away|out|upstairs|downstairs|inside|outside)\b"
+    r"(?!\s+(?:of\s+(?:the\s+|his\s+|her\s+)?(?:car|van|truck|cab|taxi|vehicle|bus|elevator|lift|shower|"
+    r"time|breath|money|gas|ammo|steam|patience|luck|options)|to|toward|towards|at)\b))", re.IGNORECASE)
+# 'into' a place after a verb of moving that is no coming ('darts into the bathroom'): the place is
+# read against the heading's (`leaves`).
+_INTO = re.compile(rf"\b(?:{_GO}|{_MANNER}|disappears?|vanish(?:es)?)\s+(?:back\s+|right\s+)?into\s+"
+                   r"(?P<place>(?:the|a|an|his|her|their|its)\s+[\w'’-]+(?:\s+[\w'’-]+){0,2})", re.IGNORECASE)
+# What says the verb is not done: an intention, a negation ('turns to leave', "doesn't go").
+_NOT_DONE = re.compile(r"\b(?:to|not|never|n't|won't|can't|cannot)\s+$", re.IGNORECASE)
+# An object right before the verb: the verb is someone else's ('Margo watches Eve go', 'lets them go');
+# a name joined by 'and' is one more subject ('Karen and Lloyd go').
+_OBJECT_BEFORE = re.compile(r"\b(?:him|her|them|us|me|it)\s+$|(?<!\band)(?<!&)\s+[A-Z][\w'’-]*\s+$")
+# Between a subject and its verb: a few words, no clause break ('LANG and Reggie enter'); or the
+# subject set apart and taken up again by a pronoun ('ADDISON AND EVE, they get up and go').
+_SUBJECT_GAP = re.compile(r"^[^,.;:!?，。；：！？]{0,40}$|"
+                          r"^(?:\s+(?:and|AND|&)\s+[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*)?)?,\s*(?:they|he|she)\s"
+                          r"[^,.;:!?]{0,40}$")
 #: Characters that may come between a Chinese name and its verb of coming or going ('转身', '匆匆').
 _CJK_GAP = 3
 # A cue extension or parenthetical that puts the voice over, through or on a medium.
@@ -313,6 +370,31 @@ def moves(verb: re.Pattern[str], text: str, name_end: int) -> bool:
         return False
     gap = text[name_end:m.start()]
     return bool(_SUBJECT_GAP.match(gap)) and not (_CJK.search(gap) and len(gap) > _CJK_GAP)
+
+
+def leaves(text: str, name_end: int, place: str = "") -> bool:
+    """True when the character named just before offset `name_end` leaves the shot: the subject of
+    a verb of leaving (`EXITS`), of 'go' or a manner of moving with a particle that takes them away
+    (`_GOING`: 'goes up with the coat', 'has wandered off', 'get up and go'), or of one of these
+    'into' a place the heading does not name ('darts into the bathroom' in 'INT. DRESSING ROOM';
+    'goes into the kitchen' in 'INT. KITCHEN' is no leaving).
+
+    Args:
+        text: The sentence.
+        name_end: Where the character's name ends in it.
+        place: The scene's place as its heading writes it (`Scene.location`).
+    """
+    def done(verb: re.Pattern[str]) -> re.Match[str] | None:
+        m = verb.search(text, name_end)
+        if m is None or not moves(verb, text, name_end):
+            return None
+        gap = text[name_end:m.start()]
+        return None if _NOT_DONE.search(gap) or _OBJECT_BEFORE.search(gap) else m
+
+    if done(EXITS) or done(_GOING):
+        return True
+    into = done(_INTO)
+    return into is not None and not _names_place(into.group("place"), place)
 
 
 Span = tuple[int, int, str]  # (start, end, canonical character name) in a sentence
