@@ -4,7 +4,8 @@ A class here is a kind of word a rule must know by its meaning, complete for its
 list grown from one script's mistakes: the parts of the body (a clause about someone's eyes is
 still about them, and an eye is neither a person, a place nor a thing), the words of film grammar
 (a shot, a camera move, a frame rate: what a line says about the picture, never who speaks) and
-the locative nouns (方位词) that end a phrase of place ('展厅一角', 'a corner of the hall').
+the locative nouns (方位词) that end a phrase of place ('展厅一角', 'a corner of the hall') and
+the verbs of speaking (a cue's name with one glued on, '工人抱怨', is that name).
 Extend a class here, never in a caller.
 """
 
@@ -48,4 +49,26 @@ LOCATIVE_WORDS: frozenset[str] = frozenset({
     "里", "里面", "里头", "内", "外", "外面", "上", "上面", "下", "下面", "中", "之中", "旁", "旁边",
     "边", "边上", "前", "前面", "后", "后面", "一角", "角落", "一侧", "两侧", "一旁", "附近", "对面",
     "深处", "门口", "门外", "门前", "周围", "四周", "中间", "尽头", "当中",
+})
+
+#: Verbs of speaking: they say that someone speaks, and how (to ask, to shout, to mutter, to
+#: complain); with the manners of voice fused into one word ('大吼', '低语', '惊叫'). Written
+#: after a name before a colon they are no part of it ('工人抱怨：' is the worker's line).
+SPEECH_VERBS: frozenset[str] = frozenset({
+    # to say, to ask, to answer
+    "说", "道", "问", "答", "讲", "谈", "告诉", "说道", "问道", "答道", "应道", "回答", "回应", "答应",
+    "追问", "反问", "质问", "询问", "发问", "接话", "插话", "插嘴", "打断", "附和", "应和", "解释",
+    "补充", "强调", "重复", "介绍", "宣布", "汇报", "报告", "承认", "否认", "表示", "开口",
+    # to call and to shout
+    "喊", "叫", "嚷", "吼", "喝", "喊道", "叫道", "吼道", "喝道", "嚷道", "喊叫", "叫喊", "嚷嚷",
+    "吆喝", "呼喊", "高喊", "大喊", "大叫", "大吼", "大嚷", "大骂", "怒吼", "怒喝", "咆哮", "吼叫",
+    "尖叫", "惊叫", "惊呼", "欢呼", "招呼", "呼唤", "叫唤",
+    # to mutter, to whisper, to talk to oneself
+    "嘀咕", "嘟囔", "嘟哝", "咕哝", "念叨", "唠叨", "叨咕", "低语", "耳语", "私语", "呢喃", "喃喃",
+    "自语", "嘟嘟囔囔",
+    # to complain, to scold, to mock, to plead, to urge, to order
+    "抱怨", "埋怨", "骂", "骂道", "责骂", "训斥", "呵斥", "斥责", "责备", "数落", "嘲讽", "讽刺",
+    "挖苦", "求", "哀求", "恳求", "央求", "请求", "劝", "劝道", "劝说", "催", "催促", "命令",
+    "吩咐", "嘱咐", "叮嘱", "提醒", "警告", "威胁", "安慰", "感叹", "叹道", "哭诉", "哭喊", "哭道",
+    "笑道", "念", "读", "唱", "朗读", "念道", "读道",
 })

@@ -8,11 +8,14 @@ place when it ends like one (室, 厅, 街, 门口, ...) and a thing when it end
 包, 表, ...); a body part, a bare position ('地上', '身后', '对面'), a picture of someone
 ('刘波的照片') and a person's job ('司机', '秘书') are neither. Character names stay whole words
 (`kgbuild.offline.zh_words`). Where a place word is followed by a word saying where in it, being
-in it or on it ('车内', '讲台上') is a place, but being beside, before or behind a vehicle or a raised
-surface ('渣土车旁', '讲台前') is a position by a thing, no place. What a body does is no thing
-either: a look ('视线'), a sound one hears of someone ('听着张牧之的口哨': his whistling), and a word
-jieba's dictionary does not know that opens with a body part ('耳条', a misprint of 耳朵). Of two
-nouns joined by 的 the second is the thing ('举着那辆车的照片' holds the photo, not the car).
+in it or on it is the place ('讲台上' and '战场上' are 讲台 and 战场; the inside of a vehicle, '车内',
+'船上', is one of its own), but being beside, before or behind a vehicle or a raised surface
+('渣土车旁', '讲台前') is a position by a thing, no place; nor is a place by people ('大家面前',
+before everyone), nor one inside a simile ('像一个阵亡者倒毙在战场上', like a fallen soldier). What a
+body does is no thing either: a look ('视线'), a sound one hears of someone ('听着张牧之的口哨':
+his whistling), and a word jieba's dictionary does not know that opens with a body part ('耳条', a
+misprint of 耳朵). Of two nouns joined by 的 the second is the thing ('举着那辆车的照片' holds the
+photo, not the car).
 
 A numeral is always followed by a measure word (量词), so what a verb takes after '一碟' or '一盘'
 is the noun after the measure ('一碟菜' -> '菜'), never the measure, even where jieba leaves
@@ -51,7 +54,9 @@ _ONE_CHAR_PLACES = frozenset(e for e in _PLACE_ENDS if len(e) == 1)
 _SUFFIX_WORDS = frozenset({"里", "里面", "里头", "内", "外", "上", "下", "中", "之中", "前", "后", "旁", "边",
                            "门口", "门外", "门前"})
 _SUFFIXES_LONGEST_FIRST = sorted(_SUFFIX_WORDS, key=len, reverse=True)
-_STRIP_SUFFIXES = ("里面", "里头", "里", "中", "之中")
+# What is dropped from a place's name: in it or on it is the place itself ('柜台里', '战场上'),
+# except on a vehicle, whose inside is the place ('船上'), and upstairs ('楼上').
+_STRIP_SUFFIXES = ("里面", "里头", "里", "中", "之中", "上")
 # The inside of a vehicle is a place ('车内', '船上', '面包车门口'); the vehicle alone is a thing.
 _VEHICLE_ENDS = ("车", "船", "地铁", "飞机", "公交")
 _AT_VEHICLE = frozenset({"内", "里", "里面", "上", "中", "门口"})
@@ -116,6 +121,10 @@ _LOCATIVE = frozenset({"在", "进", "进了", "进入", "到达", "离开", "�
 _MOTION = frozenset("走跑来回冲赶逃飞开搬爬跳钻闯住带送退")
 _POSTURE = frozenset("坐站躺蹲停住待呆藏躲靠趴跪围")
 _NEGATIONS = frozenset({"未", "没", "没有", "不", "别", "不要", "没能", "不能"})
+# Words of likeness that open a simile and the words that close one: the whole class.
+_LIKE = frozenset({"像", "好像", "就像", "正像", "仿佛", "仿若", "好似", "恰似", "如同", "犹如", "宛如",
+                   "宛若", "好比", "似"})
+_LIKE_CLOSE = frozenset({"一样", "一般", "似的", "般", "那样", "这样"})
 # A numeral ('一', '两', '几', '3'): a measure word always follows it ('一碟菜', '两盘').
 _NUMERAL = re.compile(r"[0-9０-９一二两三四五六七八九十百千万几半]+")
 
@@ -155,7 +164,11 @@ def _misprinted_body(word: str) -> bool:
 
 def _place_name(parts: list[str]) -> str | None:
     """The place the words name ('柜台' '里' -> '柜台', '车' '内' -> '车内', '楼道' '护栏' '边上'
-    -> '楼道'), or None: the longest run of the words from the first that reads as one."""
+    -> '楼道'), or None: the longest run of the words from the first that reads as one. Words
+    opening with a person ('大家面前', '众人中间': before everyone) name where someone is by
+    people, no place."""
+    if parts and parts[0] in _PERSON_WORDS:
+        return None
     for end in range(len(parts), 0, -1):
         name = "".join(parts[:end])
         if name in _NOT_PLACES or "之" in name:
@@ -169,7 +182,7 @@ def _place_name(parts: list[str]) -> str | None:
         if not (_ends_like_place(core, bool(suffix)) or vehicle):
             continue
         for strip in _STRIP_SUFFIXES:
-            if name.endswith(strip) and len(name) > len(strip) + 1:
+            if name.endswith(strip) and len(name) > len(strip) + 1 and not vehicle:
                 return name[: -len(strip)]
         return name
     return None
@@ -182,8 +195,8 @@ def _place_words(ws: list[tuple[str, str]], start: int) -> list[str]:
     while start < len(ws) and ws[start][1] in ("m", "q", "mq"):
         start += 1  # '在一家酒馆'
     for word, flag in ws[start:start + 4]:
-        if flag == _NAME or not _CJK_WORD.match(word) or word in ("的", "地", "得"):
-            break
+        if flag == _NAME or not _CJK_WORD.match(word) or word in ("的", "地", "得") or word.endswith("的"):
+            break  # '高高的' (one word to jieba) modifies, as 的 does
         if parts and word in _SUFFIX_WORDS:
             parts.append(word)
             break
@@ -206,11 +219,25 @@ def _is_locative(ws: list[tuple[str, str]], i: int) -> bool:
     return len(word) == 2 and word[1] == "在" and word[0] in _POSTURE
 
 
+def _in_simile(ws: list[tuple[str, str]], i: int) -> bool:
+    """Whether word `i` stands inside a simile the clause opens before it ('像一个阵亡者倒毙在
+    战场上', 'like a fallen soldier on a battlefield'): a word of likeness before it and no word
+    closing the likeness between ('像往常一样坐在桌前' does sit at the table)."""
+    opened = False
+    for word, _ in ws[:i]:
+        if word in _LIKE:
+            opened = True
+        elif word in _LIKE_CLOSE:
+            opened = False
+    return opened
+
+
 def _located(ws: list[tuple[str, str]]) -> list[tuple[int, str]]:
-    """(index of the locative verb, place) for each place the clause puts someone in."""
+    """(index of the locative verb, place) for each place the clause puts someone in; none
+    inside a simile."""
     found = []
     for i in range(len(ws)):
-        if not _is_locative(ws, i):
+        if not _is_locative(ws, i) or _in_simile(ws, i):
             continue
         j = i + 1
         while j < len(ws) and ws[j][0] in ("了", "着", "过"):

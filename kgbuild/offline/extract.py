@@ -320,7 +320,9 @@ def _elsewhere_from(scene: Scene) -> tuple[int, int] | None:
 
 
 # An intercut with another place inside a scene ('INTERCUT WITH:', 'INTERCUT AS DESIRED WITH ROCKY CAVERN').
-_INTERCUT = re.compile(r"\bINTERCUT(?:TING)?\s+(?:AS DESIRED\s+)?(?:WITH|BETWEEN)\b|\bWILL INTERCUT BETWEEN\b")
+# An intercut of both ends of a talk is one too ('We INTERCUT as they speak.').
+_INTERCUT = re.compile(r"\bINTERCUT(?:TING)?\s+(?:AS DESIRED\s+)?(?:WITH|BETWEEN)\b|\bWILL INTERCUT BETWEEN\b"
+                       r"|\bINTERCUT(?:TING)?\s+(?i:as|while)\s+(?i:they|both|the two)\b")
 
 
 def _intercut_from(scene: Scene) -> tuple[int, int] | None:

@@ -150,6 +150,15 @@ _APPEARS = re.compile(r"^\s*(?:,[^,]{1,40},\s*)?(?:appears?|pops? up|comes? (?:u
 _LABEL = re.compile(
     rf"(?:\b(?P<screen>{SCREEN_MEDIA})|\b(?P<still>{STILL_MEDIA}|ID|reads?|displays?|flashes|spells?(?: out)?|"
     r"lists?))(?:\s+[\w'’-]+){0,3}?\s*:", re.IGNORECASE)
+# Who something is, right before the name: 'It is Stanley.', 'it is no longer Reisman'.
+_IDENTIFIED = re.compile(r"\b(?:it|this|that)\s*(?:['’]s|\s+is|\s+was)\s+"
+                         r"(?:(?:no longer|not|really|actually|now)\s+)?$", re.IGNORECASE)
+# Answering a call, with no other object: 'A.D. Joy answers.', 'Joy picks up the phone.'
+_ANSWERS = re.compile(r"^\s*(?:answers|picks up)(?:\s+(?:the|his|her|their)\s+(?:phone|call|line|cell))?\s*(?:[.!]|$)",
+                      re.IGNORECASE)
+_CALL_WORD = re.compile(rf"\b{VOICE_MEDIA}\b", re.IGNORECASE)
+# A call coming in, answered where it rings: 'The phone rings. Bob answers.'
+_RINGS = re.compile(r"\b(?:rings?|ringing|buzz(?:es|ing)?|vibrat(?:es|ing))\b", re.IGNORECASE)
 # Said to be absent: 'Picard is gone.', 'Malcolm has gone in ahead.'
 _GONE = re.compile(
     r"^\s*(?:is|was|['’]s|has|had)\s+(?:already\s+|long\s+|now\s+|still\s+)?(?:been\s+)?"
@@ -274,7 +283,8 @@ _IF = re.compile(r"\b(?:if|whether|unless|until|till)\b", re.IGNORECASE)
 _SUPPOSES = re.compile(
     r"\b(?:think(?:s|ing)?|thought|believ(?:e|es|ed|ing)|suppos(?:e|es|ed|ing)|assum(?:e|es|ed|ing)|"
     r"imagin(?:e|es|ed|ing)|hop(?:e|es|ed|ing)|fear(?:s|ed|ing)?|wonder(?:s|ed|ing)?|doubt(?:s|ed|ing)?|"
-    r"suspect(?:s|ed|ing)?|expect(?:s|ed|ing)?|pretend(?:s|ed|ing)?|guess(?:es|ed|ing)?|"
+    r"suspect(?:s|ed|ing)?|expect(?:s|ed|ing|ations?)?|anticipat(?:e|es|ed|ing|ion)|pretend(?:s|ed|ing)?|"
+    r"guess(?:es|ed|ing)?|"
     r"(?:sure|certain|convinced|afraid) that)\b", re.IGNORECASE)
 # A thing before the name, and a verb in the past after it: 'the hardback Meadowlark Bill left'.
 _THING_BEFORE = re.compile(
@@ -398,6 +408,7 @@ def leaves(text: str, name_end: int, place: str = "") -> bool:
 
 
 Span = tuple[int, int, str]  # (start, end, canonical character name) in a sentence
+_INDEFINITE_BEFORE = re.compile(r"(?<![\w'’-])(?:a|an|A|An)\s+$")
 
 
 @dataclass(frozen=True)
@@ -542,6 +553,12 @@ class ActionSentence:
                 return Sight.PICTURE
         if _APPEARS.match(after) and _SCREEN_WORD.search(before):
             return Sight.SCREEN
+        if _IDENTIFIED.search(before):
+            shown = self._medium_before(before)
+            if shown is not None:
+                return shown  # 'The footage zooms in on a traveller. It is Stanley.'
+        if _ANSWERS.match(after) and self._call_placed(before):
+            return Sight.SCREEN  # 'Gabriel pulls on his headset. Joy answers.': at the other end
         if _GONE.match(after):
             return Sight.ABSENT
         if _WE_HEAR.search(before):
@@ -549,6 +566,30 @@ class ActionSentence:
         if voice_over:
             return Sight.SCREEN
         return Sight.IN_PERSON
+
+    def _context(self, before: str) -> str:
+        """The sentence before this one in its element (a piece with fewer than three words, an
+        initial cut off as 'A.D.', is not one), then this one up to `before`'s end."""
+        at = max(self.element.text.find(self.text), 0)
+        earlier = [t for t in sentences(self.element.text[:at]) if len(re.findall(r"\w+", t)) >= 3]
+        return (earlier[-1] + " " if earlier else "") + before
+
+    def _medium_before(self, before: str) -> Sight | None:
+        """What shows the one a sentence identifies ('It is Stanley.', 'it is no longer Reisman'):
+        a screen or a voice through a device named before it, in the sentence or the one before
+        ('The footage zooms in on one of two travelers.', "Reisman's dialogue comes out of the
+        SPEAKER"), or a still picture; None when none is named (the door opens: it is Stanley)."""
+        context = self._context(before)
+        if _SCREEN_WORD.search(context) or _CALL_WORD.search(context):
+            return Sight.SCREEN
+        return Sight.PICTURE if _STILL_WORD.search(context) else None
+
+    def _call_placed(self, before: str) -> bool:
+        """Whether a call is made from here right before someone answers: a phone, a headset or a
+        radio named in the sentence or the one before, and nothing ringing ('The phone rings. Bob
+        answers.' answers it here)."""
+        context = self._context(before)
+        return bool(_CALL_WORD.search(context)) and not _RINGS.search(context)
 
     def _unnamed(self) -> str:
         """The sentence without the characters' names: a name is no place ('Tudor' of 'GROUNDS BELOW
@@ -853,11 +894,16 @@ def is_chinese(scene: Scene) -> bool:
 
 
 def name_spans(sentence: str, patterns: dict[str, re.Pattern[str]]) -> list[Span]:
-    """Where each character is named in a text, by offset; the longer name wins an overlap."""
+    """Where each character is named in a text, by offset; the longer name wins an overlap. A name
+    after an indefinite article is a common noun with a capital ('pulls a Tooth from under a
+    pillow' names no Tooth Fairy): a proper name takes none; one in capitals is introduced ('A
+    NURSE enters'), and a character named by a kind is one of that kind ('a Yeti' of Yeti)."""
     found = []
     for name, pattern in patterns.items():
         for m in pattern.finditer(sentence):
-            found.append((m.start(), m.end(), name))
+            if (m.group().isupper() or m.group().casefold() == name.casefold()
+                    or not _INDEFINITE_BEFORE.search(sentence, 0, m.start())):
+                found.append((m.start(), m.end(), name))
     found.sort()
     kept: list[Span] = []
     for span in found:  # the longer name wins where two overlap

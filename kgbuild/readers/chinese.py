@@ -54,7 +54,7 @@ from kgbuild.readers.headings import (
     strip_scene_numbers,
 )
 from kgbuild.timewords import ZH_CAMERA_WORDS, ZH_HEADING_NOTES
-from kgbuild.zh_lexicon import BODY_PARTS, FILM_WORDS, LOCATIVE_WORDS, LOOKS
+from kgbuild.zh_lexicon import BODY_PARTS, FILM_WORDS, LOCATIVE_WORDS, LOOKS, SPEECH_VERBS
 
 logger = logging.getLogger(__name__)
 jieba.setLogLevel(logging.WARNING)
@@ -122,7 +122,7 @@ _MANNER = re.compile(
     r"狐疑|肯定|嫌弃|胆怯|暴怒|发怒|哽咽|不屑|紧张|犹豫|着急|焦急|平静|轻声|得意|苦笑|冷笑|"
     r"走进来|走过来|走上前|进来|过来|站起来|站起身|转过身|回头)地?$"
 )
-_SPEECH_VERB = re.compile(r"(?:说|道|问|喊|答|骂|嚷|叫|喊道|说道|问道|笑道|回答)$")
+_SPEECH_VERB = re.compile("(?:" + "|".join(sorted(SPEECH_VERBS, key=len, reverse=True)) + ")$")
 _SENTENCE_BOUNDARY = re.compile(r"[。！？!?…；;）)\s]")
 _CANDIDATE_BOUNDARY = re.compile(r"[。！？!?…；;）)\s：:]")
 _TERMINAL = tuple("。！？!?…”」』）)")
@@ -449,13 +449,14 @@ class _Inventory:
         known = frozenset(n for n, c in counts.items() if c >= 2)
         heads = frozenset(seen) | known
         draft = cls(counts=counts, known=known, seen=heads, names=heads)
-        # A cue that recurs is a name as it is ('宫', '一线天'), unless it reads as a direction or
+        # A cue that recurs is a name as it is ('宫', '一线天'), less a verb of speaking glued on
+        # ('一个工人抱怨' twice is 工人), unless it reads as a direction or
         # what opens it never opens a name (but '那哥们', 'that guy', alone at the start of lines);
         # a cue seen once must read as a name.
         names = {found for head in heads
                  if (found := draft.canonical(head, exact=False)
-                     or (head if head in known and _name_like(head)
-                         and (head in seen or _pos(head)[0][1][0] not in _NEVER_OPENS) else None)
+                     or (bare if head in known and _name_like(bare := _strip_speech_verb(head))
+                         and (head in seen or _pos(bare)[0][1][0] not in _NEVER_OPENS) else None)
                      or draft.new_name(head, line_start=True))}
         subjects = Counter(_noun_phrase(opening, frozenset(names)) for opening in openings)
         names |= {normalize_name(s) for s, c in subjects.items()
@@ -511,6 +512,7 @@ class _Inventory:
         `_MAX_NAME` characters at the start of a line and 4 after a sentence, without what it
         says the speaker does or how ('交警忽然' is 交警, '主编憋得脸通红' 主编); None when it
         reads as narration, opens with a pronoun or names no one."""
+        name = _strip_speech_verb(name)
         compact = name.replace(" ", "")
         if not _name_like(name) or not 2 <= len(compact) <= (_MAX_NAME if line_start else 4):
             return None
@@ -599,8 +601,28 @@ def _speech_openings(text: str) -> list[str]:
     return out
 
 
+def _strip_speech_verb(name: str) -> str:
+    """Drop a verb of speaking glued after a name ('工人抱怨' -> '工人', '宋军大吼' -> '宋军'): the
+    verb must leave two characters and jieba must read the cue's last word, starting inside the
+    verb or at it, as a verb (or as a whole verb of speaking), so that a name that ends like
+    one ('李明道', 道 a measure word to jieba) stays whole.
+
+    Example:
+        >>> _strip_speech_verb("工人抱怨"), _strip_speech_verb("宋军大吼"), _strip_speech_verb("老三")
+        ('工人', '宋军', '老三')
+    """
+    m = _SPEECH_VERB.search(name)
+    if m is None or m.start() < 2:
+        return name
+    last, flag = _pos(name)[-1]
+    verb = flag.startswith("v") or len(last) > 1 and last in SPEECH_VERBS  # '嘀咕' is 'o' to jieba
+    return name[: m.start()] if verb and len(name) - len(last) >= m.start() else name
+
+
 def _strip_description(name: str) -> str:
-    """Drop what a cue says about the speaker: '医药代表冷静' -> '医药代表', 'A对B' -> 'A'."""
+    """Drop what a cue says about the speaker: '医药代表冷静' -> '医药代表', 'A对B' -> 'A',
+    '工人低声抱怨' -> '工人'."""
+    name = _strip_speech_verb(name)
     for pattern in (_ADDRESSEE, _MANNER):
         m = pattern.search(name)
         if m and m.start() >= 2:
@@ -731,7 +753,9 @@ class _Reader:
         return self.inventory.resolve(text[: m.start()], line_start=True)
 
     def _own_line_cue(self, index: int) -> str | None:
-        """The speaker when physical line `index` is a cue standing on its own line."""
+        """The speaker when physical line `index` is a cue standing on its own line. A name the
+        script does not use twice, followed at once by another speaker's cue, says nothing: it
+        is a stage note written as a cue ('沉默：', 'silence'), no one's."""
         raw = self.physical[index]
         text = raw.strip()
         if index + 1 >= len(self.physical) or not self.physical[index + 1].strip():
@@ -751,8 +775,17 @@ class _Reader:
             nxt = self.physical[index + 1].strip()
             if _is_heading(nxt) or _ACTION_MARK.match(nxt) or _TRANSITION_LINE.match(nxt):
                 return None
-            return speaker
+            return None if self._says_nothing(speaker, index + 1) else speaker
         return None
+
+    def _says_nothing(self, speaker: str, following: int) -> bool:
+        """Whether a cue of `speaker` that ends its line, with physical line `following` next,
+        is a stage note written as a cue ('沉默：', 'silence', then '谷子地：...'): the name is not
+        one the script uses twice and the next line is another speaker's cue, so nothing is said."""
+        if speaker in self.inventory.known or following >= len(self.physical):
+            return False
+        nxt = self.physical[following].strip()
+        return self._line_start_cue(nxt) is not None
 
     def _closed(self, text: str) -> bool:
         """A line that never continues on the next one: heading, lone transition, (...)."""
@@ -866,6 +899,10 @@ class _Reader:
             return
         if _PAREN_ONLY.match(text) and self._last_speaker() is not None:
             self._add(ElementKind.PARENTHETICAL, text, para, speaker=self._last_speaker())
+            return
+        if text.endswith(("：", ":")) and (cue := self._line_start_cue(text)) is not None \
+                and len(_COLON.findall(text)) == 1 and self._says_nothing(cue, para.end - self.first_line + 1):
+            self._add(ElementKind.ACTION, text, para)  # '沉默：': a note, nothing said
             return
         self._segments(para, text)
 

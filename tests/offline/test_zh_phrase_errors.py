@@ -23,6 +23,23 @@ def test_chinese_a_picture_of_a_thing_is_not_the_thing():
 def test_chinese_beside_a_vehicle_or_a_dais_is_no_place():
     assert places("阿华走到一辆卡车旁", ["阿华"]) == []
     assert places("校长站在讲台前", []) == []
-    assert places("老师在讲台上写字", []) == ["讲台上"]
+    assert places("老师在讲台上写字", []) == ["讲台"]  # on it is the place, without 上
     assert places("阿华坐在车内", ["阿华"]) == ["车内"]
     assert places("阿华走到酒楼前", ["阿华"]) == ["酒楼前"]
+
+
+def test_chinese_on_a_place_is_the_place_and_on_a_vehicle_its_inside():
+    assert places("阿华躺在广场上", ["阿华"]) == ["广场"]
+    assert places("阿华坐在船上", ["阿华"]) == ["船上"]
+    assert places("阿华走到楼上", ["阿华"]) == ["楼上"]
+
+
+def test_chinese_everyone_is_no_place():
+    assert places("阿华突然出现在大家面前", ["阿华"]) == []
+    assert places("阿华站在大家中间", ["阿华"]) == []
+
+
+def test_chinese_a_place_in_a_simile_is_no_setting():
+    assert places("阿华像一个醉汉倒在广场上", ["阿华"]) == []
+    assert places("阿华像死人一样躺在广场上", ["阿华"]) == ["广场"]
+    assert places("阿华像平时一样坐在客厅里", ["阿华"]) == ["客厅"]  # the likeness closed first

@@ -261,3 +261,26 @@ def test_a_sentence_before_the_colon_is_spoken_by_its_subject() -> None:
     assert (A, "阿福推开院门，抬头") in [(e.kind, e.text) for e in elements]
     assert [(e.kind, e.text) for e in elements if e.line_start in (11, 12, 14)] == [
         (A, "定格：一张旧照片。"), (A, "堂屋一角：阿福坐下喝茶。"), (A, "门开了，悄声：谁？")]
+
+
+def _speakers(lines: list[str]) -> list[tuple[str, str | None]]:
+    elements, _ = chinese_elements(lines)
+    return [(e.text, e.speaker) for e in elements if e.kind is C]
+
+
+def test_a_verb_of_speaking_glued_to_a_cue_is_no_part_of_the_name() -> None:
+    lines = [
+        "1、仓库，日，内", "老周：都停一下。", "一个搬运工嘀咕：又停？", "老周：停。",
+        "一个搬运工嘀咕：好吧。", "2、河堤，日，外", "杨林大吼：不是我！", "老周：是你。",
+    ]
+    assert _speakers(lines) == [
+        ("老周", "老周"), ("一个搬运工嘀咕", "搬运工"), ("老周", "老周"),
+        ("一个搬运工嘀咕", "搬运工"), ("杨林大吼", "杨林"), ("老周", "老周"),
+    ]
+
+
+def test_a_stage_note_written_as_a_cue_that_says_nothing_is_action() -> None:
+    lines = ["1、客厅，夜，内", "老周：说话啊。", "发呆：", "老周：好，不说。", "阿梅：我没有。"]
+    elements, _ = chinese_elements(lines)
+    assert (A, "发呆：", None) in [(e.kind, e.text, e.speaker) for e in elements]
+    assert [s for _, s in _speakers(lines)] == ["老周", "老周", "阿梅"]
