@@ -15,6 +15,7 @@ Example:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from kgbuild.model import Element, ElementKind, Scene
@@ -28,9 +29,15 @@ def is_inner_heading(el: Element) -> bool:
     return el.kind is ElementKind.SHOT and inner_heading(el.text)
 
 
+# An INT./EXT. marker after a note that opens the line ('FLASHBACK - INT. AIRPORT - DAY').
+_MARKER = re.compile(r"\b(?:INT|EXT|I/E|E/I)\b\.?")
+
+
 def _setting(scene: Scene, el: Element) -> Scene:
-    """The stretch an inner heading opens, as a scene of its own (its elements added by the caller)."""
-    heading = parse_english_heading(el.text, forced=True)
+    """The stretch an inner heading opens, as a scene of its own (its elements added by the caller);
+    a note before its INT./EXT. ('FLASHBACK - ') is no place."""
+    marker = _MARKER.search(el.text)
+    heading = parse_english_heading(el.text[marker.start():] if marker else el.text, forced=True)
     opening = Element(kind=ElementKind.SCENE_HEADING, text=el.text, line_start=el.line_start,
                       line_end=el.line_end, forced=True)
     return Scene(index=scene.index, number=scene.number, heading=heading.text, int_ext=heading.int_ext,

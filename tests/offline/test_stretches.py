@@ -38,7 +38,7 @@ ENTRIES = [
                 "Nora punches Tobias."},
     {"title": "2、EXT. PIER - NIGHT",
      "content": "Wren walks along the pier.\nWREN\nCold tonight.\n"
-                "BEDROOM - NIGHT\nGideon sleeps."},
+                "FLASHBACK - INT. LIGHTHOUSE - DAY\nGideon sleeps."},
 ]
 
 
@@ -91,6 +91,8 @@ def test_a_character_is_at_the_setting_of_the_stretch_that_shows_them(built):
     assert ("Gideon", "Nora's Flat") not in located
     assert ("Nora", "Ringside") in located
     assert ("Wren", "Pier") in located and ("Gideon", "Pier") not in located
+    assert ("Gideon", "Lighthouse") in located  # the note before INT. is no place
+    assert not [where for _, where in located if where.lower() in {"int", "flashback"}]
 
 
 def test_an_event_happens_at_the_setting_of_its_stretch(built):
