@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from kgbuild.evidence import quote_evidence, sentences
@@ -65,6 +66,7 @@ from kgbuild.model import (
 from kgbuild.names import display_name
 from kgbuild.offline.characters import Cast, common_words, cue_names
 from kgbuild.offline.dialogue import Speech, scene_speeches
+from kgbuild.offline.headings import heading_places, learn_heading_places
 from kgbuild.offline.scenes import (
     ENTERS,
     ActionSentence,
@@ -76,6 +78,7 @@ from kgbuild.offline.scenes import (
     scene_sights,
 )
 from kgbuild.offline.stoplists import word_set
+from kgbuild.offline.stretches import setting_cuts
 from kgbuild.readers.cues import normalize_name
 from kgbuild.readers.time_markers import time_markers
 from kgbuild.schema import Schema, load_schema
@@ -186,9 +189,9 @@ class SceneReading:
     sightings: list[Sighting] = field(default_factory=list)
     speeches: list[SceneSpeech] = field(default_factory=list)
     blackouts: list[tuple[int, int]] = field(default_factory=list)
-    """(line, offset) of each blackout, fade out or cut away within the scene: the screen goes dark
-    or shows another time or place, and nobody shown before it is on screen after it until the
-    text shows them again."""
+    """(line, offset) of each blackout, fade out or cut away within the scene (also a heading inside
+    it that names another setting): the screen goes dark or shows another time or place, and
+    nobody shown before it is on screen after it until the text shows them again."""
 
 
 @dataclass(frozen=True)
@@ -420,8 +423,11 @@ def _dialogue_sightings(scene: Scene, speeches: list[SceneSpeech], names: Charac
     return out
 
 
-def read_scene(scene: Scene, names: CharacterNames) -> SceneReading:
-    """Every sighting and speech of the graph's characters in one scene, in line order."""
+def read_scene(scene: Scene, names: CharacterNames,
+               places: Callable[[Scene], list[str]] | None = None) -> SceneReading:
+    """Every sighting and speech of the graph's characters in one scene, in line order; `places`
+    names the places of a heading (the script's `HeadingPlaces.places`), for the cuts to another
+    setting inside the scene."""
     speeches = [s for s in scene_speeches(scene, names.cast) if s.speaker in names.ids]
     sents = _action_sentences(scene, names)
     sights = scene_sights(scene, [a for _, a in sents], speeches)
@@ -430,15 +436,18 @@ def read_scene(scene: Scene, names: CharacterNames) -> SceneReading:
     sightings = [*_speech_sightings(scene, said), *_action_sightings(scene, names, sents, sights.sentences),
                  *_dialogue_sightings(scene, said, names)]
     sightings.sort(key=lambda s: (s.line, s.offset, MODE_RANK[s.mode]))
-    return SceneReading(scene, sightings, said, _blackouts(scene))
+    return SceneReading(scene, sightings, said, _blackouts(scene, places))
 
 
-def _blackouts(scene: Scene) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
+def _blackouts(scene: Scene, places: Callable[[Scene], list[str]] | None = None) -> list[tuple[int, int]]:
+    """Where the screen goes dark or cuts away: a blackout line, or a heading printed inside the
+    scene that names another setting (`kgbuild.offline.stretches.setting_cuts`, by the script's
+    learned heading `places`)."""
+    out: list[tuple[int, int]] = [(line, 0) for line in setting_cuts(scene, places or heading_places)]
     for el in scene.elements:
         if el.kind in (ElementKind.ACTION, ElementKind.TRANSITION):
             out.extend((el.line_start, offset) for offset, text in sentence_offsets(el.text) if _BLACKOUT.match(text))
-    return out
+    return sorted(out)
 
 
 def presence_of(reading: SceneReading) -> list[Presence]:
@@ -473,8 +482,9 @@ def read_presence(screenplay: Screenplay, graph: KnowledgeGraph, *, schema: Sche
     characters = [e for e in graph.entities if e.type == person]
     names = character_names(screenplay, characters)
     records, readings = [], {}
+    places = learn_heading_places(screenplay).places
     for scene in screenplay.scenes:
-        reading = read_scene(scene, names)
+        reading = read_scene(scene, names, places)
         readings[scene.index] = reading
         records.append(SceneRecord(index=scene.index, number=scene.number, heading=scene.heading,
                                    markers=time_markers(scene), presence=presence_of(reading)))

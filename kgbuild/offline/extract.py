@@ -19,7 +19,9 @@ Each rule names the evidence it reads and emits nothing without it (producer 'ru
   (`kgbuild.offline.sides`), none where it does not say. Who the action shows at another place ('OUTSIDE -
   ...' in an interior, seen through a window, '老师乙在屋外敲门') is in the scene but not at its
   heading's place; so is who is first shown or heard after an intercut with another place
-  ('INTERCUT WITH:'). In Chinese scenes (`_presence`) who is first shown
+  ('INTERCUT WITH:'). A heading printed inside an English scene that names a place opens a
+  stretch of its own (`kgbuild.offline.stretches`): every rule reads each stretch as a scene at
+  that heading's places. In Chinese scenes (`_presence`) who is first shown
   after a cut, a heading inside the scene or a line opening in another room is in the scene but
   not at its heading's place, and a speaker first heard after a phone call is not in it.
 - `speaks_to_direction`, `speaks_to_vocative`, `speaks_to_facing`, `speaks_to_two_speakers`,
@@ -114,6 +116,7 @@ from kgbuild.offline.scenes import (
     is_chinese,
     name_spans,
     read_sentences,
+    scene_place,
     scene_sights,
 )
 from kgbuild.offline.selection import assemble
@@ -132,6 +135,7 @@ from kgbuild.offline.stoplists import (
     TIME_WORDS,
     in_class,
 )
+from kgbuild.offline.stretches import stretches
 from kgbuild.offline.times import is_title_card, years
 from kgbuild.offline.typer import PhraseTyper
 from kgbuild.readers.headings import looks_like_chinese_heading
@@ -600,7 +604,11 @@ def _add_scene(facts: Facts, scene: Scene, script: _Script, events: Counter[str]
     index = scene.index
     by_name, times, heading_ev = _heading(facts, scene, script.headings)
     places = list(by_name.values())
-    sents = script.sentences.get(index, [])
+    first, last = scene.line_span
+    setting = scene_place(scene)
+    # A stretch of a scene (`kgbuild.offline.stretches`): its own sentences, at its own place.
+    sents = [s if s.place == setting else replace(s, place=setting, int_ext=scene.int_ext)
+             for s in script.sentences.get(index, []) if first <= s.element.line_start <= last]
     speeches = scene_speeches(scene, script.cast)
     present, at_heading, through = _presence(scene, speeches, sents)
     sides = script.headings.sides(scene) if places else []
@@ -674,7 +682,8 @@ def collect_facts(screenplay: Screenplay, embedder: Embedder,
     for scene in screenplay.scenes:
         if scenes is not None and scene.index not in scenes:
             continue
-        _add_scene(facts, scene, script, events)
+        for stretch in [scene] if is_chinese(scene) else stretches(scene, script.headings.places):
+            _add_scene(facts, stretch, script, events)
         if on_scene is not None:
             on_scene()
     facts.relations.extend(mutual_warmth(facts.relations))

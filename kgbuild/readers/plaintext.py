@@ -180,9 +180,10 @@ def is_transition(text: str) -> bool:
     return not _LOWER.search(text) and bool(_TRANSITION.match(text))
 
 
-def is_heading_line(text: str) -> bool:
+def is_heading_line(text: str, *, longest: int = 70) -> bool:
     """True for a scene heading: INT./EXT. (upper case, after an optional scene number), a
-    numbered line with the same number on both sides, or 'PLACE - NIGHT' in capitals.
+    numbered line with the same number on both sides, or 'PLACE - NIGHT' in capitals (at most
+    `longest` characters: a heading wrapped over lines and joined again is longer).
 
     Example:
         >>> is_heading_line("12  INT. HOUSE - NIGHT  12"), is_heading_line("CLINT BARTON")
@@ -193,7 +194,7 @@ def is_heading_line(text: str) -> bool:
     m = _NUMBERED_LINE.match(text)
     if m and m.group("a") == m.group("b") and not _LOWER.search(m.group("body")):
         return not _OMITTED.match(text)
-    return bool(_BARE_HEADING.match(text)) and len(text) <= 70
+    return bool(_BARE_HEADING.match(text)) and len(text) <= longest
 
 
 def cue_name(text: str) -> str | None:

@@ -6,6 +6,15 @@ plain-text line classifier (or the Chinese one; or, for a script that writes spe
 line, `kgbuild.readers.inline_cues`). Line numbers count through a virtual text in
 which each entry is its title line followed by its content lines.
 
+One entry may hold several settings: its content prints further headings ('BEDROOM, JOE'S FLAT -
+NIGHT', 'EXT. DOCKS - DAY'), often wrapped over two or three lines in capitals ('LIMO (PARKED)
+- HOTEL - EARLY' over 'MORNING') and with the action that follows on the next line, no blank
+between. In the plain-text path such a heading, by the plain reader's grammar
+(`kgbuild.readers.plaintext.is_heading_line` of its lines joined, `inner_heading`), becomes a
+shot element (`ElementKind.SHOT`) with the joined heading as its text: the scene stays one entry,
+the heading is no action (nobody is introduced by it, no sentence runs on into it), and the rules
+read the scene as a run of settings (`kgbuild.offline.stretches`).
+
 A STAGE release names its movies in `english_movie_info.csv` and `chinese_movie_info.csv`
 (movie_id, title, ...) beside its `English/` and `Chinese/` folders: `stage_title` reads a movie
 folder's title there, and a `script.json` read from such a folder is titled by it.
@@ -71,6 +80,84 @@ def _heading(title: str, line: int, fallback_number: str) -> Element:
     )
 
 
+_LOWER = re.compile(r"[a-z]")
+_LETTER = re.compile(r"[A-Za-z]")
+# What may open a heading before its first word: a model year's apostrophe (''89 FORD TEMPO').
+_OPENING_MARKS = "'‘’\"`. "
+#: A heading wrapped over more lines than this is not looked for.
+WRAPPED_LINES = 3
+
+
+def _joined(lines: list[str]) -> str:
+    return " ".join(" ".join(line.split()) for line in lines)
+
+
+def inner_heading(text: str) -> bool:
+    """Whether a line in capitals (or wrapped lines joined) printed inside a STAGE entry is a scene
+    heading by the plain reader's grammar: INT./EXT., or places and a time after a dash
+    ('BEDROOM, JOE'S FLAT - EARLY MORNING', ''89 FORD (MOVING) - LOWELL - DAY').
+
+    Example:
+        >>> inner_heading("BEDROOM, JOE'S FLAT - EARLY MORNING"), inner_heading("NO - WAIT!")
+        (True, False)
+    """
+    from kgbuild.readers.plaintext import is_heading_line
+
+    body, _ = strip_scene_numbers(text.lstrip(_OPENING_MARKS))  # '79 CONTINUED: 79' is no heading
+    return bool(_LETTER.search(body)) and not _LOWER.search(body) and is_heading_line(body, longest=10 * len(body))
+
+
+def _caps(line: str) -> bool:
+    return bool(_LETTER.search(line)) and not _LOWER.search(line)
+
+
+def _wraps(line: str) -> bool:
+    """A line in capitals that may go on over the next: it ends no sentence, call or transition
+    ('CUT TO:', 'WAKE UP!', 'FIGHTAHS.')."""
+    return _caps(line) and not line.rstrip().endswith((":", ".", "!", "?", "…"))
+
+
+def heading_runs(lines: list[str]) -> list[tuple[int, int]]:
+    """(first, last) index of each heading printed in a scene's lines: the fewest consecutive lines
+    in capitals, up to `WRAPPED_LINES`, whose text joined is a heading (`inner_heading`); every
+    line but the last ends no sentence, call or transition.
+
+    Example:
+        >>> heading_runs(["He waits.", "LIMO (PARKED) - HOTEL - EARLY", "MORNING", "Ann gets in."])
+        [(1, 2)]
+    """
+    runs: list[tuple[int, int]] = []
+    i = 0
+    while i < len(lines):
+        end = next((j for j in range(i, min(i + WRAPPED_LINES, len(lines)))
+                    if all(_wraps(line) for line in lines[i:j]) and _caps(lines[j])
+                    and inner_heading(_joined(lines[i:j + 1]))),
+                   None)
+        if end is None:
+            i += 1
+            continue
+        runs.append((i, end))
+        i = end + 1
+    return runs
+
+
+def _plain_body(lines: list[str], first_line: int) -> tuple[list[Element], list[ParseWarning]]:
+    """The plain reader's elements, with each heading printed inside the scene a shot of its own
+    (its lines blanked for the classifier, so no paragraph runs into it)."""
+    from kgbuild.readers.plaintext import plain_elements
+
+    runs = heading_runs(lines)
+    if not runs:
+        return plain_elements(lines, first_line=first_line)
+    blanked = list(lines)
+    for a, b in runs:
+        blanked[a:b + 1] = [""] * (b + 1 - a)
+    elements, warnings = plain_elements(blanked, first_line=first_line)
+    shots = [Element(kind=ElementKind.SHOT, text=_joined(lines[a:b + 1]), line_start=first_line + a,
+                     line_end=first_line + b) for a, b in runs]
+    return sorted([*elements, *shots], key=lambda e: e.line_start), warnings
+
+
 def _body(lines: list[str], first_line: int, document: list[str] | None, *,
           inline: bool) -> tuple[list[Element], list[ParseWarning]]:
     """A scene's elements; `document` (every scene's lines) is given for a Chinese script, `inline`
@@ -81,9 +168,7 @@ def _body(lines: list[str], first_line: int, document: list[str] | None, *,
         from kgbuild.readers.chinese import chinese_elements
 
         return chinese_elements(lines, first_line=first_line, document=document)
-    from kgbuild.readers.plaintext import plain_elements
-
-    return plain_elements(lines, first_line=first_line)
+    return _plain_body(lines, first_line)
 
 
 def _demote_headings(elements: list[Element]) -> list[Element]:
