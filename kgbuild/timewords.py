@@ -135,10 +135,11 @@ ZH_HEADING_NOTES: frozenset[str] = frozenset({
 
 #: The weather a heading may state after its place ('- RAIN - DAY', '- NIGHT - SNOWING'), a
 #: closed class: neither a place nor a time. A heading part is weather when it is one of these,
-#: with an article and a word of how it falls ('IN THE POURING RAIN', 'HEAVY SNOW').
+#: after a word of how it falls and IN THE ('IN THE POURING RAIN', 'HEAVY SNOW'); not after THE
+#: alone, which names ('BACKSTAGE - THE FOG', a club), and SHOWERS is a room.
 WEATHER_WORDS: frozenset[str] = frozenset({
-    "RAIN", "RAINING", "RAINY", "RAINFALL", "RAINSTORM", "DOWNPOUR", "DRIZZLE", "DRIZZLING", "SHOWER",
-    "SHOWERS", "SNOW", "SNOWING", "SNOWY", "SNOWFALL", "SNOWSTORM", "BLIZZARD", "SLEET", "HAIL",
+    "RAIN", "RAINING", "RAINY", "RAINFALL", "RAINSTORM", "DOWNPOUR", "DRIZZLE", "DRIZZLING",
+    "SNOW", "SNOWING", "SNOWY", "SNOWFALL", "SNOWSTORM", "BLIZZARD", "SLEET", "HAIL",
     "STORM", "STORMY", "THUNDERSTORM", "THUNDER", "LIGHTNING", "FOG", "FOGGY", "MIST", "MISTY",
     "WIND", "WINDY", "GALE", "OVERCAST", "CLOUDY", "SUNNY", "HEATWAVE", "HEAT WAVE", "FROST",
 })

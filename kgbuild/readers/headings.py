@@ -92,10 +92,10 @@ _FOUNTAIN_NUMBER = re.compile(r"\s*#(?P<num>[\w.\-]+)#\s*$")
 
 _TIME_WRAPPERS = re.compile(r"^[\s(\[]*(.*?)[\s)\]]*$")
 # A period ends a part ('INT. DAY. CRI HUB') unless it ends an initial ('A.P. NEWSROOM') or an
-# abbreviation ('ST. MARY'S CHURCH').
+# abbreviation ('ST. MARY'S CHURCH', 'APPROX. 5 PM').
 _LOCATION_SPLIT = re.compile(
     r"\s+[-–—]+\s+|\s*--+\s*|\s*[–—]\s*|(?<!\b[A-Z])(?<!\bST)(?<!\bMT)(?<!\bDR)(?<!\bMR)(?<!\bMS)(?<!\bFT)"
-    r"(?<!\bMRS)(?<!\bJR)\.\s+(?=\S)|\s*,\s+")
+    r"(?<!\bMRS)(?<!\bJR)(?<!\bAPPROX)\.\s+(?=\S)|\s*,\s+")
 _PART_EDGES = " .-–—:;"
 _OPENERS, _CLOSERS = "([（【", ")]）】"
 _BRACKETS = re.compile(r"[(\[（【]([^)\]）】]*)[)\]）】]")
@@ -138,19 +138,21 @@ _YEAR = re.compile(r"^\(?(?:1[0-9]|20)\d{2}s?\)?$|^\(?(?:PRESENT|PAST|FLASHBACK)
 _FULL_MONTHS = _alternation(tuple(m for m in MONTHS if len(m) > 4 or m in ("MAY", "JUNE", "JULY")))
 _ORDINAL = r"\d{1,2}(?:ST|ND|RD|TH)?"
 _HEADING_CONDITION = re.compile(
-    rf"^(?:(?:IN\s+)?THE\s+|A\s+)?(?:(?:{_alternation(WEATHER_MODIFIERS)})\s+)?(?:{_alternation(WEATHER_WORDS)})$"
+    rf"^(?:IN\s+THE\s+)?(?:(?:{_alternation(WEATHER_MODIFIERS)})\s+)?(?:{_alternation(WEATHER_WORDS)})$"
     rf"|^(?:(?:EARLY|LATE|MID|HIGH|DEEP)[\s-]+)?(?:{_alternation(SEASONS)})(?:TIME)?(?:,?\s+(?:OF\s+)?\d{{4}}S?)?$"
     rf"|^(?:(?:EARLY|LATE|MID)[\s-]+)?(?:{_FULL_MONTHS})(?:\s+{_ORDINAL})?(?:,?\s+\d{{3,4}})?$"
     rf"|^(?:{_alternation(MONTHS)})\.?\s+(?:{_ORDINAL}(?:,?\s+\d{{3,4}})?|\d{{3,4}})$"
     rf"|^(?:THE\s+)?{_ORDINAL}\s+(?:OF\s+)?(?:{_alternation(MONTHS)})\.?(?:,?\s+\d{{3,4}})?$"
     rf"|^(?:{_alternation(WEEKDAYS)})$"
-    r"|^(?:AT\s+|ABOUT\s+|AROUND\s+)?\d{1,2}(?:[:.]\d{2})?\s*(?:O'CLOCK|O’CLOCK|[AP]\.?\s?M\.?)(?:\s|$)"
+    r"|^(?:AT\s+|ABOUT\s+|AROUND\s+|APPROX\.?\s+|APPROXIMATELY\s+|CIRCA\s+)?\d{1,2}(?:[:.]\d{2})?\s*(?:O'CLOCK|O’CLOCK|[AP]\.?\s?M\.?)(?:\s|$)"
     r"|^(?:AT\s+)?\d{1,2}:\d{2}\b")
 
 # Chinese headings: "1 老师家 内 日", "1、日.外.青石崔", "3. 日 外 青石岭", "第一场", "2、银行监控室，日，内".
 _ZH_SCENE_NUMBER = re.compile(
     r"^\s*(?:第\s*(?P<cn>[0-9０-９一二三四五六七八九十百千零〇两]+)\s*[场場幕集]"
-    r"|(?P<num>[0-9０-９]{1,4}[A-Za-z]?)\s*(?:[、.．:：,，)）]|\s|(?=[\u4e00-\u9fff])(?![年月号点分岁]))"
+    # '2场，小上海' and '3场日/内景' count scenes: 场 after the digits, before a separator or a marker.
+    rf"|(?P<num>[0-9０-９]{{1,4}}[A-Za-z]?)\s*(?:[场場](?=$|[\s,，.．、。:：/／]|{'|'.join(ZH_TIMES_OF_DAY)}|内|外)"
+    r"|[、.．:：,，)）]|\s|(?=[\u4e00-\u9fff])(?![年月号点分岁]))"
     r")\s*"
 )
 _ZH_INT_EXT = {"内": "INT", "外": "EXT", "内外": "INT/EXT", "外内": "INT/EXT", "內": "INT"}
@@ -549,8 +551,9 @@ def parse_chinese_heading(line: str) -> Heading:
     markers: list[str] = []
     conditions: list[str] = []
     for token in _ZH_TOKEN_SPLIT.split(rest):
-        token, noted = _zh_bracket_notes(token)
+        token, noted, bracketed = _zh_bracket_notes(token)
         relative += noted
+        conditions += bracketed
         if _zh_camera_note(token):
             continue
         glued = _ZH_GLUED_MARKER.match(token)
@@ -578,8 +581,11 @@ def parse_chinese_heading(line: str) -> Heading:
             int_ext = int_ext or _ZH_INT_EXT[m.group("ie")]
             time = time or m.group("time") or m.group("time2")
             continue
-        if m and m.start() > 0 and int_ext is None:
-            int_ext = _ZH_INT_EXT[m.group("ie")]
+        if m and m.start() > 0 and (int_ext is None or m.group("time") or m.group("time2")):
+            # Markers glued to the place: '重庆市日外'; with a time they are markers even beside a
+            # standalone one ('祠堂日外  /  内', an INT./EXT. scene), alone only without one.
+            tail_mark = _ZH_INT_EXT[m.group("ie")]
+            int_ext = tail_mark if int_ext in (None, tail_mark) else "INT/EXT"
             time = time or m.group("time") or m.group("time2")
             token = token[: m.start()]
         elif time is None and len(token) > 1 and token[-1] in "日夜" and int_ext is not None:
@@ -628,15 +634,19 @@ def _zh_lone_brackets(rest: str) -> tuple[str, list[str]]:
     return _ZH_LONE_BRACKET.sub(drop, rest), times
 
 
-def _zh_bracket_notes(token: str) -> tuple[str, list[str]]:
-    """A Chinese heading token without its bracketed times and notes ('夜（稍后）' -> '夜', ['稍后']);
-    other brackets stay."""
+def _zh_bracket_notes(token: str) -> tuple[str, list[str], list[str]]:
+    """A Chinese heading token without its bracketed times, conditions and notes ('夜（稍后）' ->
+    '夜', ['稍后']; '祠堂（秋）' -> '祠堂', [], ['秋']); other brackets stay."""
     times: list[str] = []
+    conditions: list[str] = []
 
     def drop(m: re.Match[str]) -> str:
         inner = m.group(1).strip()
         if inner in ZH_RELATIVE_TIMES or inner in ZH_TIMES_OF_DAY:
             times.append(inner)
+            return ""
+        if _zh_condition(inner):
+            conditions.append(inner)
             return ""
         value = _time_value(inner)
         if value is not None:
@@ -644,7 +654,7 @@ def _zh_bracket_notes(token: str) -> tuple[str, list[str]]:
             return ""
         return "" if inner in ZH_HEADING_NOTES or _is_note(inner) else m.group(0)
 
-    return _BRACKETS.sub(drop, token).strip(), times
+    return _BRACKETS.sub(drop, token).strip(), times, conditions
 
 
 def looks_like_chinese_heading(line: str) -> bool:

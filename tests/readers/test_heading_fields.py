@@ -23,6 +23,13 @@ from kgbuild.readers.headings import is_condition, parse_chinese_heading, parse_
     ("内/外景  车厢/站台  夜", "INT/EXT", ["车厢", "站台"], "夜", []),
     ("外景堤坝  夜  冬天  风雪", "EXT", ["堤坝"], "夜", ["冬天", "风雪"]),
     ("12  外景  码头  1958年冬天", "EXT", ["码头"], None, ["1958年冬天"]),
+    # A season in brackets after the place; markers glued after it with a time, and another alone.
+    ("5、李家祠堂（秋）日 外", "EXT", ["李家祠堂"], "日", ["秋"]),
+    ("6、李家祠堂（冬）夜外  /  内", "INT/EXT", ["李家祠堂"], "夜", ["冬"]),
+    # Scenes counted 'N场' before a separator or a marker; a place 场 begins stays.
+    ("2场，枣林小院，同前场", None, ["枣林小院"], None, ["同前场"]),
+    ("3场日/内景", "INT", [], "日", []),
+    ("4场院  日  外", "EXT", ["场院"], "日", []),
     # Places the weather or a marker only begins: a snowfield, a location for shooting.
     ("外景  雪地  日", "EXT", ["雪地"], "日", []),
     ("外景地  日", None, ["外景地"], "日", []),
@@ -46,6 +53,10 @@ def test_chinese_heading_fields(line, int_ext, places, time, conditions):
     ("INT. EVE'S FLAT - NIGHT", ["EVE'S FLAT"], "NIGHT", []),
     ("EXT. RAIN FOREST - DAY", ["RAIN FOREST"], "DAY", []),
     ("INT. EVE - NIGHT", ["EVE"], "NIGHT", []),
+    # A room named after what falls there, a club named THE FOG; a clock time said approximately.
+    ("INT. GYM - SHOWERS - DAY", ["GYM", "SHOWERS"], "DAY", []),
+    ("INT. BACKSTAGE - THE FOG - NIGHT", ["BACKSTAGE", "THE FOG"], "NIGHT", []),
+    ("INT. DINER - APPROX. 5 PM - COUNTER", ["DINER", "COUNTER"], None, ["APPROX. 5 PM"]),
 ])
 def test_english_heading_fields(line, places, time, conditions):
     heading = parse_english_heading(line)
