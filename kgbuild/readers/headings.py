@@ -19,6 +19,12 @@ LATER' is MORNING).
   ('山楂树镜头'), unless it counts shots instead ('一组镜头', a montage); a picture (画面: '新闻画面',
   news footage) or a 蒙太奇 is a note. A bracket standing alone between tokens describes the
   scene ('( 天际线一般的外景 )') and is never a place, as in English.
+- A heading's other fields are no places (`Heading.conditions`): after the first part, the
+  weather, the season, a date and a clock time ('- RAIN - DAY', '- AUTUMN', 'MARCH 1800', '3
+  O'CLOCK PRACTICE'; `is_condition`); in Chinese, by their form wherever they stand ('雪',
+  '雨后', '秋天', '（秋）', '1954年'), the markers written out (外景, 内景) and 同上, 'same as
+  above', which stands for the place of the heading before and names none here. The
+  abbreviated times EVE, NITE and MORN are times as a part of their own ('DRAWING ROOM - EVE').
 """
 
 from __future__ import annotations
