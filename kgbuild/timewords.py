@@ -50,8 +50,13 @@ TIME_OF_DAY_WORDS: frozenset[str] = frozenset(t.lower() for t in TIMES_OF_DAY if
 #: from them tries '夜晚' before '夜'.
 ZH_TIMES_OF_DAY: tuple[str, ...] = (
     "清晨", "早晨", "上午", "中午", "下午", "傍晚", "黄昏", "夜晚", "深夜", "凌晨", "午夜", "白天",
-    "晚上", "早上", "日", "夜", "晨", "昏", "晚", "早", "午",
+    "晚上", "早上", "黎明", "拂晓", "破晓", "日出", "日落", "薄暮", "入夜", "午后", "正午", "晌午",
+    "子夜", "半夜", "夜间", "夜里", "晨曦", "日", "夜", "晨", "昏", "晚", "早", "午",
 )
+
+#: Times of day as screenplays abbreviate them ('DRAWING ROOM - EVE', '- NITE', '- MORN'): a time
+#: only as a heading part of its own after the first, never glued to a place ('INT. ADAM AND EVE').
+ABBREVIATED_TIMES: frozenset[str] = frozenset({"EVE", "NITE", "MORN"})
 
 #: Modifiers that join a time of day ('LATER THAT MORNING', 'THE NEXT AFTERNOON', 'EARLY DAY').
 TIME_OF_DAY_MODIFIERS: tuple[str, ...] = (
@@ -127,3 +132,48 @@ ZH_HEADING_NOTES: frozenset[str] = frozenset({
     # The parts of a script: prologue, wedge, epilogue, opening and closing titles.
     "序", "序幕", "序章", "楔子", "引子", "尾声", "片头", "片尾",
 })
+
+#: The weather a heading may state after its place ('- RAIN - DAY', '- NIGHT - SNOWING'), a
+#: closed class: neither a place nor a time. A heading part is weather when it is one of these,
+#: after a word of how it falls and IN THE ('IN THE POURING RAIN', 'HEAVY SNOW'); not after THE
+#: alone, which names ('BACKSTAGE - THE FOG', a club), and SHOWERS is a room.
+WEATHER_WORDS: frozenset[str] = frozenset({
+    "RAIN", "RAINING", "RAINY", "RAINFALL", "RAINSTORM", "DOWNPOUR", "DRIZZLE", "DRIZZLING",
+    "SNOW", "SNOWING", "SNOWY", "SNOWFALL", "SNOWSTORM", "BLIZZARD", "SLEET", "HAIL",
+    "STORM", "STORMY", "THUNDERSTORM", "THUNDER", "LIGHTNING", "FOG", "FOGGY", "MIST", "MISTY",
+    "WIND", "WINDY", "GALE", "OVERCAST", "CLOUDY", "SUNNY", "HEATWAVE", "HEAT WAVE", "FROST",
+})
+
+#: How weather falls or stands, before its word: 'HEAVY RAIN', 'THE DRIVING SNOW'.
+WEATHER_MODIFIERS: frozenset[str] = frozenset({
+    "HEAVY", "LIGHT", "POURING", "DRIVING", "FALLING", "STEADY", "THICK", "DENSE", "SOFT", "GENTLE",
+    "FREEZING", "BLOWING", "HOWLING", "TORRENTIAL", "BITTER", "FIRST",
+})
+
+#: The seasons, in capitals ('EXT. ORCHARD - AUTUMN'), with FALL for autumn.
+SEASONS: frozenset[str] = frozenset({"SPRING", "SUMMER", "AUTUMN", "FALL", "WINTER"})
+
+#: The months and the days of the week, as a heading dates its scene ('MARCH 1800', 'MONDAY').
+MONTHS: tuple[str, ...] = (
+    "JANUARY", "FEBRUARY", "MARCH", "APRIL", "MAY", "JUNE", "JULY", "AUGUST", "SEPTEMBER", "OCTOBER",
+    "NOVEMBER", "DECEMBER", "JAN", "FEB", "MAR", "APR", "JUN", "JUL", "AUG", "SEP", "SEPT", "OCT",
+    "NOV", "DEC",
+)
+WEEKDAYS: tuple[str, ...] = ("MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATURDAY", "SUNDAY")
+
+#: Chinese weather in a heading ('外景  草料棚  日  雪', '日  雨后'), by its form: weather
+#: characters (rain, snow, fog, wind, clear, overcast, thunder, lightning, frost, hail), after a
+#: word of how much ('小雨', '大雾', '暴风雪') and before one of when ('雪后', '雨停', '雨中', '阴天').
+ZH_WEATHER_CHARS = "雨雪雾风晴阴雷电霜雹"
+ZH_WEATHER_MODIFIERS = "小中大暴细阵毛微狂浓薄轻"
+ZH_WEATHER_AFTER: tuple[str, ...] = ("后", "中", "天", "停", "过")
+
+#: Chinese seasons ('春天', '秋', '初冬', '盛夏', '冬季', '冬日'): a season character between an
+#: optional word of which part of it and one of the season.
+ZH_SEASON_CHARS = "春夏秋冬"
+ZH_SEASON_BEFORE = "初早暮晚盛深寒隆仲孟残"
+ZH_SEASON_AFTER: tuple[str, ...] = ("天", "季", "日", "末", "初")
+
+#: The heading writes 'same as above' for the place of the heading before ('外景  同上  日'): a
+#: mark of continuity, never a place of that name.
+ZH_SAME_PLACE: frozenset[str] = frozenset({"同上", "同前", "同前场", "同场", "同场景", "同一场景", "同一地点"})

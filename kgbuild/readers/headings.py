@@ -19,6 +19,12 @@ LATER' is MORNING).
   ('山楂树镜头'), unless it counts shots instead ('一组镜头', a montage); a picture (画面: '新闻画面',
   news footage) or a 蒙太奇 is a note. A bracket standing alone between tokens describes the
   scene ('( 天际线一般的外景 )') and is never a place, as in English.
+- A heading's other fields are no places (`Heading.conditions`): after the first part, the
+  weather, the season, a date and a clock time ('- RAIN - DAY', '- AUTUMN', 'MARCH 1800', '3
+  O'CLOCK PRACTICE'; `is_condition`); in Chinese, by their form wherever they stand ('雪',
+  '雨后', '秋天', '（秋）', '1954年'), the markers written out (外景, 内景) and 同上, 'same as
+  above', which stands for the place of the heading before and names none here. The
+  abbreviated times EVE, NITE and MORN are times as a part of their own ('DRAWING ROOM - EVE').
 """
 
 from __future__ import annotations
@@ -28,22 +34,35 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from kgbuild.timewords import (
+    ABBREVIATED_TIMES,
     BLANK_SLOTS,
     CAMERA_OPENERS,
     CAMERA_WORDS,
     EDITING_VERBS,
     HEADING_NOTES,
     HEADING_TIMES,
+    MONTHS,
     RELATIVE_TIMES,
+    SEASONS,
     TIME_COUNTS,
     TIME_DIRECTIONS,
     TIME_OF_DAY_MODIFIERS,
     TIME_UNITS,
     TIMES_OF_DAY,
+    WEATHER_MODIFIERS,
+    WEATHER_WORDS,
+    WEEKDAYS,
     ZH_CAMERA_WORDS,
     ZH_HEADING_NOTES,
     ZH_RELATIVE_TIMES,
+    ZH_SAME_PLACE,
+    ZH_SEASON_AFTER,
+    ZH_SEASON_BEFORE,
+    ZH_SEASON_CHARS,
     ZH_TIMES_OF_DAY,
+    ZH_WEATHER_AFTER,
+    ZH_WEATHER_CHARS,
+    ZH_WEATHER_MODIFIERS,
 )
 
 # INT./EXT. prefixes, anchored at the start; the dot or a space must follow so that CLINT or
@@ -79,10 +98,10 @@ _FOUNTAIN_NUMBER = re.compile(r"\s*#(?P<num>[\w.\-]+)#\s*$")
 
 _TIME_WRAPPERS = re.compile(r"^[\s(\[]*(.*?)[\s)\]]*$")
 # A period ends a part ('INT. DAY. CRI HUB') unless it ends an initial ('A.P. NEWSROOM') or an
-# abbreviation ('ST. MARY'S CHURCH').
+# abbreviation ('ST. MARY'S CHURCH', 'APPROX. 5 PM').
 _LOCATION_SPLIT = re.compile(
     r"\s+[-–—]+\s+|\s*--+\s*|\s*[–—]\s*|(?<!\b[A-Z])(?<!\bST)(?<!\bMT)(?<!\bDR)(?<!\bMR)(?<!\bMS)(?<!\bFT)"
-    r"(?<!\bMRS)(?<!\bJR)\.\s+(?=\S)|\s*,\s+")
+    r"(?<!\bMRS)(?<!\bJR)(?<!\bAPPROX)\.\s+(?=\S)|\s*,\s+")
 _PART_EDGES = " .-–—:;"
 _OPENERS, _CLOSERS = "([（【", ")]）】"
 _BRACKETS = re.compile(r"[(\[（【]([^)\]）】]*)[)\]）】]")
@@ -118,10 +137,28 @@ _HYPHEN_TIME = re.compile(
 _RELATIVE_END = re.compile(rf"\b(?:{_alternation(TIME_DIRECTIONS)})$")
 _YEAR = re.compile(r"^\(?(?:1[0-9]|20)\d{2}s?\)?$|^\(?(?:PRESENT|PAST|FLASHBACK)\)?$", re.IGNORECASE)
 
+# The fields of a heading after its place that are neither places nor times of day: the weather
+# ('- RAIN - DAY', 'IN THE POURING RAIN'), the season ('- AUTUMN', 'SUMMER 1969'), a date ('MARCH
+# 1800', '4TH OF JULY', 'MONDAY') and a clock time, with what happens at it ('3 O'CLOCK PRACTICE',
+# '10:30 PM').
+_FULL_MONTHS = _alternation(tuple(m for m in MONTHS if len(m) > 4 or m in ("MAY", "JUNE", "JULY")))
+_ORDINAL = r"\d{1,2}(?:ST|ND|RD|TH)?"
+_HEADING_CONDITION = re.compile(
+    rf"^(?:IN\s+THE\s+)?(?:(?:{_alternation(WEATHER_MODIFIERS)})\s+)?(?:{_alternation(WEATHER_WORDS)})$"
+    rf"|^(?:(?:EARLY|LATE|MID|HIGH|DEEP)[\s-]+)?(?:{_alternation(SEASONS)})(?:TIME)?(?:,?\s+(?:OF\s+)?\d{{4}}S?)?$"
+    rf"|^(?:(?:EARLY|LATE|MID)[\s-]+)?(?:{_FULL_MONTHS})(?:\s+{_ORDINAL})?(?:,?\s+\d{{3,4}})?$"
+    rf"|^(?:{_alternation(MONTHS)})\.?\s+(?:{_ORDINAL}(?:,?\s+\d{{3,4}})?|\d{{3,4}})$"
+    rf"|^(?:THE\s+)?{_ORDINAL}\s+(?:OF\s+)?(?:{_alternation(MONTHS)})\.?(?:,?\s+\d{{3,4}})?$"
+    rf"|^(?:{_alternation(WEEKDAYS)})$"
+    r"|^(?:AT\s+|ABOUT\s+|AROUND\s+|APPROX\.?\s+|APPROXIMATELY\s+|CIRCA\s+)?\d{1,2}(?:[:.]\d{2})?\s*(?:O'CLOCK|O’CLOCK|[AP]\.?\s?M\.?)(?:\s|$)"
+    r"|^(?:AT\s+)?\d{1,2}:\d{2}\b")
+
 # Chinese headings: "1 老师家 内 日", "1、日.外.青石崔", "3. 日 外 青石岭", "第一场", "2、银行监控室，日，内".
 _ZH_SCENE_NUMBER = re.compile(
     r"^\s*(?:第\s*(?P<cn>[0-9０-９一二三四五六七八九十百千零〇两]+)\s*[场場幕集]"
-    r"|(?P<num>[0-9０-９]{1,4}[A-Za-z]?)\s*(?:[、.．:：,，)）]|\s|(?=[\u4e00-\u9fff])(?![年月号点分岁]))"
+    # '2场，小上海' and '3场日/内景' count scenes: 场 after the digits, before a separator or a marker.
+    rf"|(?P<num>[0-9０-９]{{1,4}}[A-Za-z]?)\s*(?:[场場](?=$|[\s,，.．、。:：/／]|{'|'.join(ZH_TIMES_OF_DAY)}|内|外)"
+    r"|[、.．:：,，)）]|\s|(?=[\u4e00-\u9fff])(?![年月号点分岁]))"
     r")\s*"
 )
 _ZH_INT_EXT = {"内": "INT", "外": "EXT", "内外": "INT/EXT", "外内": "INT/EXT", "內": "INT"}
@@ -139,6 +176,20 @@ _ZH_SHOT = re.compile(rf"(?:{'|'.join(ZH_CAMERA_WORDS)})$")
 _ZH_QUANTITY = re.compile(r"^(?:[0-9０-９一二三两几数若干]+|一系列|系列)?[组个段些串套系列]*$")
 # A bracket standing alone between a heading's tokens: '青石岭旷野 ( 天际线一般的外景 )'.
 _ZH_LONE_BRACKET = re.compile(r"(^|[\s,，.．、。:：/／·・|])\s*[(\[（【]([^)\]）】]*)[)\]）】]")
+# The INT./EXT. markers written out, 外景 and 内景 ('exterior scene', 'interior scene'), as a token
+# or before the place they open ('外景阵地'); a place of one character after them stays whole
+# ('外景地', a location for shooting).
+_ZH_SCENE_MARKERS = {"外景": "EXT", "内景": "INT", "內景": "INT", "内外景": "INT/EXT", "外内景": "INT/EXT"}
+_ZH_GLUED_MARKER = re.compile(r"^(?P<mark>内外景|外内景|外景|内景|內景)(?=\S{2})")
+# The fields of a Chinese heading that are neither places nor times of day (see `_zh_condition`).
+_ZH_DIGITS = "0-9０-９一二三四五六七八九十百〇零两"
+_ZH_WEATHER = re.compile(
+    rf"^[{ZH_WEATHER_MODIFIERS}]*(?:雨夹雪|[{ZH_WEATHER_CHARS}]{{1,2}})(?:{'|'.join(ZH_WEATHER_AFTER)})?$")
+_ZH_SEASON = rf"[{ZH_SEASON_BEFORE}]?[{ZH_SEASON_CHARS}](?:{'|'.join(ZH_SEASON_AFTER)})?"
+_ZH_DATE = re.compile(
+    rf"^(?:公元)?[{_ZH_DIGITS}]{{2,4}}年(?:[{_ZH_DIGITS}]{{1,2}}月)?(?:[{_ZH_DIGITS}]{{1,3}}[日号])?(?:{_ZH_SEASON})?$"
+    rf"|^[{_ZH_DIGITS}]{{1,2}}月(?:[{_ZH_DIGITS}]{{1,3}}[日号])?$"
+    rf"|^[{_ZH_DIGITS}]{{1,2}}[点時时](?:[{_ZH_DIGITS}]{{1,2}}分|半|整|钟)?$")
 
 
 @dataclass(frozen=True)
@@ -154,6 +205,11 @@ class Heading:
     """For a heading of two places or more, each with its own INT./EXT. ('INT. JUDY'S FLAT/INT.
     WASHINGTON AIRPORT', an intercut): the places of each, in order; `location` holds them all.
     Empty for a heading of one place."""
+    conditions: list[str] = field(default_factory=list)
+    """What else the heading states of its scene, neither place nor time of day: the weather
+    ('RAIN', '雪后'), the season ('AUTUMN', '秋天'), a date ('MARCH 1800'), a clock time ('3
+    O'CLOCK PRACTICE') and the 'same as above' that stands for the place of the heading before
+    ('同上'), as written."""
 
 
 def _norm_int_ext(raw: str) -> str:
@@ -241,13 +297,17 @@ def _unwrapped(part: str) -> str:
 def _time_value(text: str, *, loose: bool = False) -> str | None:
     """`text` as a time ('NIGHT', 'LATER THAT MORNING', 'TWO DAYS LATER'), or None if it is not one.
 
-    `loose` also takes any words ending in DAY or NIGHT ('FRIDAY NIGHT', 'CHRISTMAS DAY'): only
-    for a part after the first, since 'INT. INTERROGATION ROOM DAY' is a place with its time glued on.
+    `loose` also takes any words ending in DAY, NIGHT or EVE ('FRIDAY NIGHT', 'CHRISTMAS DAY',
+    "NEW YEAR'S EVE") and the abbreviated times ('EVE', 'NITE'): only for a part after the first,
+    since 'INT. INTERROGATION ROOM DAY' is a place with its time glued on and 'INT. EVE'S
+    FLAT' a place.
     """
     value = " ".join(text.upper().replace("’", "'").split()).strip(_PART_EDGES + "?!,")
     if not value:
         return None
-    if value in HEADING_TIMES or _TIME_FORMS.match(value) or (loose and value.endswith((" DAY", " NIGHT"))):
+    if value in HEADING_TIMES or _TIME_FORMS.match(value):
+        return value
+    if loose and (value in ABBREVIATED_TIMES or value.endswith((" DAY", " NIGHT", " EVE"))):
         return value
     return None
 
@@ -365,15 +425,37 @@ def _unglued(parts: Iterable[str]) -> list[str]:
     return out
 
 
-def _split_time(parts: list[str]) -> tuple[list[str], str | None]:
-    """Take the times and the notes out of a heading's parts, wherever they stand; the first
-    time of day wins over relative times ('NIGHT - A FEW MINUTES LATER' is NIGHT)."""
+def is_condition(part: str) -> bool:
+    """Whether a heading part after the first states the weather, the season, a date or a clock
+    time of the scene rather than a place (`Heading.conditions`).
+
+    Example:
+        >>> is_condition("RAIN"), is_condition("MARCH 1800"), is_condition("3 O'CLOCK PRACTICE")
+        (True, True, True)
+        >>> is_condition("RAIN FOREST"), is_condition("ST. MARCH'S CHURCH")
+        (False, False)
+    """
+    return bool(_HEADING_CONDITION.match(" ".join(part.upper().replace("’", "'").split()).strip(_PART_EDGES)))
+
+
+def _split_time(parts: list[str]) -> tuple[list[str], str | None, list[str]]:
+    """Take the times, the notes and the conditions (`is_condition`, after the first part) out
+    of a heading's parts, wherever they stand; the first time of day wins over relative times
+    ('NIGHT - A FEW MINUTES LATER' is NIGHT).
+
+    Returns:
+        The places, the time and the conditions.
+    """
     times: list[str] = []
     places: list[str] = []
+    conditions: list[str] = []
     for n, part in enumerate(_unglued(_YEAR_SUFFIX.sub("", p) or p for p in parts)):
         found = _part_times(part, loose=n > 0)
         if found is not None:
             times += found
+            continue
+        if n > 0 and is_condition(part):
+            conditions.append(part)
             continue
         if _is_note(part) or _BRACKETS.fullmatch(part.strip()):
             # An editing note, or a bracketed remark ('NIGHT - [THE STORM]', '(THAT EVENING)'):
@@ -390,9 +472,9 @@ def _split_time(parts: list[str]) -> tuple[list[str], str | None]:
             places[-1] = places[-1][: m.end("place")].strip(_PART_EDGES)
             times.append(" ".join(m.group("time").split()))
     if not times:
-        return places, None
+        return places, None, conditions
     absolute = [t for t in times if not _is_relative(t)]
-    return places, (absolute or times)[0]
+    return places, (absolute or times)[0], conditions
 
 
 def parse_english_heading(line: str, *, forced: bool = False) -> Heading:
@@ -429,18 +511,20 @@ def parse_english_heading(line: str, *, forced: bool = False) -> Heading:
         return Heading(text=text, number=number)
     sides: list[list[str]] = []
     times: list[str | None] = []
+    conditions: list[str] = []
     for n, side in enumerate(_OTHER_SIDE.split(rest) if m else [rest]):
         marker = _EN_PREFIX.match(side) if n else None
         if marker is not None:
             int_ext = int_ext if _norm_int_ext(marker.group("ie")) == int_ext else "INT/EXT"
             side = side[marker.end():]
-        parts, time = _split_time(split_parts(side))
+        parts, time, noted = _split_time(split_parts(side))
         sides.append([p for p in parts if not _YEAR.match(p)])
         times.append(time)
+        conditions += noted
     location = [p for side in sides for p in side]
     time = next((t for t in times if t is not None), None)
     return Heading(text=text, number=number, int_ext=int_ext, location=location, time_of_day=time,
-                   sides=[side for side in sides if side] if len(sides) > 1 else [])
+                   sides=[side for side in sides if side] if len(sides) > 1 else [], conditions=conditions)
 
 
 def chinese_heading_number(line: str) -> tuple[str | None, str]:
@@ -456,7 +540,11 @@ def parse_chinese_heading(line: str) -> Heading:
     """Split a Chinese heading ('1、重庆市，日，外', '1.  王子神油店日内') into its facts.
 
     A standalone INT/EXT or time token wins over one glued to the location, so in
-    '3、面包车内，日，外' the scene is EXT and the location keeps its '内' ('面包车内').
+    '3、面包车内，日，外' the scene is EXT and the location keeps its '内' ('面包车内'). The
+    markers may be written out (外景, 内景: '外景  草料棚  日  雪'), one for each of two places
+    ('外景/内景  院落/接待室', an INT./EXT. scene), or glued before the place ('外景阵地'). The
+    weather, the season, a date or a clock time, and the 'same as above' standing for the place
+    of the heading before are conditions of the scene, not places (`_zh_condition`).
 
     Example:
         >>> parse_chinese_heading("1.  王子神油店日内").location
@@ -466,16 +554,28 @@ def parse_chinese_heading(line: str) -> Heading:
     rest = _ZH_MARKER_NOTE.sub(lambda m: m.group("mark"), rest)
     rest, relative = _zh_lone_brackets(rest)
     tokens = []
+    markers: list[str] = []
+    conditions: list[str] = []
     for token in _ZH_TOKEN_SPLIT.split(rest):
-        token, noted = _zh_bracket_notes(token)
+        token, noted, bracketed = _zh_bracket_notes(token)
         relative += noted
+        conditions += bracketed
         if _zh_camera_note(token):
             continue
+        glued = _ZH_GLUED_MARKER.match(token)
+        if glued:
+            markers.append(_ZH_SCENE_MARKERS[glued.group("mark")])
+            token = token[glued.end():]
         if token in ZH_RELATIVE_TIMES:
             relative.append(token)
+        elif token in _ZH_SCENE_MARKERS:
+            markers.append(_ZH_SCENE_MARKERS[token])
+        elif _zh_condition(token):
+            conditions.append(token)
         elif token and token not in ZH_HEADING_NOTES:
             tokens.append(token)
-    int_ext = next((_ZH_INT_EXT[t] for t in tokens if t in _ZH_INT_EXT), None)
+    markers += [_ZH_INT_EXT[t] for t in tokens if t in _ZH_INT_EXT]
+    int_ext = None if not markers else markers[0] if len(set(markers)) == 1 else "INT/EXT"
     time = next((t for t in tokens if t in ZH_TIMES_OF_DAY), None)
     location: list[str] = []
     for token in tokens:
@@ -487,8 +587,11 @@ def parse_chinese_heading(line: str) -> Heading:
             int_ext = int_ext or _ZH_INT_EXT[m.group("ie")]
             time = time or m.group("time") or m.group("time2")
             continue
-        if m and m.start() > 0 and int_ext is None:
-            int_ext = _ZH_INT_EXT[m.group("ie")]
+        if m and m.start() > 0 and (int_ext is None or m.group("time") or m.group("time2")):
+            # Markers glued to the place: '重庆市日外'; with a time they are markers even beside a
+            # standalone one ('祠堂日外  /  内', an INT./EXT. scene), alone only without one.
+            tail_mark = _ZH_INT_EXT[m.group("ie")]
+            int_ext = tail_mark if int_ext in (None, tail_mark) else "INT/EXT"
             time = time or m.group("time") or m.group("time2")
             token = token[: m.start()]
         elif time is None and len(token) > 1 and token[-1] in "日夜" and int_ext is not None:
@@ -498,8 +601,16 @@ def parse_chinese_heading(line: str) -> Heading:
             location.append(token)
     return Heading(
         text=line.strip(), number=number, int_ext=int_ext, location=location,
-        time_of_day=time or (relative[0] if relative else None),
+        time_of_day=time or (relative[0] if relative else None), conditions=conditions,
     )
+
+
+def _zh_condition(token: str) -> bool:
+    """A Chinese heading token that states a condition of the scene, not a place, by its form:
+    the weather ('雪', '小雨', '雨后', '大雾'), the season ('春天', '初冬', '冬季'), a date or a
+    clock time ('1954年', '1951年冬天', '3月5日', '八点'), or 'same as above' ('同上')."""
+    return (token in ZH_SAME_PLACE or bool(_ZH_WEATHER.match(token))
+            or re.fullmatch(_ZH_SEASON, token) is not None or bool(_ZH_DATE.match(token)))
 
 
 def _zh_camera_note(token: str) -> bool:
@@ -529,15 +640,19 @@ def _zh_lone_brackets(rest: str) -> tuple[str, list[str]]:
     return _ZH_LONE_BRACKET.sub(drop, rest), times
 
 
-def _zh_bracket_notes(token: str) -> tuple[str, list[str]]:
-    """A Chinese heading token without its bracketed times and notes ('夜（稍后）' -> '夜', ['稍后']);
-    other brackets stay."""
+def _zh_bracket_notes(token: str) -> tuple[str, list[str], list[str]]:
+    """A Chinese heading token without its bracketed times, conditions and notes ('夜（稍后）' ->
+    '夜', ['稍后']; '祠堂（秋）' -> '祠堂', [], ['秋']); other brackets stay."""
     times: list[str] = []
+    conditions: list[str] = []
 
     def drop(m: re.Match[str]) -> str:
         inner = m.group(1).strip()
         if inner in ZH_RELATIVE_TIMES or inner in ZH_TIMES_OF_DAY:
             times.append(inner)
+            return ""
+        if _zh_condition(inner):
+            conditions.append(inner)
             return ""
         value = _time_value(inner)
         if value is not None:
@@ -545,7 +660,7 @@ def _zh_bracket_notes(token: str) -> tuple[str, list[str]]:
             return ""
         return "" if inner in ZH_HEADING_NOTES or _is_note(inner) else m.group(0)
 
-    return _BRACKETS.sub(drop, token).strip(), times
+    return _BRACKETS.sub(drop, token).strip(), times, conditions
 
 
 def looks_like_chinese_heading(line: str) -> bool:
@@ -558,9 +673,11 @@ def looks_like_chinese_heading(line: str) -> bool:
         return False
     tokens = [t for t in _ZH_TOKEN_SPLIT.split(rest) if t]
     # The markers as tokens of their own: '日 外', '夜内' ('108. 日外 七星潭山谷').
-    markers = [t for t in tokens if t in _ZH_INT_EXT or t in ZH_TIMES_OF_DAY or _ZH_TAIL.fullmatch(t)]
+    markers = [t for t in tokens if t in _ZH_INT_EXT or t in _ZH_SCENE_MARKERS or t in ZH_TIMES_OF_DAY
+               or _ZH_TAIL.fullmatch(t)]
     if re.search(r"[“”]", rest) and not markers:
         return False  # quoted speech; a quote mark in a heading is a scanning blot ('76. 夜 内”县衙大堂')
-    has_ie = any(t in _ZH_INT_EXT or _ZH_TAIL.fullmatch(t) for t in tokens) or bool(_ZH_TAIL.search(rest))
+    has_ie = (any(t in _ZH_INT_EXT or t in _ZH_SCENE_MARKERS or _ZH_TAIL.fullmatch(t) for t in tokens)
+              or bool(_ZH_TAIL.search(rest)))
     has_time = any(t in ZH_TIMES_OF_DAY for t in tokens)
     return has_ie or (has_time and len(tokens) >= 2)

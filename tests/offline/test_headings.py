@@ -164,3 +164,33 @@ def test_a_heading_of_several_places_places_no_one_and_a_marker_is_no_place(tmp_
     assert not {(who, where) for who, where in located if where in ("码头", "渡口", "竹林")}
     assert ("秀兰", "茶馆") not in located and ("阿福", "药铺") not in located
     assert not _relations(graph, "part_of") & {("药铺", "茶馆"), ("码头", "药铺"), ("竹林", "渡口")}
+
+
+# Headings whose fields are markers, times, weather, seasons, dates and 'same as above'; written
+# for this test.
+FIELDS_ZH = [
+    {"title": "1外景  麦场  日  雪", "content": "老周扛着木锨走过麦场。\n老周：雪下大了。"},
+    {"title": "2内景  柴房  黎明  小雨", "content": "秀兰蹲在灶前烧火。\n秀兰：柴湿了。"},
+    {"title": "3外景  同上  日  雨后", "content": "老周和秀兰一起扫着积水。\n老周：歇会儿吧。"},
+    {"title": "4外景/内景  公社大院/广播室  日  秋天", "content": "秀兰推开广播室的门。\n秀兰：开会了。"},
+]
+FIELDS_EN = [
+    {"title": "INT. HOLLOWAY HALL - MUSIC ROOM - EVE", "content": "CLARA plays the piano.\n\nCLARA\nListen."},
+    {"title": "EXT. HOLLOWAY HALL - KENT - APRIL 1812 - NIGHT", "content": "CLARA walks out.\n\nCLARA\nCold."},
+    {"title": "EXT. TENNIS COURT - RAIN - 4 O'CLOCK LESSON", "content": "CLARA swings.\n\nCLARA\nAgain."},
+]
+
+
+@pytest.mark.parametrize(("scenes", "places", "not_places"), [
+    (FIELDS_ZH, {"麦场", "柴房"}, {"外景", "内景", "雪", "小雨", "黎明", "同上", "雨后", "秋天"}),
+    (FIELDS_EN, {"Music Room", "Tennis Court"}, {"Eve", "April 1812", "Rain", "4 O'clock Lesson"}),
+])
+def test_heading_fields_are_no_places(tmp_path, scenes, places, not_places):
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps(scenes, ensure_ascii=False), encoding="utf-8")
+    graph = extract_offline(read_screenplay(path))
+    found = {e.name for e in graph.entities if e.type == "Location"}
+    assert places <= found
+    assert not found & not_places
+    located, part_of = _relations(graph, "located_at"), _relations(graph, "part_of")
+    assert not {pair for pair in located | part_of if pair[1] in not_places}
