@@ -1,7 +1,7 @@
 """Write `kgbuild/offline/lexicon.py`: closed classes of English words read from WordNet 3.0.
 
 The offline rules need to know a few word classes whole, not as lists grown from one script's
-mistakes: the parts of a body, the verbs, the nouns that name an act, the comparatives. WordNet
+mistakes: the parts of a body, clothing, the nouns that name an act, the comparatives. WordNet
 (Princeton University, WordNet 3.0 license: free use, copies keep its notice) has them; this
 script reads its database files (Debian's `wordnet-base`: /usr/share/wordnet) and writes the
 classes as a module, so the build needs no WordNet at run time.
@@ -112,8 +112,8 @@ def classes(folder: Path) -> dict[str, set[str]]:
         if form.endswith("er") and form.isalpha():
             comparatives.add(form)
     comparatives -= set(nouns)  # 'cooler', 'better' are nouns too
-    return {"BODY": body, "BODY_SENSES": body_senses, "GARMENTS": garments, "VERBS": verbs,
-            "ACT_NOUNS": acts, "COMPARATIVES": comparatives}
+    return {"BODY": body, "BODY_SENSES": body_senses, "GARMENTS": garments, "ACT_NOUNS": acts,
+            "COMPARATIVES": comparatives}
 
 
 _DOCS = {
@@ -121,7 +121,6 @@ _DOCS = {
             "of an artifact ('knuckle', 'tail', 'feather'; not 'nail', 'vessel').",
     "BODY_SENSES": "Nouns with any sense of a body part ('heel' of a foot or a shoe, 'temple').",
     "GARMENTS": "Clothing, by any of its senses ('clothes', 'tunic', 'coat').",
-    "VERBS": "Verbs, as their base form ('stomp').",
     "ACT_NOUNS": "Verbs whose noun, by its first sense, is no physical thing: an act, a signal, a change "
                  "('boost', 'signal', 'sip'; not 'knife').",
     "COMPARATIVES": "Comparatives of adjectives that are no nouns ('tighter'; not 'cooler').",

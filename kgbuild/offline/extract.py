@@ -519,8 +519,7 @@ def _clause_facts(facts: Facts, scene: Scene, script: _Script, sent: ActionSente
         phrase = clause.target_phrase.text
         kind = script.types.get(clause.target_phrase.typed)
         if no_thing_here(clause.target_phrase, clause.particle or verb):
-            kind = None  # 'cracks his knuckles', 'hides in Jack's tunic': no thing acted on
-            acted = True
+            kind = None  # 'cracks his knuckles', 'hides in Jack's tunic': no thing acted on, no event
         camera = phrase == "camera" and clause.particle in ("at", "into", "to", "toward", "towards")
         aimed = clause.particle in _AIMED_PARTICLES  # 'starts at the sight of': nothing handled
         unnamed = clause.target_phrase.particle != ""  # 'grabs the read out': no thing to name

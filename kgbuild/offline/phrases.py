@@ -57,7 +57,7 @@ from functools import cache
 from itertools import pairwise
 from typing import Any
 
-from kgbuild.offline.lexicon import BODY, COMPARATIVES, VERBS
+from kgbuild.offline.lexicon import BODY, COMPARATIVES
 from kgbuild.offline.stoplists import in_class, word_set
 
 DETERMINERS = word_set(
@@ -259,9 +259,8 @@ def _stops(word: str, position: int, verbs: frozenset[str], names: frozenset[str
     written."""
     lower = word.lower()
     # A bare verb stem after a singular noun makes a compound ('pocket watch', 'USB drive'); after
-    # a plural it is the verb ('his eyes move'), any verb WordNet knows ('huge boots stomp').
-    plural = _plural(previous.lower())
-    compound = lower in _VERB_STEMS and not plural
+    # a plural it is the verb ('his eyes move').
+    compound = lower in _VERB_STEMS and not _plural(previous.lower())
     # A capitalised noun after lowercase modifiers is their head ('his electric Menorah').
     head = position > 0 and _capitalised(word) and (previous.islower() or _capitalised(previous))
     if position > 0 and (
@@ -269,7 +268,6 @@ def _stops(word: str, position: int, verbs: frozenset[str], names: frozenset[str
         or lower in _NEVER_IN_NOUNS
         or lower in _ADVERBS_AFTER_NOUNS  # 'a peanut instead'
         or lower in COMPARATIVES  # 'her coat tighter around her'
-        or plural and lower in VERBS  # 'North's huge boots stomp through'
         or lower.endswith("ing") and len(lower) > 5 and lower not in ING_NOUNS
         or lower.endswith("ed") and len(lower) > 4 and not lower.endswith("eed")
     ):
