@@ -9,7 +9,8 @@ it when that sentence named one character only, of the matching pronoun. Nothing
 guessed: 'his scarf' and 'her brother' are left alone.
 
 Not every verb and noun of a clause is an action on a thing:
-- a light verb and a noun the script or the rules also use as a verb ('takes a sip', 'pulls a
+- a light verb and a noun the script, the rules or WordNet (an act, a signal: 'gives a signal')
+  also use as a verb ('takes a sip', 'pulls a
   long drag', 'takes a bite': the script writes 'sips', 'drags', 'bites'), or a noun taken on
   something ('takes a heave on the booze'), is one action; what it names is not a thing
   (`action_noun`), unless the script also writes 'the sip';
@@ -27,6 +28,7 @@ import re
 from collections.abc import Container
 from dataclasses import dataclass
 
+from kgbuild.offline.lexicon import ACT_NOUNS
 from kgbuild.offline.phrases import VERB_FORMS, Phrase, words
 from kgbuild.offline.stoplists import word_set
 
@@ -143,7 +145,9 @@ class Clause:
 def action_noun(clause: Clause, verbs: frozenset[str], definite: Container[str] = frozenset()) -> bool:
     """Whether the clause's phrase names its action, not a thing: a light verb, no particle (or
     'lets out'), a/an, and a noun the script or the rules also use as a verb ('takes a tiny sip',
-    'pulls a long drag', 'takes a heave': 'heaves' is a verb), or one noun taken *on* something
+    'pulls a long drag', 'takes a heave': 'heaves' is a verb) or one WordNet knows as a verb and,
+    by its first sense, as no physical thing ('gives a signal', 'gives Dicky a boost';
+    `kgbuild.offline.lexicon.ACT_NOUNS`; not 'gives a knife'), or one noun taken *on* something
     ('takes a heave on the booze': a thing is taken from it), which the script never writes
     with 'the' ('the sip').
 
@@ -170,6 +174,8 @@ def action_noun(clause: Clause, verbs: frozenset[str], definite: Container[str] 
     if clause.verb.lower() in ("takes", "take") and " " not in phrase.text and _ACTED_ON.match(clause.rest):
         return True
     head = phrase.text.split(" of ")[0].split()[-1].rsplit("-", 1)[-1]
+    if head in ACT_NOUNS and not _TAKEN_FROM.match(clause.rest):
+        return True  # 'gives a signal'; not 'takes a note from his pocket'
     return any(form in VERB_FORMS or form in verbs or form in ACTION_VERBS for form in (head, f"{head}s", f"{head}es"))
 
 

@@ -315,8 +315,15 @@ def _after_measure(ws: list[tuple[str, str]], j: int, verb_at: int) -> tuple[int
     return (j + 1, ws[j + 1]) if j + 1 < len(ws) else None
 
 
+# 把 and 将 put what they take before the verb (处置式): a word jieba reads as a verb right after
+# them with 了 or the clause's end next is that verb, its object cut off ('去把相照了').
+_DISPOSAL = frozenset({"把", "将"})
+
+
 def _handled(ws: list[tuple[str, str]]) -> list[tuple[int, str]]:
-    """(index of the verb, thing) for each thing a handling verb takes in the clause."""
+    """(index of the verb, thing) for each thing a handling verb takes in the clause: not a
+    verb after 把 ('去把相照了') nor a noun joined to a verb after it ('把火焰包裹的焦大棚': the
+    flames wrap it)."""
     found = []
     for i, (verb, _) in enumerate(ws):
         if verb not in _HANDLING:
@@ -350,12 +357,16 @@ def _handled(ws: list[tuple[str, str]]) -> list[tuple[int, str]]:
             continue
         if after[1].startswith("n") and not _thing_word(*after):
             continue  # '纸牌' '游戏': the verb takes the game, not the cards
+        if verb in _DISPOSAL and flag.startswith("v") and (after[0] in ("了", "") or after[1] == "x"):
+            continue  # '去把相照了': what 把 takes is cut off, jieba's '相照' is the verb
         if flag.startswith("v") and word[0] in _GLUED and _thing_word(word[1:], "n"):
             found.append((i, word[1:]))  # jieba's '起信' in '拿起信'
         elif _thing_word(word, flag):
             found.append((i, word))
-        elif (flag.startswith("n") or flag == "vn") and j + 1 < len(ws) and _thing_word(*ws[j + 1]):
-            found.append((i, word + ws[j + 1][0]))  # '测绘' '工具'
+        elif ((flag.startswith("n") or flag == "vn") and j + 1 < len(ws) and _thing_word(*ws[j + 1])
+              and not ws[j + 1][1].startswith("v")):
+            # '测绘' '工具'; not a noun and a verb ('把火焰包裹的焦大棚': the flames wrap the shed)
+            found.append((i, word + ws[j + 1][0]))
     for i, (word, _) in enumerate(ws):
         if word[0] in "把将" and len(word) > 1 and _thing_word(word[1:], "n"):
             found.append((i, word[1:]))  # jieba's '将车' in '彭浩将车停下来'

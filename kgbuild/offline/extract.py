@@ -107,6 +107,8 @@ from kgbuild.offline.dialogue import (
 from kgbuild.offline.facts import Facts, Ref
 from kgbuild.offline.genders import learn_genders
 from kgbuild.offline.headings import HeadingPlaces, heading_places, learn_heading_places
+from kgbuild.offline.lexicon import BODY as _BODY_WORDS
+from kgbuild.offline.lexicon import BODY_SENSES, GARMENTS
 from kgbuild.offline.phrases import ING_NOUNS, VERB_FORMS, Phrase, join_modifiers, made_from_verb, rejoin_broken
 from kgbuild.offline.phrases import words as tokens_of
 from kgbuild.offline.scenes import (
@@ -157,8 +159,37 @@ _AIMED_PARTICLES = frozenset({"at", "past", "toward", "towards"})
 # A preposition that places someone at a place they have ('Judy in bed at her flat'): the place is
 # where they are, not a thing they own.
 _AT_PLACE = frozenset({"at"})
+# Prepositions that put someone against a part of a body, theirs or another's: 'at his heels',
+# 'on her heels', 'a gun at his temple' (a place by a body, whatever else the noun may name).
+_AT_BODY = frozenset({"at", "on"})
+# Prepositions that put someone or something in what is worn: 'sleeping in his clothes', 'hides
+# in Jack's tunic' (worn, a place to be, no thing handled or owned there).
+_IN_WORN = frozenset({"in", "inside", "under", "beneath"})
 # Every verb the rules know: a noun made from one by a suffix of acts and states is no thing.
 _VERB_LEXICON = VERB_FORMS | ACTION_VERBS
+
+
+def no_thing_here(phrase: Phrase, before: str) -> bool:
+    """Whether an owned phrase names no thing where it is written, whatever it names elsewhere:
+    a part of its owner's body by its most frequent sense ('his knuckles', "Tooth's feathers",
+    'his tail': `kgbuild.offline.lexicon.BODY`, WordNet's; 'a tissue' is still a prop), a place
+    by a body after 'at' or 'on' ('at his heels', 'on her heels', 'at his temple'), or clothes
+    worn after 'in' ('sleeping in his clothes', 'hides in Jack's tunic').
+
+    Args:
+        phrase: A phrase of an action sentence.
+        before: The word before its determiner, lowercased.
+
+    Example:
+        >>> from kgbuild.offline.phrases import noun_phrases
+        >>> no_thing_here(noun_phrases("He cracks his knuckles.")[0], "cracks")
+        True
+    """
+    if phrase.owner is None:
+        return False
+    head = phrase.text.split(" of ")[0].split()[-1]
+    return (in_class(head, _BODY_WORDS) or before in _AT_BODY and in_class(head, BODY_SENSES)
+            or before in _IN_WORN and in_class(head, GARMENTS))
 
 
 def _ev(scene: Scene, element: Element, text: str, rule: str) -> Evidence:
@@ -493,6 +524,8 @@ def _clause_facts(facts: Facts, scene: Scene, script: _Script, sent: ActionSente
     if clause.target_phrase is not None and not companions:
         phrase = clause.target_phrase.text
         kind = script.types.get(clause.target_phrase.typed)
+        if no_thing_here(clause.target_phrase, clause.particle or verb):
+            kind = None  # 'cracks his knuckles', 'hides in Jack's tunic': no thing acted on, no event
         camera = phrase == "camera" and clause.particle in ("at", "into", "to", "toward", "towards")
         aimed = clause.particle in _AIMED_PARTICLES  # 'starts at the sight of': nothing handled
         unnamed = clause.target_phrase.particle != ""  # 'grabs the read out': no thing to name
@@ -579,6 +612,8 @@ def _action(facts: Facts, scene: Scene, script: _Script, sents: list[ActionSente
             before = tokens[phrase.start - 2].lower() if phrase.start >= 2 else ""
             if phrase.text.split()[-1] in PLACE_HEADS and before in _AT_PLACE:
                 continue  # 'at her flat': where she is, not a thing of hers
+            if no_thing_here(phrase, before):
+                continue  # 'his knuckles', 'at his heels', 'in his clothes': no thing of his
             owner: str | None
             if phrase.determiner == "'s":
                 rule = "possessive"

@@ -57,7 +57,8 @@ from functools import cache
 from itertools import pairwise
 from typing import Any
 
-from kgbuild.offline.stoplists import word_set
+from kgbuild.offline.lexicon import BODY, COMPARATIVES
+from kgbuild.offline.stoplists import in_class, word_set
 
 DETERMINERS = word_set(
     "a an the his her their its my your our this that these those some another every each "
@@ -117,9 +118,10 @@ def _verb_forms(stem: str) -> set[str]:
 
 
 VERB_FORMS = frozenset(f for stem in _VERB_STEMS for f in _verb_forms(stem)) | _IRREGULAR_VERBS
-# A hyphen joins two word characters ('flower-wand'); one at a word's end is a dash.
-_WORD = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9'’]|-(?=[A-Za-z0-9]))*|[^\sA-Za-z0-9]")
-_NOUN_WORD = re.compile(r"[a-z][a-z\-]*[a-z]$|[a-z]$")
+# A hyphen joins two word characters ('flower-wand'); one at a word's end is a dash. So does an
+# ampersand ('H&K', 'AT&T': one name).
+_WORD = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9'’]|[-&](?=[A-Za-z0-9]))*|[^\sA-Za-z0-9]")
+_NOUN_WORD = re.compile(r"[a-z][a-z\-&]*[a-z]$|[a-z]$")
 
 
 @dataclass(frozen=True)
@@ -258,13 +260,14 @@ def _stops(word: str, position: int, verbs: frozenset[str], names: frozenset[str
     lower = word.lower()
     # A bare verb stem after a singular noun makes a compound ('pocket watch', 'USB drive'); after
     # a plural it is the verb ('his eyes move').
-    compound = lower in _VERB_STEMS and not previous.lower().endswith("s")
+    compound = lower in _VERB_STEMS and not _plural(previous.lower())
     # A capitalised noun after lowercase modifiers is their head ('his electric Menorah').
     head = position > 0 and _capitalised(word) and (previous.islower() or _capitalised(previous))
     if position > 0 and (
         (lower in verbs or lower in VERB_FORMS) and not compound
         or lower in _NEVER_IN_NOUNS
         or lower in _ADVERBS_AFTER_NOUNS  # 'a peanut instead'
+        or lower in COMPARATIVES  # 'her coat tighter around her'
         or lower.endswith("ing") and len(lower) > 5 and lower not in ING_NOUNS
         or lower.endswith("ed") and len(lower) > 4 and not lower.endswith("eed")
     ):
@@ -278,6 +281,20 @@ def _stops(word: str, position: int, verbs: frozenset[str], names: frozenset[str
         or not _NOUN_WORD.match(lower)
         or lower.endswith("ly") and len(lower) > 4
     )
+
+
+# Nouns in -s that are singular ('the news report', 'a lens cap').
+_S_SINGULARS = word_set("""
+    news series species means lens physics mathematics economics politics athletics gymnastics
+    measles billiards headquarters crossroads barracks gallows
+""")
+
+
+def _plural(word: str) -> bool:
+    """Whether a lowercase word reads as a plural noun: an -s that is no -ss, -us or -is, nor a
+    singular in -s ('boots'; not 'glass', 'bus', 'axis', 'news')."""
+    return (word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 2
+            and word not in _S_SINGULARS)
 
 
 def _run(tokens: list[str], start: int, max_words: int, verbs: frozenset[str],
@@ -306,6 +323,16 @@ def _capital_action(tokens: list[str], at: int) -> bool:
     word = tokens[at]
     nxt = tokens[at + 1] if at + 1 < len(tokens) else ""
     return word.isupper() and len(word) > 1 and nxt.isupper() and nxt.lower() in PARTICLES
+
+
+def _before_body_part(tokens: list[str], stop: int) -> bool:
+    """Whether the run ending before `stop` modifies a body part in capitals written there, one
+    the script also uses as a verb ("North's bleary EYES pop open", 'He eyes her'): the script
+    capitalises what the camera shows, and the run is its modifier, not a thing."""
+    if stop >= len(tokens) or stop < 1 or not tokens[stop - 1].islower():
+        return False
+    word = tokens[stop]
+    return word.isupper() and len(word) > 2 and in_class(word.lower(), BODY)
 
 
 def _cut_in_compound(tokens: list[str], stop: int, verbs: frozenset[str]) -> bool:
@@ -372,6 +399,8 @@ def noun_phrases(sentence: str, *, max_words: int = 4, verbs: frozenset[str] = f
             continue  # 'every ounce of strength': an amount, not a thing
         if _cut_in_compound(tokens, after, verbs):
             continue  # 'his rust colored suit': the run stopped at the modifier
+        if _before_body_part(tokens, after):
+            continue  # "North's bleary EYES pop open": the run stopped at the body part it modifies
         coordinated, between = _coordinated(tokens, after, max_words, verbs, names) if len(run) == 1 else ("", 0)
         complement = ""
         if run[-1] in PARTITIVES:

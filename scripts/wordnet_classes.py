@@ -1,0 +1,156 @@
+"""Write `kgbuild/offline/lexicon.py`: closed classes of English words read from WordNet 3.0.
+
+The offline rules need to know a few word classes whole, not as lists grown from one script's
+mistakes: the parts of a body, clothing, the nouns that name an act, the comparatives. WordNet
+(Princeton University, WordNet 3.0 license: free use, copies keep its notice) has them; this
+script reads its database files (Debian's `wordnet-base`: /usr/share/wordnet) and writes the
+classes as a module, so the build needs no WordNet at run time.
+
+Usage:
+    python scripts/wordnet_classes.py [/usr/share/wordnet] > kgbuild/offline/lexicon.py
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import textwrap
+from pathlib import Path
+
+# Lexicographer files (lexnames(5WN)) of physical things: an artifact, an object, food, a
+# substance, a plant, an animal, a body, a person, a place, a group, a possession.
+_PHYSICAL = {5, 6, 8, 13, 14, 15, 17, 18, 20, 21, 27}
+_BODY, _ANIMAL, _ARTIFACT = 8, 5, 6
+_CLOTHING = "03051540"  # clothing, article of clothing, wear
+
+
+def _synsets(folder: Path) -> dict[str, tuple[int, list[tuple[str, str]]]]:
+    """offset -> (lexicographer file, pointers (symbol, offset)) of the noun synsets."""
+    out = {}
+    for line in (folder / "data.noun").open():
+        if line.startswith("  "):
+            continue
+        f = line.split(" ")
+        n = int(f[3], 16)
+        p = 4 + 2 * n
+        ptrs = [(f[p + 1 + 4 * i], f[p + 2 + 4 * i]) for i in range(int(f[p]))]
+        out[f[0]] = (int(f[1]), ptrs)
+    return out
+
+
+def _index(folder: Path, pos: str) -> dict[str, tuple[list[str], int]]:
+    """lemma -> (its synsets, most frequent first; how many of its senses are tagged)."""
+    out = {}
+    for line in (folder / f"index.{pos}").open():
+        if line.startswith("  "):
+            continue
+        f = line.split()
+        pointers = int(f[3])
+        out[f[0]] = (f[4 + pointers + 2:], int(f[4 + pointers + 1]))
+    return out
+
+
+def _counts(folder: Path) -> dict[tuple[str, int], int]:
+    """(lemma, lexicographer file) -> how often its noun senses of that file are tagged in
+    WordNet's semantic concordance (cntlist.rev)."""
+    out: dict[tuple[str, int], int] = {}
+    for line in (folder / "cntlist.rev").open():
+        key, _, count = line.split()
+        m = re.fullmatch(r"(.+)%1:(\d\d):.*", key)
+        if m:
+            out[(m[1], int(m[2]))] = out.get((m[1], int(m[2])), 0) + int(count)
+    return out
+
+
+def _hypernyms(syn: dict[str, tuple[int, list[tuple[str, str]]]], offset: str) -> set[str]:
+    seen: set[str] = set()
+    todo = [offset]
+    while todo:
+        for symbol, target in syn[todo.pop()][1]:
+            if symbol in ("@", "@i") and target not in seen:
+                seen.add(target)
+                todo.append(target)
+    return seen
+
+
+def classes(folder: Path) -> dict[str, set[str]]:
+    """The word classes, one-word lemmas only."""
+    syn = _synsets(folder)
+    nouns = {w: v for w, v in _index(folder, "noun").items() if re.fullmatch(r"[a-z]+(?:-[a-z]+)*", w)}
+    verbs = {w for w in _index(folder, "verb") if w.isalpha()}
+    adjectives = {w for w in _index(folder, "adj") if w.isalpha()}
+
+    def of_body(offset: str) -> bool:  # a part of a human or an animal body ('tail', 'feather')
+        lex = syn[offset][0]
+        return lex == _BODY or lex == _ANIMAL and any(syn[h][0] == _BODY for h in _hypernyms(syn, offset))
+
+    counts = _counts(folder)
+    body = set()
+    for word, (offsets, _) in nouns.items():
+        # Most often a body part: its first sense, counted more than twice as often as all its
+        # senses of an artifact together ('chest', 'tail'; not 'nail', 'vessel'); where none is
+        # counted, a word with no sense of an artifact ('knuckle'; not 'nipple' of a bottle).
+        first = syn[offsets[0]][0]
+        artifact = any(syn[o][0] == _ARTIFACT for o in offsets)
+        if of_body(offsets[0]) and (counts.get((word, first), 0) > 2 * counts.get((word, _ARTIFACT), 0)
+                                    if counts.get((word, first)) else not artifact):
+            body.add(word)
+    body_senses = {w for w, (offsets, _) in nouns.items() if any(syn[o][0] == _BODY for o in offsets)}
+    garments = {w for w, (offsets, _) in nouns.items() if any(_CLOTHING in _hypernyms(syn, o) for o in offsets)}
+    acts = {w for w in verbs if w in nouns and syn[nouns[w][0][0]][0] not in _PHYSICAL}
+    comparatives = set()
+    for a in adjectives:  # one syllable ('tight'), or two ending in -y ('happy')
+        syllables = len(re.findall(r"[aeiouy]+", a.rstrip("e")))
+        if syllables == 1:
+            comparatives.add(a + "r" if a.endswith("e") else a + "er")
+            if re.fullmatch(r".*[^aeiou][aeiou][bdgklmnprt]", a):
+                comparatives.add(a + a[-1] + "er")
+        elif syllables == 2 and a.endswith("y"):
+            comparatives.add(a[:-1] + "ier")
+    for line in (folder / "adj.exc").open():
+        form = line.split()[0]
+        if form.endswith("er") and form.isalpha():
+            comparatives.add(form)
+    comparatives -= set(nouns)  # 'cooler', 'better' are nouns too
+    return {"BODY": body, "BODY_SENSES": body_senses, "GARMENTS": garments, "ACT_NOUNS": acts,
+            "COMPARATIVES": comparatives}
+
+
+_DOCS = {
+    "BODY": "Parts of a human or an animal body, by their most frequent sense, far more frequent than a sense "
+            "of an artifact ('knuckle', 'tail', 'feather'; not 'nail', 'vessel').",
+    "BODY_SENSES": "Nouns with any sense of a body part ('heel' of a foot or a shoe, 'temple').",
+    "GARMENTS": "Clothing, by any of its senses ('clothes', 'tunic', 'coat').",
+    "ACT_NOUNS": "Verbs whose noun, by its first sense, is no physical thing: an act, a signal, a change "
+                 "('boost', 'signal', 'sip'; not 'knife').",
+    "COMPARATIVES": "Comparatives of adjectives that are no nouns ('tighter'; not 'cooler').",
+}
+
+
+def render(found: dict[str, set[str]]) -> str:
+    """The module's text."""
+    head = textwrap.dedent('''\
+        """Closed classes of English words, read from WordNet 3.0 (Princeton University: "WordNet
+        3.0 Copyright 2006 by Princeton University. All rights reserved." Used under its license,
+        which permits use and copying with this notice).
+
+        Generated by scripts/wordnet_classes.py; do not edit by hand. One-word lemmas only.
+        """
+
+        from __future__ import annotations
+
+
+        def _words(text: str) -> frozenset[str]:
+            return frozenset(text.split())
+
+        ''')
+    parts = [head]
+    for name, words in found.items():
+        body = textwrap.fill(" ".join(sorted(words)), width=96, break_long_words=False, break_on_hyphens=False)
+        doc = textwrap.fill(_DOCS[name], width=96, initial_indent="#: ", subsequent_indent="#: ")
+        parts.append(f"\n{doc}\n{name} = _words(\"\"\"\n{body}\n\"\"\")\n")
+    return "".join(parts)
+
+
+if __name__ == "__main__":
+    sys.stdout.write(render(classes(Path(sys.argv[1] if len(sys.argv) > 1 else "/usr/share/wordnet"))))
