@@ -616,7 +616,14 @@ def _strip_speech_verb(name: str) -> str:
         return name
     last, flag = _pos(name)[-1]
     verb = flag.startswith("v") or len(last) > 1 and last in SPEECH_VERBS  # '嘀咕' is 'o' to jieba
-    return name[: m.start()] if verb and len(name) - len(last) >= m.start() else name
+    if not verb or len(name) - len(last) < m.start():
+        return name
+    bare = name[: m.start()]
+    # A sentence before the verb ('刘牧师看着程勇认真地开口': he looks at him, then speaks; a
+    # particle, 地 着 了, or more than three words) is no name with a verb glued on: its subject
+    # speaks, and what he does stays action.
+    words = _pos(bare)
+    return name if len(words) > 3 or any(f.startswith("u") for _, f in words) else bare
 
 
 def _strip_description(name: str) -> str:

@@ -272,11 +272,15 @@ def test_a_verb_of_speaking_glued_to_a_cue_is_no_part_of_the_name() -> None:
     lines = [
         "1、仓库，日，内", "老周：都停一下。", "一个搬运工嘀咕：又停？", "老周：停。",
         "一个搬运工嘀咕：好吧。", "2、河堤，日，外", "杨林大吼：不是我！", "老周：是你。",
+        "老周看着杨林认真地开口：我信你。",
     ]
     assert _speakers(lines) == [
         ("老周", "老周"), ("一个搬运工嘀咕", "搬运工"), ("老周", "老周"),
-        ("一个搬运工嘀咕", "搬运工"), ("杨林大吼", "杨林"), ("老周", "老周"),
+        ("一个搬运工嘀咕", "搬运工"), ("杨林大吼", "杨林"), ("老周", "老周"), ("老周", "老周"),
     ]
+    # A sentence before the verb is no name: its subject speaks, what he does stays action.
+    elements, _ = chinese_elements(lines)
+    assert (A, "老周看着杨林认真地开口") in [(e.kind, e.text) for e in elements]
 
 
 def test_a_stage_note_written_as_a_cue_that_says_nothing_is_action() -> None:
