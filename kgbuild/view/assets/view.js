@@ -8,7 +8,8 @@
  * window.kgview exposes the state for people and tests: the Cytoscape instance (cy), the current
  * scene, ready (true after the first frame), firstRenderMs (performance.now() at that frame),
  * errors (uncaught errors seen on the page), labelsPending (true until the names are placed for
- * the current view), setScene(n), focusEntity(id) and heading(scene).
+ * the current view), firstView (the first frame's zoom and pan: every relation is drawn from
+ * twice its zoom), setScene(n), focusEntity(id) and heading(scene).
  */
 (function () {
   "use strict";
@@ -297,6 +298,7 @@
   var everyBox = document.getElementById("every-relation");
   var tiers = { strong: new Map(), anchor: new Set() };
   var firstZoom = view.zoom;
+  kgview.firstView = { zoom: view.zoom, pan: { x: view.pan.x, y: view.pan.y } };
   var drewEvery = null;  /* whether every relation was drawn at the last drawRelations */
 
   function everyRelation() {
