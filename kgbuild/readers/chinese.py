@@ -150,14 +150,21 @@ def _in_dictionary(word: str) -> bool:
 def manner_note(name: str) -> bool:
     """Whether a cue-shaped text says how a line is said rather than who says it.
 
+    A text ending in the adverbial 地 is a manner ('严肃地') unless a noun stands before it: then
+    地 is part of a name ('谷子地').
+
     Example:
         >>> manner_note("很激动"), manner_note("尴尬的"), manner_note("严肃地"), manner_note("老三")
         (True, True, True, False)
+        >>> manner_note("谷子地")
+        False
     """
     compact = name.replace(" ", "")
     if len(compact) < 2 or not _HAS_CJK.search(compact):
         return False
-    if compact.endswith("地") or compact.startswith(_DEGREE) and len(compact) > 2 and "的" not in compact[:-1]:
+    if compact.endswith("地") and not any(flag.startswith("n") for _, flag in _pos(compact[:-1])):
+        return True
+    if compact.startswith(_DEGREE) and len(compact) > 2 and "的" not in compact[:-1]:
         return True  # '比较瘦的同事' is a person: what comes after 的 is who
     if len(compact) == 2 and compact[0] == compact[1]:
         return False  # '秀秀', '乐乐': a pet name, whatever jieba flags it
@@ -477,6 +484,8 @@ class _Inventory:
             head, tail = name[:size], name[size:]
             if head not in self.names or len(tail) > _MAX_MODIFIER:
                 continue
+            if exact and name in self.names and self.counts[name] >= 3 and self.counts[name] > self.counts[head]:
+                return name  # the script writes the whole, and more often: '谷子地' is not 谷子 + 地
             if _another_person(tail):
                 break  # another person, named after a known one
             if _conjoined(tail) or re.search(r"[，,。！？!?：:]", tail):

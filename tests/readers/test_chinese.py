@@ -288,3 +288,11 @@ def test_a_stage_note_written_as_a_cue_that_says_nothing_is_action() -> None:
     elements, _ = chinese_elements(lines)
     assert (A, "发呆：", None) in [(e.kind, e.text, e.speaker) for e in elements]
     assert [s for _, s in _speakers(lines)] == ["老周", "老周", "阿梅"]
+
+
+def test_a_name_ending_in_di_is_a_name_not_a_manner() -> None:
+    # 地 after a noun is part of the name the script writes again and again ('豆子地'), not the
+    # adverbial of a manner ('严肃地'); a sentence it opens is spoken by the whole name.
+    lines = ["1、院子，日，外", "豆子地：走吧。", "阿梅：去哪？", "豆子地：河边。", "豆子地把门推开，回头：快点。",
+             "阿梅：来了。", "豆子地：好。"]
+    assert [s for _, s in _speakers(lines)] == ["豆子地", "阿梅", "豆子地", "豆子地", "阿梅", "豆子地"]
