@@ -371,7 +371,8 @@ def _action_sightings(scene: Scene, names: CharacterNames, sents: list[tuple[int
             if sight is Sight.IN_PERSON:
                 start, end = next((s, e) for s, e, n in spans if n == name)
                 kind = ("enters" if moves(ENTERS, text, end)
-                        else "exits" if any(leaves(text, e, sent.place) for _, e, n in spans if n == name)
+                        else "exits" if any(leaves(text, e, sent.place, name_start=s, exterior=sent.int_ext == "EXT")
+                                            for s, e, n in spans if n == name)
                         else "enters" if _introduced(text, start, end)
                         else "senseless" if _SENSELESS.match(text[end:]) else "shown")
             else:
