@@ -40,3 +40,25 @@ def test_going_in_from_an_exterior_leaves_it():
                     "Clara and Owen start filing in.",
                     "Nora opens the drawer."], heading="INT. SCHOOL HALL - DAY")
     assert seen == {"Clara", "Owen"}
+
+
+def test_a_pronoun_or_a_listed_group_that_leaves_takes_up_who_was_named_before():
+    seen = _drawer(["Nora and Clara sit at the table. Owen washes a cup.",
+                    "He dries his hands and walks out of the room.",
+                    "Nora opens the drawer."])
+    assert seen == {"Clara"}
+    seen = _drawer(["Nora sits at the table. Clara and Owen argue by the door.",
+                    "They exit.",
+                    "Nora opens the drawer."])
+    assert seen == set()
+    seen = _drawer(["The cousins (Clara, Owen and Ruth) wait by the gate with Nora.",
+                    "The cousins start filing in.",
+                    "Nora opens the drawer."], heading="EXT. SCHOOL YARD - DAY")
+    assert seen == set()
+
+
+def test_a_pronoun_that_names_no_one_for_sure_takes_up_nobody():
+    seen = _drawer(["Nora, Clara and Owen sit at the table.",
+                    "He walks out.",
+                    "Nora opens the drawer."])
+    assert seen == {"Clara", "Owen"}  # 'he' after three names: which one is not said
