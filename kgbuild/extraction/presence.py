@@ -32,7 +32,8 @@ mode the text shows, with the first line showing each mode:
   my best friend.'), or said to be gone ('Picard is gone.', 'Malcolm has gone in ahead.',
   `presence_gone`: no longer there).
 
-Pronouns are not resolved: a character the text only calls 'he' is not recorded. The same
+Pronouns are not resolved for presence: a character the text only calls 'he' is not recorded; only a
+leaving is taken up ('He walks out.' after a sentence showing one character, `_taken_up`). The same
 reading gives `Sighting`s with line numbers, which say when in the scene someone speaks, enters,
 leaves or is gone (`derive` uses them for witnesses).
 
