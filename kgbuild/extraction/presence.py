@@ -32,7 +32,8 @@ mode the text shows, with the first line showing each mode:
   my best friend.'), or said to be gone ('Picard is gone.', 'Malcolm has gone in ahead.',
   `presence_gone`: no longer there).
 
-Pronouns are not resolved: a character the text only calls 'he' is not recorded. The same
+Pronouns are not resolved for presence: a character the text only calls 'he' is not recorded; only a
+leaving is taken up ('He walks out.' after a sentence showing one character, `_taken_up`). The same
 reading gives `Sighting`s with line numbers, which say when in the scene someone speaks, enters,
 leaves or is gone (`derive` uses them for witnesses).
 
@@ -361,7 +362,8 @@ _SIGHT_KIND = {Sight.ELSEWHERE: "elsewhere", Sight.HEARD: "offscreen", Sight.SCR
 def _action_sightings(scene: Scene, names: CharacterNames, sents: list[tuple[int, ActionSentence]],
                       sights: list[dict[str, Sight]]) -> list[Sighting]:
     out: list[Sighting] = []
-    for (offset, sent), seen in zip(sents, sights, strict=True):
+    kinds_by_sentence: list[dict[str, str]] = []
+    for i, ((offset, sent), seen) in enumerate(zip(sents, sights, strict=True)):
         text, spans = sent.text, sent.spans
         kinds: dict[str, str] = {}
         for name in dict.fromkeys(n for _, _, n in spans):
@@ -371,7 +373,8 @@ def _action_sightings(scene: Scene, names: CharacterNames, sents: list[tuple[int
             if sight is Sight.IN_PERSON:
                 start, end = next((s, e) for s, e, n in spans if n == name)
                 kind = ("enters" if moves(ENTERS, text, end)
-                        else "exits" if any(leaves(text, e, sent.place) for _, e, n in spans if n == name)
+                        else "exits" if any(leaves(text, e, sent.place, name_start=s, exterior=sent.int_ext == "EXT")
+                                            for s, e, n in spans if n == name)
                         else "enters" if _introduced(text, start, end)
                         else "senseless" if _SENSELESS.match(text[end:]) else "shown")
             else:
@@ -379,7 +382,54 @@ def _action_sightings(scene: Scene, names: CharacterNames, sents: list[tuple[int
             kinds[name] = kind
         out.extend(_sighting(scene, sent.element, text, names.ids[name], kind, offset=offset)
                    for name, kind in _followers(sent, kinds).items())
+        if not spans:
+            out.extend(_sighting(scene, sent.element, text, names.ids[name], "exits", offset=offset)
+                       for name in _taken_up(scene, sents, i, kinds_by_sentence))
+        kinds_by_sentence.append(kinds)
     return out
+
+
+# A sentence that opens on a subject pronoun or a definite plural noun ('He finishes and walks out',
+# 'They exit.', 'The kids start filing in.').
+_SUBJECT_WORD = re.compile(r"^\W*(?:(?:and|then|now|finally)\s+)?(?:(?P<pro>he|she|they)|the\s+(?P<noun>[a-z]+s))\b",
+                           re.IGNORECASE)
+
+
+def _taken_up(scene: Scene, sents: list[tuple[int, ActionSentence]], i: int,
+              kinds_by_sentence: list[dict[str, str]]) -> list[str]:
+    """Who a sentence that names no one has leaving by a subject it takes up from before: 'he' or
+    'she' the one character the last sentence naming anyone shows in person, 'they' the two or
+    more it shows, with no speech between (a speaker may be who is meant); 'the kids' those an
+    earlier sentence of the scene lists in a parenthesis after the same noun ('The kids
+    (including Ann, Bo ...) wait'). Empty when the sentence has no such subject or no leaving."""
+    sent = sents[i][1]
+    m = _SUBJECT_WORD.match(sent.text)
+    if m is None or not leaves(sent.text, m.end(), sent.place, name_start=m.start(m.lastgroup or 0),
+                               exterior=sent.int_ext == "EXT"):
+        return []
+    if m.group("noun"):
+        listed = re.compile(rf"\b{re.escape(m.group('noun'))}\s*\((?P<list>[^)]*)\)", re.IGNORECASE)
+        for j in range(i - 1, -1, -1):
+            found = listed.search(sents[j][1].text)
+            if found:
+                return [n for s, _, n in sents[j][1].spans if found.start("list") <= s < found.end("list")
+                        and kinds_by_sentence[j].get(n) in _THERE]
+        return []
+    j = next((j for j in range(i - 1, -1, -1) if sents[j][1].spans), None)
+    if j is None or _speech_between(scene, sents[j][1].element, sent.element):
+        return []
+    shown = [n for n, k in kinds_by_sentence[j].items() if k in _THERE]
+    plural = m.group("pro").lower() == "they"
+    return shown if (len(shown) >= 2 if plural else len(shown) == 1) else []
+
+
+_THERE = frozenset({"shown", "enters", "senseless", "exits"})
+
+
+def _speech_between(scene: Scene, first: Element, last: Element) -> bool:
+    """Whether a cue stands between two elements of a scene."""
+    return any(el.kind is ElementKind.CHARACTER and first.line_start < el.line_start < last.line_start
+               for el in scene.elements)
 
 
 # Going after someone: 'with Max following her', 'Max follows Margo', 'Max goes after them'.

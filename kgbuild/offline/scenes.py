@@ -241,6 +241,26 @@ _GOING = re.compile(
 # read against the heading's (`leaves`).
 _INTO = re.compile(rf"\b(?:{_GO}|{_MANNER}|disappears?|vanish(?:es)?)\s+(?:back\s+|right\s+)?into\s+"
                    r"(?P<place>(?:the|a|an|his|her|their|its)\s+[\w'’-]+(?:\s+[\w'’-]+){0,2})", re.IGNORECASE)
+# 'head' is the verb of setting out for somewhere ('heads back toward the first car', 'heads across the
+# way, toward the office'): its destination, a place the heading does not name, is away from the shot
+# (`leaves`); not toward someone ('heads toward Mulvaney': a name has no determiner).
+_HEADS_FOR = re.compile(r"\bhead(?:s|ed|ing)?\s+(?:back\s+|off\s+|straight\s+)?"
+                        r"(?:(?:across|over)\s+[^,.;:!?]{1,30}?,?\s+)?(?:toward|towards|for|back\s+to|across)\s+"
+                        r"(?P<place>(?:the|a|an|his|her|their|its)\s+[\w'’-]+(?:\s+[\w'’-]+){0,2})", re.IGNORECASE)
+# Going in from outside ('The kids start filing in' in an exterior): 'go' or a manner of moving with a bare
+# 'in' takes them out of an exterior's shot (`leaves`); 'comes in' is coming.
+_GOES_IN = re.compile(rf"\b(?:{_GO}|{_MANNER})\s+(?:back\s+)?in(?=\s*(?:[.,;!]|--|—|$|and\b))", re.IGNORECASE)
+# The name is its clause's subject: at the sentence's start or after a clause break, with at most a
+# determiner or a title before it ('; Mrs. Adisa nods', 'The Driver curses').
+_SUBJECT_BEFORE = re.compile(r"(?:^|[;:]|--|—|\b(?:and|but|then|as|while|when)\s)\W*(?:(?:the|a|an)\s+)?"
+                             r"(?:[A-Z][\w.'’-]*\s+){0,2}$", re.IGNORECASE)
+# Between a subject and a verb of leaving: another verb phrase of the same subject, then the leaving
+# joined to it ('nods to Roberta with a look of gratitude, then exits', 'curses, heads back toward the
+# car'); no subordinate clause that may bring another subject in.
+_COORDINATED_GAP = re.compile(r"^\s+(?!(?:and|or|&)\b)[a-z][^;:.!?\"“]{0,80}?"
+                              r"(?:,\s*(?:and\s+)?(?:then\s+)?|,?\s+and\s+(?:then\s+)?|\s+then\s+)$")
+_SUBORDINATE = re.compile(r"\b(?:as|while|when|who|whom|which|that|until|because|if|before|after|where|whose)\b",
+                          re.IGNORECASE)
 # What says the verb is not done: an intention, a negation ('turns to leave', "doesn't go").
 _NOT_DONE = re.compile(r"\b(?:to|not|never|n't|won't|can't|cannot)\s+$", re.IGNORECASE)
 # An object right before the verb: the verb is someone else's ('Margo watches Eve go', 'lets them go');
@@ -382,29 +402,40 @@ def moves(verb: re.Pattern[str], text: str, name_end: int) -> bool:
     return bool(_SUBJECT_GAP.match(gap)) and not (_CJK.search(gap) and len(gap) > _CJK_GAP)
 
 
-def leaves(text: str, name_end: int, place: str = "") -> bool:
+def leaves(text: str, name_end: int, place: str = "", *, name_start: int | None = None,
+           exterior: bool = False) -> bool:
     """True when the character named just before offset `name_end` leaves the shot: the subject of
     a verb of leaving (`EXITS`), of 'go' or a manner of moving with a particle that takes them away
-    (`_GOING`: 'goes up with the coat', 'has wandered off', 'get up and go'), or of one of these
+    (`_GOING`: 'goes up with the coat', 'has wandered off', 'get up and go'), of one of these
     'into' a place the heading does not name ('darts into the bathroom' in 'INT. DRESSING ROOM';
-    'goes into the kitchen' in 'INT. KITCHEN' is no leaving).
+    'goes into the kitchen' in 'INT. KITCHEN' is no leaving), of 'head' for such a place ('heads
+    back toward the first car'), or in an exterior of going in ('start filing in'). A subject at
+    the head of its clause (`name_start` given) leaves by a verb joined to one of its own
+    ('nods to Roberta, then exits'; 'curses, heads back toward the car').
 
     Args:
         text: The sentence.
         name_end: Where the character's name ends in it.
         place: The scene's place as its heading writes it (`Scene.location`).
+        name_start: Where the name begins; when given and the name is its clause's subject, a
+            verb of leaving after another verb phrase of the same subject counts.
+        exterior: The heading is an exterior ('EXT.'): going in leaves it.
     """
+    subject = name_start is not None and bool(_SUBJECT_BEFORE.search(text[:name_start]))
+
     def done(verb: re.Pattern[str]) -> re.Match[str] | None:
         m = verb.search(text, name_end)
-        if m is None or not moves(verb, text, name_end):
+        if m is None:
             return None
         gap = text[name_end:m.start()]
+        joined = subject and bool(_COORDINATED_GAP.match(gap)) and not _SUBORDINATE.search(gap)
+        if not joined and not moves(verb, text, name_end):
+            return None
         return None if _NOT_DONE.search(gap) or _OBJECT_BEFORE.search(gap) else m
 
-    if done(EXITS) or done(_GOING):
+    if done(EXITS) or done(_GOING) or exterior and done(_GOES_IN):
         return True
-    into = done(_INTO)
-    return into is not None and not _names_place(into.group("place"), place)
+    return any(m is not None and not _names_place(m.group("place"), place) for m in (done(_INTO), done(_HEADS_FOR)))
 
 
 Span = tuple[int, int, str]  # (start, end, canonical character name) in a sentence
