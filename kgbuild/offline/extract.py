@@ -68,7 +68,7 @@ from __future__ import annotations
 import logging
 import re
 from collections import Counter
-from collections.abc import Callable, Container
+from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import replace
 
 from kgbuild.embeddings import Embedder
@@ -558,13 +558,21 @@ def _clause_facts(facts: Facts, scene: Scene, script: _Script, sent: ActionSente
         facts.relate(event, "occurs_at", place, index, "action_event", ev("action_event"))
 
 
-def _whole_role_names(sent: ActionSentence, roles: frozenset[str]) -> ActionSentence:
+def _whole_role_names(sent: ActionSentence, roles: frozenset[str],
+                      aliases: Mapping[str, Iterable[str]]) -> ActionSentence:
     """The sentence without the mentions that leave out the role word ending a character's name:
     'Dunkin Donuts' names the shop, not the Dunkin Donuts Cashier, where the script writes
-    'the cashier' (a role, not a name)."""
+    'the cashier' (a role, not a name). A mention the script itself gives that character as a
+    name (a cue or an introduction: `Cast.aliases`) still names them: 'Jack' is Jack Frost
+    where his cues read JACK, though the script writes 'the frost'."""
+    def names_them(s: int, e: int, name: str) -> bool:
+        said = sent.text[s:e].casefold()
+        return any(said == alias.casefold() for alias in aliases.get(name, ()))
+
     kept = [(s, e, name) for s, e, name in sent.spans
             if not (len(name.split()) > 1 and name.split()[-1].lower() in roles
-                    and name.split()[-1].lower() not in sent.text[s:e].lower())]
+                    and name.split()[-1].lower() not in sent.text[s:e].lower()
+                    and not names_them(s, e, name))]
     return sent if len(kept) == len(sent.spans) else replace(sent, spans=kept)
 
 
@@ -590,7 +598,7 @@ def _action(facts: Facts, scene: Scene, script: _Script, sents: list[ActionSente
         if between and between[-1] != previous:
             previous = None  # 'He grabs a wing' after Joe spoke is not the waitress's, named before
         last_line = sent.element.line_start
-        sent = _whole_role_names(sent, script.role_words)
+        sent = _whole_role_names(sent, script.role_words, script.cast.aliases)
         for kin, elder, _words in kinship.apposed_kin(sent.text, sent.spans):
             if kin in refs and elder in refs:
                 facts.relate(refs[elder], "kinship_with", refs[kin], index, "kin_apposition",
