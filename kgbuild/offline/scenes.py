@@ -112,8 +112,8 @@ _FRAME = re.compile(rf"{_FRAME_OPENING}\s*(?:[,:;.!]|--|—|–|$)", re.IGNORECA
 _SLUG_OPENING = re.compile(rf"{_FRAME_OPENING}\s+", re.IGNORECASE)
 # A slug in capitals ('BACK TO SCENE', 'ON BRUCE', 'ANGLE ON THE DOOR', 'IN THE ROOM'): a new shot. Its words
 # open on a camera direction or a place (a sound in capitals, 'BANG!', is no shot).
-_SHOT = re.compile(r"^\W*(?:ON|IN|AT|INSIDE|OUTSIDE|BACK|ANGLE|CLOSE|WIDE|REVERSE|POV|MEDIUM|TIGHT|EXTREME|OVER|"
-                   r"FAVOU?R\w*|NEW ANGLE|RESUME|INT|EXT|INTERCUT|CUT)\b")
+_SHOT = re.compile(r"^\W*(?:ON|IN|AT|INSIDE|OUTSIDE|BACK|ANGLE|CLOSE|WIDER?|REVEAL|REVERSE|POV|MEDIUM|TIGHT|"
+                   r"EXTREME|OVER|FAVOU?R\w*|NEW ANGLE|RESUME|INT|EXT|INTERCUT|CUT)\b")
 # The name is the complement of a medium: 'a photograph of Thomas Wayne', 'a poster ..., featuring ... JULIE'.
 _MEDIUM_OF = re.compile(
     rf"\b(?:(?P<screen>{SCREEN_MEDIA}|{VOICE_MEDIA})|(?P<still>{STILL_MEDIA}))"
@@ -157,6 +157,19 @@ _IDENTIFIED = re.compile(r"\b(?:it|this|that)\s*(?:['’]s|\s+is|\s+was)\s+"
 _ANSWERS = re.compile(r"^\s*(?:answers|picks up)(?:\s+(?:the|his|her|their)\s+(?:phone|call|line|cell))?\s*(?:[.!]|$)",
                       re.IGNORECASE)
 _CALL_WORD = re.compile(rf"\b{VOICE_MEDIA}\b", re.IGNORECASE)
+# Someone here takes a call up or puts it through: 'He answers it.', 'Sonny takes the phone', 'picks up the receiver'.
+_ANSWERING = re.compile(r"\b(?:answers|answering|picks (?:it )?up|(?:holds|puts) it to (?:his|her) ear)\b",
+                        re.IGNORECASE)
+_TAKES = re.compile(r"\b(?:takes|grabs|picks up|lifts)\b", re.IGNORECASE)
+_RECEIVER = re.compile(r"\b(?:receivers?|handsets?|mouthpieces?)\b", re.IGNORECASE)
+# The call ends: 'hangs up', 'the phone clicks off', 'puts down the phone', 'the line goes dead'.
+_HANGS_UP = re.compile(r"\b(?:hangs? up|hung up|hanging up|clicks? off|puts? (?:down|away) the (?:phone|receiver|cell)|"
+                       r"line goes dead|disconnects?)\b", re.IGNORECASE)
+# A speech said into a device ('(into phone)', '(to phone)', '(on the radio)'): its speaker is here, on the call.
+_INTO_DEVICE = re.compile(rf"^\(?\s*(?:[\w-]+\s+)?(?:into|to|on)\s+(?:the\s+|his\s+|her\s+)?{VOICE_MEDIA}\b",
+                          re.IGNORECASE)
+# Spoken to, in a parenthetical: '(to KAYLO)'.
+_TO = re.compile(r"^\(?\s*(?:to|at)\s+(?P<whom>[\w'’.-]+)", re.IGNORECASE)
 # A call coming in, answered where it rings: 'The phone rings. Bob answers.'
 _RINGS = re.compile(r"\b(?:rings?|ringing|buzz(?:es|ing)?|vibrat(?:es|ing))\b", re.IGNORECASE)
 # Said to be absent: 'Picard is gone.', 'Malcolm has gone in ahead.'
@@ -609,11 +622,15 @@ class ActionSentence:
         """What shows the one a sentence identifies ('It is Stanley.', 'it is no longer Reisman'):
         a screen or a voice through a device named before it, in the sentence or the one before
         ('The footage zooms in on one of two travelers.', "Reisman's dialogue comes out of the
-        SPEAKER"), or a still picture; None when none is named (the door opens: it is Stanley)."""
+        SPEAKER", or an image that appears: 'The IMAGE appears.'), or a still picture; None when
+        none is named (the door opens: it is Stanley)."""
         context = self._context(before)
         if _SCREEN_WORD.search(context) or _CALL_WORD.search(context):
             return Sight.SCREEN
-        return Sight.PICTURE if _STILL_WORD.search(context) else None
+        stills = list(_STILL_WORD.finditer(context))
+        if any(_APPEARS.match(context[m.end():]) for m in stills):
+            return Sight.SCREEN  # 'The IMAGE appears. It's Marla': a picture that comes into view plays on a screen
+        return Sight.PICTURE if stills else None
 
     def _call_placed(self, before: str) -> bool:
         """Whether a call is made from here right before someone answers: a phone, a headset or a
@@ -835,6 +852,11 @@ def scene_sights(scene: Scene, sents: Sequence[ActionSentence], speeches: Sequen
     told = False  # the action has told of a call or a screen so far
     framed = False  # a slug opened on a screen ('ON A TV MONITOR') and no other shot or transition came since
     screened: set[str] = set()  # first given on a screen the action framed, until the next shot or transition
+    call = ""  # a call from here: '' none, 'told' (a phone named or ringing), 'open' (someone here took it up)
+    all_sights = [sent.sights() for sent in sents]
+    shown = {name for seen in all_sights for name, sight in seen.items() if sight is Sight.IN_PERSON}
+    addressed = {m.group("whom").casefold() for speech in speeches for d in speech.directions
+                 if (m := _TO.match(d.text))}
 
     def new_shot() -> None:
         for name in screened - in_person:
@@ -845,6 +867,7 @@ def scene_sights(scene: Scene, sents: Sequence[ActionSentence], speeches: Sequen
     for _, _, what, i in sorted(items):
         if what == 2:
             framed = False
+            call = ""
             new_shot()
             continue
         if what == 1:
@@ -856,23 +879,32 @@ def scene_sights(scene: Scene, sents: Sequence[ActionSentence], speeches: Sequen
             # A voice the action has told of a call or a screen before ('A PRERECORDED VOICE ANSWERS').
             voiced = told and names_a_voice(speech.cue.speaker or "") and not voice_is_offscreen(extensions)
             direct = speech.away or medium or voiced or any(_NARRATION.match(n.strip().strip("()")) for n in notes)
+            into = any(_INTO_DEVICE.match(n.strip()) for n in notes)
             if framed and speech.speaker not in first:
                 screened.add(speech.speaker)
-            first.setdefault(speech.speaker, "medium" if medium or direct and told or framed else
+            far = (call == "open" and not into and speech.speaker not in first and not speech.offscreen
+                   and _far_end(speech, shown, addressed))
+            first.setdefault(speech.speaker, "medium" if medium or direct and told or framed or far else
                              "narration" if direct else "offscreen" if speech.offscreen else "person")
             away[i] = direct or (first[speech.speaker] == "medium" and speech.speaker not in in_person)
             if not away[i] and not speech.offscreen:
                 in_person.add(speech.speaker)
+                if into:
+                    call = "open"  # '(into phone)': who is first heard next is at the other end
             continue
         sent = sents[i]
         told = told or bool(_CALL_OR_SCREEN.search(sent.text))
+        call = _call_after(call, sent.text)
         slug = _leading_slug(sent.text)
         if slug:
             framed = _screen_slug(slug)
             if not framed:
+                call = ""
                 new_shot()
+        elif _screen_opening(sent.text):
+            framed = True  # 'ON THE TV is the news segment: ...': the shot is of the screen
         on_screen = sent.opens_on_screen()
-        seen = sent.sights()
+        seen = dict(all_sights[i])
         for name, sight in seen.items():
             if sight is Sight.IN_PERSON:
                 start, end = next((s, e) for s, e, n in sent.spans if n == name)
@@ -895,6 +927,37 @@ def scene_sights(scene: Scene, sents: Sequence[ActionSentence], speeches: Sequen
                 first.setdefault(name, "offscreen")
         out_sents[i] = seen
     return SceneSights(out_sents, away)
+
+
+def _call_after(call: str, text: str) -> str:
+    """The state of a call from the scene after an action sentence: it ends when someone hangs up;
+    it is open when someone answers once a phone is named or rings ('His cell phone rings. He
+    answers.') or takes the device up ('Sonny takes the phone', 'takes the receiver'); a phone
+    named or ringing tells of one."""
+    if _HANGS_UP.search(text):
+        return ""
+    device = bool(_CALL_WORD.search(text) or _RECEIVER.search(text))
+    if _ANSWERING.search(text) and (call or device) or _TAKES.search(text) and device:
+        return "open"
+    if device:
+        return call or "told"
+    return call
+
+
+def _far_end(speech: Speech, shown: set[str], addressed: set[str]) -> bool:
+    """Whether a speaker first heard on a call open from the scene is at its other end: the
+    scene's action never shows them in person, and nobody here speaks to them ('(to KAYLO)')."""
+    if speech.speaker in shown:
+        return False
+    words = {w.casefold() for w in re.findall(r"[\w'’.-]+", f"{speech.speaker} {speech.cue.speaker or ''}")}
+    return not words & addressed
+
+
+def _screen_opening(text: str) -> bool:
+    """Whether a sentence opens, in capitals, on a screen and runs on ('ON THE TV is the news
+    segment: ...'): a shot of the screen, as a slug would be."""
+    m = _SLUG_OPENING.match(text.strip())
+    return m is not None and bool(m.group("screen")) and m.group(0).strip().isupper()
 
 
 def _leading_slug(text: str) -> str:
