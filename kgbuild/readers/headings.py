@@ -460,12 +460,15 @@ def is_condition(part: str) -> bool:
 def is_display_shot(part: str) -> bool:
     """Whether a heading part is a shot of a screen rather than a place: its head noun, the
     last word outside brackets (before SET), is one of the closed class of screens
-    (`kgbuild.timewords.DISPLAY_WORDS`: 'TV SCREEN', 'SECURITY MONITOR', 'TELEVISION SET').
+    (`kgbuild.timewords.DISPLAY_WORDS`: 'TV SCREEN', 'SECURITY MONITOR', 'TELEVISION SET'). Places
+    joined by a slash are settings of one scene, read apart later: 'VILLA/VIDEO MONITORS' stays.
 
     Example:
         >>> is_display_shot("TV SCREEN"), is_display_shot("TV STUDIO"), is_display_shot("HOLLYWOOD SIGN")
         (True, False, False)
     """
+    if "/" in part or "\\" in part:
+        return False
     words = _words(_BRACKETS.sub(" ", part))
     if len(words) > 1 and words[-1] == "SET":
         words = words[:-1]

@@ -75,6 +75,7 @@ def test_chinese_heading_fields(line, int_ext, places, time, conditions):
     ("INT. TV SCREEN", [], None, []),
     ("INT. MOTEL ROOM - TELEVISION SET - NIGHT", ["MOTEL ROOM"], "NIGHT", []),
     ("INT. GUARD POST - SECURITY MONITOR", ["GUARD POST"], None, []),
+    ("INT. CASTLE KEEP/VIDEO MONITORS - NIGHT", ["CASTLE KEEP/VIDEO MONITORS"], "NIGHT", []),
     ("INT. TV STUDIO - DAY", ["TV STUDIO"], "DAY", []),
     ("EXT. GIANT NEON SIGN - NIGHT", ["GIANT NEON SIGN"], "NIGHT", []),
 ])
