@@ -112,8 +112,20 @@ CAMERA_OPENERS: frozenset[str] = frozenset({
 #: Verbs of the editing that start or end a note: 'LOSE SUPER', 'END MONTAGE', 'BEGIN FLASHBACK'.
 EDITING_VERBS: frozenset[str] = frozenset({"LOSE", "END", "BEGIN", "START", "RESUME", "BACK TO", "OUT OF"})
 
-#: Words a heading slot holds when it names nothing: 'INT. PARTY HOUSE - UNKNOWN'.
-BLANK_SLOTS: frozenset[str] = frozenset({"UNKNOWN", "UNSPECIFIED", "UNDETERMINED", "TBD", "N/A", "?"})
+_BLANKS = ("UNKNOWN", "UNSPECIFIED", "UNDETERMINED", "TBD", "N/A", "?")
+
+#: Words a heading slot holds when it names nothing, alone or as the time left blank: 'INT.
+#: PARTY HOUSE - UNKNOWN', 'INT. CAB, TIME UNKNOWN'.
+BLANK_SLOTS: frozenset[str] = frozenset({
+    *_BLANKS, *(f"TIME {b}" for b in _BLANKS), *(f"{b} TIME" for b in _BLANKS),
+})
+
+#: Things whose picture a shot shows, a closed class of screens: a heading part whose head noun is
+#: one ('INT. TV SCREEN', 'SECURITY MONITOR', 'TELEVISION SET') is a shot of what it shows, no
+#: place anyone is at. A sign is not among them: 'EXT. HOLLYWOOD SIGN' is a place.
+DISPLAY_WORDS: frozenset[str] = frozenset({
+    "SCREEN", "SCREENS", "VIEWSCREEN", "MONITOR", "MONITORS", "TV", "TELEVISION", "DISPLAY", "DISPLAYS",
+})
 
 #: Chinese camera notes ending a heading token: a shot ('镜头', '特写', '空镜'), a picture on a
 #: screen ('画面': '新闻画面', news footage), a montage ('蒙太奇').

@@ -10,8 +10,11 @@ place when it ends like one (室, 厅, 街, 门口, ...) and a thing when it end
 (`kgbuild.offline.zh_words`). Where a place word is followed by a word saying where in it, being
 in it or on it is the place ('讲台上' and '战场上' are 讲台 and 战场; the inside of a vehicle, '车内',
 '船上', is one of its own), but being beside, before or behind a vehicle or a raised surface
-('渣土车旁', '讲台前') is a position by a thing, no place; nor is a place by people ('大家面前',
-before everyone), nor one inside a simile ('像一个阵亡者倒毙在战场上', like a fallen soldier). What a
+('渣土车旁', '讲台前') is a position by a thing, no place, and so is beside anything ('洗手池旁',
+'洗手池旁边'; the riverside, '河边' or '路旁', is a place); nor is a place by people ('大家面前', before
+everyone), a place inside a title before a person ('内务府大臣面前': before the minister), nor one
+inside a simile ('像一个阵亡者倒毙在战场上', like a fallen soldier). After a verb of motion, 后
+closing the clause is 'after', not 'behind': '回到房间后' goes back to the room. What a
 body does is no thing either: a look ('视线'), a sound one hears of someone ('听着张牧之的口哨':
 his whistling), and a word jieba's dictionary does not know that opens with a body part ('耳条', a
 misprint of 耳朵). Of two nouns joined by 的 the second is the thing ('举着那辆车的照片' holds the
@@ -64,6 +67,15 @@ _AT_VEHICLE = frozenset({"内", "里", "里面", "上", "中", "门口"})
 # that is a position, not a place ('渣土车旁', '讲台前'); on the surface is one ('讲台上').
 _BY = frozenset({"前", "后", "旁", "边"})
 _SURFACE_ENDS = ("台",)
+# Beside anything is a position by it, no place ('洗手池旁', '洗手池旁边', '学校旁'); beside a
+# place of one character is a place of its own, as '河边' is ('路旁', '道旁': the roadside).
+_BESIDE = frozenset({"旁", "旁边", "一旁", "身旁"})
+# Words that end a word for a person ('大臣', '所长', '店员', '路人'): a place before one is part
+# of a title or a description ('内务府大臣', '派出所所长'), not where anyone is.
+_PERSON_ENDS = ("人", "者", "员", "们", "长", "臣", "官", "师")
+# After a verb of motion, 后 closing the clause is 'after', not 'behind': '回到房间后' (after going
+# back to the room) goes to the room; after 在 it is a side ('躲在门后').
+_AFTER = "后"
 # Positions and spots that are no story place.
 _NOT_PLACES = frozenset({
     "地上", "地下", "原地", "地面", "身后", "身边", "身旁", "面前", "眼前", "对面", "中间", "最中间",
@@ -173,8 +185,12 @@ def _place_name(parts: list[str]) -> str | None:
         name = "".join(parts[:end])
         if name in _NOT_PLACES or "之" in name:
             continue
+        following = parts[end] if end < len(parts) else ""
+        if following in _BESIDE and len(name) > 1 or following in _PERSON_WORDS or (
+                len(following) > 1 and following.endswith(_PERSON_ENDS)):
+            return None  # beside it ('洗手池旁边'), or a title ('内务府大臣面前')
         core, suffix = _split_suffix(name)
-        if suffix in _BY and core.endswith((*_VEHICLE_ENDS, *_SURFACE_ENDS)):
+        if suffix in _BESIDE and len(core) > 1 or suffix in _BY and core.endswith((*_VEHICLE_ENDS, *_SURFACE_ENDS)):
             return None  # by the thing, neither a place nor in it
         if core in _NOT_PLACES:
             continue
@@ -242,7 +258,11 @@ def _located(ws: list[tuple[str, str]]) -> list[tuple[int, str]]:
         j = i + 1
         while j < len(ws) and ws[j][0] in ("了", "着", "过"):
             j += 1
-        place = _place_name(_place_words(ws, j))
+        parts = _place_words(ws, j)
+        if parts and parts[-1] == _AFTER and j + len(parts) == len(ws) and ws[i][0] != "在" and not (
+                len(ws[i][0]) == 2 and ws[i][0][1] == "在"):
+            parts = parts[:-1]  # '回到房间后': after going back to the room
+        place = _place_name(parts)
         if place:
             found.append((i, place))
     return found

@@ -22,9 +22,14 @@ LATER' is MORNING).
 - A heading's other fields are no places (`Heading.conditions`): after the first part, the
   weather, the season, a date and a clock time ('- RAIN - DAY', '- AUTUMN', 'MARCH 1800', '3
   O'CLOCK PRACTICE'; `is_condition`); in Chinese, by their form wherever they stand ('雪',
-  '雨后', '秋天', '（秋）', '1954年'), the markers written out (外景, 内景) and 同上, 'same as
-  above', which stands for the place of the heading before and names none here. The
-  abbreviated times EVE, NITE and MORN are times as a part of their own ('DRAWING ROOM - EVE').
+  '雨后', '秋天', '（秋）', '1954年', and the season of '冬夜', a winter night, whose 夜 is the
+  time), the markers written out (外景, 内景) and 同上, 'same as above', which stands for the
+  place of the heading before and names none here. The abbreviated times EVE, NITE and MORN
+  are times as a part of their own ('DRAWING ROOM - EVE'); a time left blank ('TIME UNKNOWN')
+  names nothing.
+- A time of day with a relative time in one part is both ('DAY LATER', 'NIGHT CONTINUOUS').
+- A part whose head noun is a screen (SCREEN, MONITOR, TV, TELEVISION, DISPLAY: 'INT. TV
+  SCREEN', 'MOTEL ROOM - TELEVISION SET') is a shot of what it shows, no place (`is_display_shot`).
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from kgbuild.timewords import (
     BLANK_SLOTS,
     CAMERA_OPENERS,
     CAMERA_WORDS,
+    DISPLAY_WORDS,
     EDITING_VERBS,
     HEADING_NOTES,
     HEADING_TIMES,
@@ -131,9 +137,10 @@ _LONE_MODIFIERS = frozenset({"EARLY", "LATE"})
 # A time glued to the last place without a separator: 'LANDY'S OFFICE DAY', 'HOLDEN'S BEDROOM -NIGHT'.
 # The place is the shortest that leaves a time: 'MACY'S VEHICLE   LATE AFTERNOON' ends in LATE AFTERNOON.
 _GLUED_TIME = re.compile(rf"^(?P<place>.*?\S)(?:\s+-|\s)\s*(?P<time>{_alternation(HEADING_TIMES)})$")
-# A time glued to its place by a bare hyphen: 'F.B.I. OFFICES-DAY', 'ROOFTOP-NIGHT', 'BAR- DAY (LATER)'.
-_HYPHEN_TIME = re.compile(
-    rf"^(?P<place>.*?[^\s\-])\s*-\s*(?P<time>{_alternation(HEADING_TIMES)})(?P<notes>\s*[(\[].*)?$")
+# A bare hyphen that may glue a time to its place: 'F.B.I. OFFICES-DAY', 'BAR- DAY (LATER)'.
+_HYPHEN = re.compile(r"(?<=[^\s\-])\s*-\s*(?=\S)")
+# A time of day and a time relative to the scene before, in one part: 'DAY LATER', 'NIGHT CONTINUOUS'.
+_DAY_THEN_LATER = re.compile(rf"^(?P<time>{_alternation(TIMES_OF_DAY)})\s+(?P<later>\S.*)$")
 _RELATIVE_END = re.compile(rf"\b(?:{_alternation(TIME_DIRECTIONS)})$")
 _YEAR = re.compile(r"^\(?(?:1[0-9]|20)\d{2}s?\)?$|^\(?(?:PRESENT|PAST|FLASHBACK)\)?$", re.IGNORECASE)
 
@@ -186,6 +193,9 @@ _ZH_DIGITS = "0-9０-９一二三四五六七八九十百〇零两"
 _ZH_WEATHER = re.compile(
     rf"^[{ZH_WEATHER_MODIFIERS}]*(?:雨夹雪|[{ZH_WEATHER_CHARS}]{{1,2}})(?:{'|'.join(ZH_WEATHER_AFTER)})?$")
 _ZH_SEASON = rf"[{ZH_SEASON_BEFORE}]?[{ZH_SEASON_CHARS}](?:{'|'.join(ZH_SEASON_AFTER)})?"
+# A season and a time of day written as one word ('冬晨', '夏夜', '秋晚', '秋日黄昏'): the season a
+# condition, the time of day the scene's time.
+_ZH_SEASON_TIME = re.compile(rf"^(?P<season>{_ZH_SEASON})(?P<time>{'|'.join(ZH_TIMES_OF_DAY)})$")
 _ZH_DATE = re.compile(
     rf"^(?:公元)?[{_ZH_DIGITS}]{{2,4}}年(?:[{_ZH_DIGITS}]{{1,2}}月)?(?:[{_ZH_DIGITS}]{{1,3}}[日号])?(?:{_ZH_SEASON})?$"
     rf"|^[{_ZH_DIGITS}]{{1,2}}月(?:[{_ZH_DIGITS}]{{1,3}}[日号])?$"
@@ -315,6 +325,9 @@ def _time_value(text: str, *, loose: bool = False) -> str | None:
 def _joined_times(text: str) -> list[str] | None:
     """'DAY/DUSK', 'SUNSET TO DUSK', 'NIGHT / LATER': every piece a time, or None. After a slash
     a time may be followed by how the scene is shot ('DAY / DRIVING'), which is dropped."""
+    m = _DAY_THEN_LATER.match(" ".join(text.upper().split()).strip(_PART_EDGES + "?!"))
+    if m and (later := _time_value(m.group("later"))) is not None and _is_relative(later):
+        return [m.group("time"), later]  # 'DAY LATER': the day, later
     pieces = [p for p in _TIME_JOINS.split(text.upper().strip(_PART_EDGES + "?!")) if p.strip()]
     values = [_time_value(p) for p in pieces]
     if len(values) < 2 or values[0] is None:
@@ -411,18 +424,24 @@ def _is_relative(time: str) -> bool:
 
 def _unglued(parts: Iterable[str]) -> list[str]:
     """Parts with a time glued on by a bare hyphen split in two: 'ROOFTOP-NIGHT' -> 'ROOFTOP',
-    'NIGHT'; 'BAR- DAY (LATER)' -> 'BAR', 'DAY (LATER)'. A time spelt with a hyphen ('PRE-DAWN',
-    'MID-DAY') stays whole, and so does a part that is a time as it stands."""
+    'NIGHT'; 'BAR- DAY (LATER)' -> 'BAR', 'DAY (LATER)'; 'STREETS- DAY LATER' -> 'STREETS', 'DAY
+    LATER'. A time spelt with a hyphen ('PRE-DAWN', 'MID-DAY') stays whole, and so does a part
+    that is a time as it stands."""
     out: list[str] = []
     for part in parts:
-        m = _HYPHEN_TIME.match(part.upper())
-        if m and _part_times(part, loose=False) is None:
-            last = m.group("place").split()[-1]
-            if len(last.strip(".")) > 1 and _time_value(f"{last}-{m.group('time')}") is None:
-                out += [part[: m.end("place")], part[m.start("time"):]]
-                continue
-        out.append(part)
+        out += _hyphen_split(part) if _part_times(part, loose=False) is None else [part]
     return out
+
+
+def _hyphen_split(part: str) -> list[str]:
+    """`part` cut at the first bare hyphen after which it is a time, or `part` alone."""
+    for m in _HYPHEN.finditer(part):
+        place, time = part[: m.start()], part[m.end():]
+        last = place.split()[-1]
+        if (len(last.strip(".")) > 1 and _part_times(time, loose=False) is not None
+                and _time_value(f"{last}-{time}") is None):
+            return [place, time]
+    return [part]
 
 
 def is_condition(part: str) -> bool:
@@ -436,6 +455,24 @@ def is_condition(part: str) -> bool:
         (False, False)
     """
     return bool(_HEADING_CONDITION.match(" ".join(part.upper().replace("’", "'").split()).strip(_PART_EDGES)))
+
+
+def is_display_shot(part: str) -> bool:
+    """Whether a heading part is a shot of a screen rather than a place: its head noun, the
+    last word outside brackets (before SET), is one of the closed class of screens
+    (`kgbuild.timewords.DISPLAY_WORDS`: 'TV SCREEN', 'SECURITY MONITOR', 'TELEVISION SET'). Places
+    joined by a slash are settings of one scene, read apart later: 'VILLA/VIDEO MONITORS' stays.
+
+    Example:
+        >>> is_display_shot("TV SCREEN"), is_display_shot("TV STUDIO"), is_display_shot("HOLLYWOOD SIGN")
+        (True, False, False)
+    """
+    if "/" in part or "\\" in part:
+        return False
+    words = _words(_BRACKETS.sub(" ", part))
+    if len(words) > 1 and words[-1] == "SET":
+        words = words[:-1]
+    return bool(words) and words[-1] in DISPLAY_WORDS
 
 
 def _split_time(parts: list[str]) -> tuple[list[str], str | None, list[str]]:
@@ -457,9 +494,9 @@ def _split_time(parts: list[str]) -> tuple[list[str], str | None, list[str]]:
         if n > 0 and is_condition(part):
             conditions.append(part)
             continue
-        if _is_note(part) or _BRACKETS.fullmatch(part.strip()):
+        if _is_note(part) or _BRACKETS.fullmatch(part.strip()) or is_display_shot(part):
             # An editing note, or a bracketed remark ('NIGHT - [THE STORM]', '(THAT EVENING)'):
-            # what a heading puts in brackets is a note, never a place.
+            # what a heading puts in brackets is a note, never a place; nor is a screen.
             continue
         place, noted = _strip_bracket_notes(part)
         times += noted
@@ -544,7 +581,9 @@ def parse_chinese_heading(line: str) -> Heading:
     markers may be written out (外景, 内景: '外景  草料棚  日  雪'), one for each of two places
     ('外景/内景  院落/接待室', an INT./EXT. scene), or glued before the place ('外景阵地'). The
     weather, the season, a date or a clock time, and the 'same as above' standing for the place
-    of the heading before are conditions of the scene, not places (`_zh_condition`).
+    of the heading before are conditions of the scene, not places (`_zh_condition`); a season
+    written as one word with a time of day ('冬晨', '夏夜', winter morning, summer night) is the
+    season and the scene's time.
 
     Example:
         >>> parse_chinese_heading("1.  王子神油店日内").location
@@ -556,6 +595,7 @@ def parse_chinese_heading(line: str) -> Heading:
     tokens = []
     markers: list[str] = []
     conditions: list[str] = []
+    seasonal_times: list[str] = []
     for token in _ZH_TOKEN_SPLIT.split(rest):
         token, noted, bracketed = _zh_bracket_notes(token)
         relative += noted
@@ -572,11 +612,14 @@ def parse_chinese_heading(line: str) -> Heading:
             markers.append(_ZH_SCENE_MARKERS[token])
         elif _zh_condition(token):
             conditions.append(token)
+        elif seasonal := _ZH_SEASON_TIME.match(token):
+            conditions.append(seasonal.group("season"))
+            seasonal_times.append(seasonal.group("time"))
         elif token and token not in ZH_HEADING_NOTES:
             tokens.append(token)
     markers += [_ZH_INT_EXT[t] for t in tokens if t in _ZH_INT_EXT]
     int_ext = None if not markers else markers[0] if len(set(markers)) == 1 else "INT/EXT"
-    time = next((t for t in tokens if t in ZH_TIMES_OF_DAY), None)
+    time = next((t for t in [*tokens, *seasonal_times] if t in ZH_TIMES_OF_DAY), None)
     location: list[str] = []
     for token in tokens:
         if token in _ZH_INT_EXT or token in ZH_TIMES_OF_DAY:

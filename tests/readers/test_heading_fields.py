@@ -33,6 +33,13 @@ from kgbuild.readers.headings import is_condition, parse_chinese_heading, parse_
     # Places the weather or a marker only begins: a snowfield, a location for shooting.
     ("外景  雪地  日", "EXT", ["雪地"], "日", []),
     ("外景地  日", None, ["外景地"], "日", []),
+    # A season and a time of day as one word: the season a condition, the time the scene's time.
+    ("8、钟楼·冬晨·外", "EXT", ["钟楼"], "晨", ["冬"]),
+    ("9、账房·冬夜·内", "INT", ["账房"], "夜", ["冬"]),
+    ("10、戏园·夏夜·外", "EXT", ["戏园"], "夜", ["夏"]),
+    ("11、马厩·秋晚·内", "INT", ["马厩"], "晚", ["秋"]),
+    ("12  外景  渡口  深秋黄昏", "EXT", ["渡口"], "黄昏", ["深秋"]),
+    ("13、冬青巷  日  外", "EXT", ["冬青巷"], "日", []),
 ])
 def test_chinese_heading_fields(line, int_ext, places, time, conditions):
     heading = parse_chinese_heading(line)
@@ -57,6 +64,20 @@ def test_chinese_heading_fields(line, int_ext, places, time, conditions):
     ("INT. GYM - SHOWERS - DAY", ["GYM", "SHOWERS"], "DAY", []),
     ("INT. BACKSTAGE - THE FOG - NIGHT", ["BACKSTAGE", "THE FOG"], "NIGHT", []),
     ("INT. DINER - APPROX. 5 PM - COUNTER", ["DINER", "COUNTER"], None, ["APPROX. 5 PM"]),
+    # The time left blank; a time of day and a later glued on by a bare hyphen.
+    ("INT TAXI, TIME UNKNOWN", ["TAXI"], None, []),
+    ("EXT. MILL LANE - UNKNOWN TIME", ["MILL LANE"], None, []),
+    ("EXT HARBOUR ROAD- NIGHT LATER", ["HARBOUR ROAD"], "NIGHT", []),
+    ("INT. PANTRY - DAY MOMENTS LATER", ["PANTRY"], "DAY", []),
+    ("EXT. NINETY-NINTH STREET- DAWN", ["NINETY-NINTH STREET"], "DAWN", []),
+    ("INT. X-RAY SUITE - DAY", ["X-RAY SUITE"], "DAY", []),
+    # A screen is a shot of what it shows, not a place; a studio or a sign is a place.
+    ("INT. TV SCREEN", [], None, []),
+    ("INT. MOTEL ROOM - TELEVISION SET - NIGHT", ["MOTEL ROOM"], "NIGHT", []),
+    ("INT. GUARD POST - SECURITY MONITOR", ["GUARD POST"], None, []),
+    ("INT. CASTLE KEEP/VIDEO MONITORS - NIGHT", ["CASTLE KEEP/VIDEO MONITORS"], "NIGHT", []),
+    ("INT. TV STUDIO - DAY", ["TV STUDIO"], "DAY", []),
+    ("EXT. GIANT NEON SIGN - NIGHT", ["GIANT NEON SIGN"], "NIGHT", []),
 ])
 def test_english_heading_fields(line, places, time, conditions):
     heading = parse_english_heading(line)
