@@ -47,6 +47,8 @@ for no one known; a cue used once or twice, no dictionary word, one character aw
 used often in the same scenes (`老痪` for 老汤, `涛三` for 老三, `人张牧之` for 张牧之) is that
 speaker, when that cue is the only likely one (`_misread`): a character of a series apart
 (`老六`, `胡千`) or a joining word before the name (`和老汤`) make another person.
+A Latin cue of one word used once or twice, that the text never writes, one letter away from a
+cue used often in the same scenes, is a typing slip of it (`JOHH` for JOHN, `_misspelt`).
 
 A surname written in title case keeps its apostrophe (`Senator Tal'Aura` is not `Senator Tal`).
 """
@@ -57,6 +59,8 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Container
 from dataclasses import dataclass, field
+
+from rapidfuzz.distance import Levenshtein
 
 from kgbuild.model import ElementKind, Screenplay
 from kgbuild.names import display_name
@@ -229,10 +233,11 @@ def cue_names(cue: str) -> list[str]:
 
 
 # 'Neil Perry': a given name and a surname in title case; a surname keeps its apostrophe or
-# hyphen ('Tal'Aura', 'Smith-Jones'); a possessive ('Perry's') or a word cut at a hyphen ('Norm
+# hyphen ('Tal'Aura', 'Smith-Jones'); a possessive ('Perry's', "Howard Johnson's": the
+# restaurant, not the cue HOWARD) or a word cut at a hyphen ('Norm
 # Son-of-a-gun') is not a name. Title-case words right after it continue the surname ('Tom Van
 # Allen', 'Khan Noonian Singh'): the name is the whole run, never its first two words.
-_SURNAME = r"[A-Z][a-z]+(?:['’][A-Za-z]+|-[A-Z][a-z]+)*(?![\w'’]|-\w)"
+_SURNAME = r"[A-Z][a-z]+(?:['’](?!s(?![A-Za-z]))[A-Za-z]+|-[A-Z][a-z]+)*(?![\w'’]|-\w)"
 _FULL_NAME = re.compile(rf"\b([A-Z][a-z]+)((?:\s+{_SURNAME}){{1,3}})")
 # 'I'm Neil Perry.', 'Hi, this is Neil Perry': the speaker's own introduction (the name in title
 # case: 'Kirk here.' is no surname).
@@ -401,6 +406,29 @@ def _misread(cues: Counter[str], scenes: dict[str, set[int]], talk: set[frozense
     return out
 
 
+def _misspelt(cues: Counter[str], scenes: dict[str, set[int]], talk: set[frozenset[str]],
+              local: dict[int, Counter[str]], written: Container[str]) -> dict[str, str]:
+    """Latin cues typed wrong: a cue of one word used once or twice that the script's text never
+    writes ('JOHH'), one letter away (Levenshtein) from a cue used often, is that cue, on the same
+    terms as `_misread` (dominant in the script and in the rare cue's scenes, never talking
+    with it); a digit or '#' apart is another member of a series ('GUARD 2'), and a word the
+    script writes ('MAN', 'Jon') is a name or word of its own."""
+    out = {}
+    for rare, count in cues.items():
+        if count > 2 or len(rare) < 3 or not re.fullmatch(r"[A-Z][A-Z'’\-]+", rare) or rare in written:
+            continue
+        near = sorted((name for name, n in cues.items() if n >= _OFTEN and not _CJK.search(name)
+                       and re.fullmatch(r"[A-Z][A-Z'’\-]+", name) and Levenshtein.distance(rare, name) == 1),
+                      key=lambda name: -cues[name])
+        if not near or len(near) > 1 and cues[near[0]] < _DOMINANT * cues[near[1]]:
+            continue
+        here = Counter({name: sum(local[i][name] for i in scenes[rare]) for name in near})
+        if here[near[0]] and here[near[0]] >= _LOCAL * sum(here[name] for name in near[1:]) \
+                and frozenset({rare, near[0]}) not in talk:
+            out[rare] = near[0]
+    return out
+
+
 def _fragment(cue: str, count: int) -> bool:
     """A Chinese cue of one character used fewer than `_OFTEN` times that jieba does not read as
     a name ('一', '老', '于': the rest of a cue or a line broken by OCR) speaks for no one known."""
@@ -451,7 +479,9 @@ def find_cast(screenplay: Screenplay) -> Cast:
             for at in range(len(words) - size + 1):
                 full_by_token[" ".join(words[at: at + size])].add(name)
     full_names = _full_names(screenplay, cues, intros)
-    misread = _misread(cues, cue_scenes, talk, local)
+    written = {w.upper() for scene in screenplay.scenes for el in scene.elements
+               if el.kind in (ElementKind.ACTION, ElementKind.DIALOGUE) for w in re.findall(r"[\w'’]+", el.text)}
+    misread = {**_misread(cues, cue_scenes, talk, local), **_misspelt(cues, cue_scenes, talk, local, written)}
     renamed = renamings(screenplay, talk)
     for cue, count in cues.items():
         if (is_non_person_cue(cue) or names_a_device(cue) or not plausible_name(cue) or cue in misread

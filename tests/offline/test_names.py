@@ -213,3 +213,57 @@ def test_a_word_the_headings_use_as_a_whole_place_does_not_find_a_character(tmp_
     located = {r.target for r in graph.relations if r.source == voice.id and r.type == "located_at"}
     assert located == set(), [r for r in graph.relations if r.source == voice.id]
     assert all(scene == 1 for scene in voice.scenes)
+
+
+DINER = """Title: Late Shift
+
+INT. DINER - NIGHT
+
+The counter is empty. HOWARD, 60s, the night cook, wipes the grill. NELL, 20s, pours coffee.
+
+NELL
+Quiet tonight.
+
+HOWARD
+Always is after two.
+
+NELL
+You ever eat anywhere else?
+
+HOWARD
+Only Howard Johnson's. Twice.
+
+NELL
+Howard Johnson's, really?
+
+HOWARD
+Their pie, Nell.
+
+NELL
+Fair enough.
+
+HOWRD
+Lock the back door.
+
+NELL
+Done.
+
+HOWARD
+Good.
+
+NEL
+Goodnight.
+
+HOWARD
+Night.
+"""
+
+
+def test_a_possessive_is_no_surname_and_a_cue_typed_once_wrong_is_its_speaker(tmp_path):
+    """"Howard Johnson's" (a restaurant) does not name the cue HOWARD; HOWRD and NEL, typed once
+    one letter away from cues used often in their scene and written nowhere, are HOWARD and NELL."""
+    script = tmp_path / "diner.fountain"
+    script.write_text(DINER, encoding="utf-8")
+    cast = find_cast(read_screenplay(script))
+    assert set(cast.speeches) == {"Howard", "Nell"}
+    assert cast.resolve("HOWRD") == "Howard" and cast.resolve("NEL") == "Nell"
