@@ -49,6 +49,8 @@ speaker, when that cue is the only likely one (`_misread`): a character of a ser
 (`老六`, `胡千`) or a joining word before the name (`和老汤`) make another person.
 A Latin cue of one word used once or twice, that the text never writes, one letter away from a
 cue used often in the same scenes, is a typing slip of it (`JOHH` for JOHN, `_misspelt`).
+A Chinese cue of a name the script uses as a cue alone and a reduplicated tail ('审讯官指指', he
+points; '医生支支吾吾', stammering: `_glued_manner`) is that name's speaker.
 
 A surname written in title case keeps its apostrophe (`Senator Tal'Aura` is not `Senator Tal`).
 """
@@ -429,6 +431,28 @@ def _misspelt(cues: Counter[str], scenes: dict[str, set[int]], talk: set[frozens
     return out
 
 
+#: A reduplicated tail: a verb done briefly or a manner ('指指' points, '点点头', '支支吾吾'
+#: stammering, '摇摇晃晃'), a form of verbs and adjectives, glued after a name before the colon.
+#: Kin words written doubled besides those of `_KIN_AFTER` ('伯伯', '婆婆', '公公').
+_KIN_DOUBLED = frozenset("伯婆公")
+_REDUPLICATED = re.compile(r"(?:(.)\1(.)\2|(.)(.)\3\4|(.)\5.?)$")
+
+
+def _glued_manner(cues: Counter[str]) -> dict[str, str]:
+    """Chinese cues of a name the script uses alone as a cue and a reduplicated tail ('审讯官指指'
+    is 审讯官 pointing, '医生支支吾吾' 医生 stammering): the name's speaker. A tail that is a cue
+    of its own ('护士' and '丽丽' both speak) makes the cue two people, not a manner, and a kin
+    word doubled ('陈末妈妈', '小四妹妹') is another person."""
+    out = {}
+    for cue in cues:
+        if not _CJK.search(cue) or (m := _REDUPLICATED.search(cue)) is None:
+            continue
+        head, tail = cue[: m.start()], m.group()
+        if len(head) >= 2 and cues.get(head, 0) > 0 and tail not in cues and tail[0] not in _KIN_AFTER | _KIN_DOUBLED:
+            out[cue] = head
+    return out
+
+
 def _fragment(cue: str, count: int) -> bool:
     """A Chinese cue of one character used fewer than `_OFTEN` times that jieba does not read as
     a name ('一', '老', '于': the rest of a cue or a line broken by OCR) speaks for no one known."""
@@ -482,10 +506,11 @@ def find_cast(screenplay: Screenplay) -> Cast:
     written = {w.upper() for scene in screenplay.scenes for el in scene.elements
                if el.kind in (ElementKind.ACTION, ElementKind.DIALOGUE) for w in re.findall(r"[\w'’]+", el.text)}
     misread = {**_misread(cues, cue_scenes, talk, local), **_misspelt(cues, cue_scenes, talk, local, written)}
+    glued = _glued_manner(cues)
     renamed = renamings(screenplay, talk)
     for cue, count in cues.items():
         if (is_non_person_cue(cue) or names_a_device(cue) or not plausible_name(cue) or cue in misread
-                or cue in renamed or _fragment(cue, count)):
+                or cue in renamed or cue in glued or _fragment(cue, count)):
             continue
         owners = {f for f in full_by_token.get(cue, set()) if not _claimed(cue, f, cues, talk)} \
             if cue not in intros else set()
@@ -505,6 +530,11 @@ def find_cast(screenplay: Screenplay) -> Cast:
             cast.speeches[target] += cues[cue]
             cast.scenes[target] |= cue_scenes[cue]
             cast.aliases[target].add(display_name(cue))
+    for cue, name in glued.items():  # '审讯官指指' is 审讯官 pointing: no alias of his
+        if (target := cast.canonical.get(name)) is not None:
+            cast.canonical[cue] = target
+            cast.speeches[target] += cues[cue]
+            cast.scenes[target] |= cue_scenes[cue]
     for cue, names in joined.items():
         known = list(dict.fromkeys(cast.canonical[n] for n in names if n in cast.canonical))
         if known:
