@@ -47,6 +47,10 @@ for no one known; a cue used once or twice, no dictionary word, one character aw
 used often in the same scenes (`老痪` for 老汤, `涛三` for 老三, `人张牧之` for 张牧之) is that
 speaker, when that cue is the only likely one (`_misread`): a character of a series apart
 (`老六`, `胡千`) or a joining word before the name (`和老汤`) make another person.
+A Latin cue of one word used once or twice, that the text never writes, one letter away from a
+cue used often in the same scenes, is a typing slip of it (`JOHH` for JOHN, `_misspelt`).
+A Chinese cue of a name the script uses as a cue alone and a reduplicated tail ('审讯官指指', he
+points; '医生支支吾吾', stammering: `_glued_manner`) is that name's speaker.
 
 A surname written in title case keeps its apostrophe (`Senator Tal'Aura` is not `Senator Tal`).
 """
@@ -57,6 +61,8 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Container
 from dataclasses import dataclass, field
+
+from rapidfuzz.distance import Levenshtein
 
 from kgbuild.model import ElementKind, Screenplay
 from kgbuild.names import display_name
@@ -229,10 +235,11 @@ def cue_names(cue: str) -> list[str]:
 
 
 # 'Neil Perry': a given name and a surname in title case; a surname keeps its apostrophe or
-# hyphen ('Tal'Aura', 'Smith-Jones'); a possessive ('Perry's') or a word cut at a hyphen ('Norm
+# hyphen ('Tal'Aura', 'Smith-Jones'); a possessive ('Perry's', "Howard Johnson's": the
+# restaurant, not the cue HOWARD) or a word cut at a hyphen ('Norm
 # Son-of-a-gun') is not a name. Title-case words right after it continue the surname ('Tom Van
 # Allen', 'Khan Noonian Singh'): the name is the whole run, never its first two words.
-_SURNAME = r"[A-Z][a-z]+(?:['’][A-Za-z]+|-[A-Z][a-z]+)*(?![\w'’]|-\w)"
+_SURNAME = r"[A-Z][a-z]+(?:['’](?!s(?![A-Za-z]))[A-Za-z]+|-[A-Z][a-z]+)*(?![\w'’]|-\w)"
 _FULL_NAME = re.compile(rf"\b([A-Z][a-z]+)((?:\s+{_SURNAME}){{1,3}})")
 # 'I'm Neil Perry.', 'Hi, this is Neil Perry': the speaker's own introduction (the name in title
 # case: 'Kirk here.' is no surname).
@@ -401,6 +408,51 @@ def _misread(cues: Counter[str], scenes: dict[str, set[int]], talk: set[frozense
     return out
 
 
+def _misspelt(cues: Counter[str], scenes: dict[str, set[int]], talk: set[frozenset[str]],
+              local: dict[int, Counter[str]], written: Container[str]) -> dict[str, str]:
+    """Latin cues typed wrong: a cue of one word used once or twice that the script's text never
+    writes ('JOHH'), one letter away (Levenshtein) from a cue used often, is that cue, on the same
+    terms as `_misread` (dominant in the script and in the rare cue's scenes, never talking
+    with it); a digit or '#' apart is another member of a series ('GUARD 2'), and a word the
+    script writes ('MAN', 'Jon') is a name or word of its own."""
+    out = {}
+    for rare, count in cues.items():
+        if count > 2 or len(rare) < 3 or not re.fullmatch(r"[A-Z][A-Z'’\-]+", rare) or rare in written:
+            continue
+        near = sorted((name for name, n in cues.items() if n >= _OFTEN and not _CJK.search(name)
+                       and re.fullmatch(r"[A-Z][A-Z'’\-]+", name) and Levenshtein.distance(rare, name) == 1),
+                      key=lambda name: -cues[name])
+        if not near or len(near) > 1 and cues[near[0]] < _DOMINANT * cues[near[1]]:
+            continue
+        here = Counter({name: sum(local[i][name] for i in scenes[rare]) for name in near})
+        if here[near[0]] and here[near[0]] >= _LOCAL * sum(here[name] for name in near[1:]) \
+                and frozenset({rare, near[0]}) not in talk:
+            out[rare] = near[0]
+    return out
+
+
+#: A reduplicated tail: a verb done briefly or a manner ('指指' points, '点点头', '支支吾吾'
+#: stammering, '摇摇晃晃'), a form of verbs and adjectives, glued after a name before the colon.
+#: Kin words written doubled besides those of `_KIN_AFTER` ('伯伯', '婆婆', '公公').
+_KIN_DOUBLED = frozenset("伯婆公")
+_REDUPLICATED = re.compile(r"(?:(.)\1(.)\2|(.)(.)\3\4|(.)\5.?)$")
+
+
+def _glued_manner(cues: Counter[str]) -> dict[str, str]:
+    """Chinese cues of a name the script uses alone as a cue and a reduplicated tail ('审讯官指指'
+    is 审讯官 pointing, '医生支支吾吾' 医生 stammering): the name's speaker. A tail that is a cue
+    of its own ('护士' and '丽丽' both speak) makes the cue two people, not a manner, and a kin
+    word doubled ('陈末妈妈', '小四妹妹') is another person."""
+    out = {}
+    for cue in cues:
+        if not _CJK.search(cue) or (m := _REDUPLICATED.search(cue)) is None:
+            continue
+        head, tail = cue[: m.start()], m.group()
+        if len(head) >= 2 and cues.get(head, 0) > 0 and tail not in cues and tail[0] not in _KIN_AFTER | _KIN_DOUBLED:
+            out[cue] = head
+    return out
+
+
 def _fragment(cue: str, count: int) -> bool:
     """A Chinese cue of one character used fewer than `_OFTEN` times that jieba does not read as
     a name ('一', '老', '于': the rest of a cue or a line broken by OCR) speaks for no one known."""
@@ -451,11 +503,14 @@ def find_cast(screenplay: Screenplay) -> Cast:
             for at in range(len(words) - size + 1):
                 full_by_token[" ".join(words[at: at + size])].add(name)
     full_names = _full_names(screenplay, cues, intros)
-    misread = _misread(cues, cue_scenes, talk, local)
+    written = {w.upper() for scene in screenplay.scenes for el in scene.elements
+               if el.kind in (ElementKind.ACTION, ElementKind.DIALOGUE) for w in re.findall(r"[\w'’]+", el.text)}
+    misread = {**_misread(cues, cue_scenes, talk, local), **_misspelt(cues, cue_scenes, talk, local, written)}
+    glued = _glued_manner(cues)
     renamed = renamings(screenplay, talk)
     for cue, count in cues.items():
         if (is_non_person_cue(cue) or names_a_device(cue) or not plausible_name(cue) or cue in misread
-                or cue in renamed or _fragment(cue, count)):
+                or cue in renamed or cue in glued or _fragment(cue, count)):
             continue
         owners = {f for f in full_by_token.get(cue, set()) if not _claimed(cue, f, cues, talk)} \
             if cue not in intros else set()
@@ -475,6 +530,11 @@ def find_cast(screenplay: Screenplay) -> Cast:
             cast.speeches[target] += cues[cue]
             cast.scenes[target] |= cue_scenes[cue]
             cast.aliases[target].add(display_name(cue))
+    for cue, name in glued.items():  # '审讯官指指' is 审讯官 pointing: no alias of his
+        if (target := cast.canonical.get(name)) is not None:
+            cast.canonical[cue] = target
+            cast.speeches[target] += cues[cue]
+            cast.scenes[target] |= cue_scenes[cue]
     for cue, names in joined.items():
         known = list(dict.fromkeys(cast.canonical[n] for n in names if n in cast.canonical))
         if known:

@@ -19,7 +19,9 @@ name it is the rest of, when the script itself uses that name (`mend_broken_cues
   cue in pieces; the script never writes the cue as spaced in title case ('Van Dam');
 - a cue is the name that is one letter longer at its start ('ILEY' is RILEY) when that name is
   the only such one among the script's cues (or, when none is a cue, among the names its text
-  writes with a capital: MILITARY WOMAN), when the script uses that name at least twice as often
+  writes with a capital: MILITARY WOMAN), a rest of fewer than three letters ('VE' for EVE, 'ED'
+  is no rest of TED) only when the script shows that letter set apart over it (a line ending in
+  the lone 'E' right before the cue, or a cue 'E VE'), when the script uses that name at least twice as often
   as the clipped one (as a cue or written; as often will do when the clipped form is written
   nowhere but in its cues), and when nothing says they are two people: the clipped form is never
   written in title case ('Ana' is a name; a clipped 'Riley' is 'iley'), and the two never answer
@@ -38,11 +40,12 @@ from itertools import product
 
 from kgbuild.model import ElementKind, Scene
 
-_LATIN_CUE = re.compile(r"^[A-Z][A-Z0-9.'’\- ]*$")
+_LATIN_CUE = re.compile(r"^[A-Z][A-Z0-9.'’#\- ]*$")
 _NAMED_KINDS = frozenset({ElementKind.ACTION, ElementKind.DIALOGUE, ElementKind.PARENTHETICAL,
                           ElementKind.SHOT, ElementKind.LYRIC, ElementKind.CENTERED})
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-#: A clipped name keeps at least this many letters of its first word: 'ED' is not TED's rest.
+#: A clipped name keeps at least this many letters: 'ED' is not TED's rest, unless the script shows
+#: the lost letter set apart from it ('E' over 'VE', or a cue 'E VE').
 _MIN_REST = 3
 #: How many times as often the whole name must be used as its clipped rest.
 _DOMINANT = 2
@@ -56,6 +59,7 @@ class _Script:
             e.speaker for s in scenes for e in s.elements if e.kind is ElementKind.CHARACTER and e.speaker)
         self.text = "\n".join(e.text for s in scenes for e in s.elements if e.kind in _NAMED_KINDS)
         self.talk = _talking_pairs(scenes)
+        self.apart = _set_apart(scenes)
         self._words = frozenset(re.findall(r"[\w'’]+", self.text.upper()))
         self._found: dict[str, list[str]] = {}
 
@@ -101,6 +105,23 @@ def _talking_pairs(scenes: list[Scene]) -> set[frozenset[str]]:
     return pairs
 
 
+def _set_apart(scenes: list[Scene]) -> set[str]:
+    """Names the script shows with their first letter set apart from the rest: a cue in pieces
+    ('E VE') or a cue ('VE') right after a line that ends in that lone letter ('... arm. E')."""
+    found: set[str] = set()
+    for scene in scenes:
+        before = ""
+        for e in scene.elements:
+            if e.kind is ElementKind.CHARACTER and e.speaker:
+                pieces = e.speaker.split(" ", 1)
+                if len(pieces) == 2 and re.fullmatch(r"[A-Z]", pieces[0]):
+                    found.add(pieces[0] + pieces[1])
+                if lone := re.search(r"(?:^|\s)([A-Z])$", before):
+                    found.add(lone.group(1) + e.speaker)
+            before = e.text.strip()
+    return found
+
+
 #: A piece of a name cut by letter spacing: letters only ('MR.' and 'KATE'' end words of their own).
 _PIECE = re.compile(r"^[A-Z]+(?:-[A-Z]+)*$")
 
@@ -143,10 +164,10 @@ def _whole_of_pieces(cue: str, script: _Script) -> str | None:
 
 def _whole_of_rest(cue: str, script: _Script) -> str | None:
     """The name a cue is the clipped rest of ('ILEY' -> RILEY), or None."""
-    first = cue.split()[0]
-    if len(re.sub(r"[^A-Z]", "", first)) < _MIN_REST or script.written(cue, title=True):
+    short = len(re.sub(r"[^A-Z]", "", cue)) < _MIN_REST
+    if short and not any(letter + cue in script.apart for letter in _LETTERS) or script.written(cue, title=True):
         return None
-    longer = [letter + cue for letter in _LETTERS]
+    longer = [letter + cue for letter in _LETTERS if not short or letter + cue in script.apart]
     cued = [name for name in longer if script.cues[name]]
     found = cued or [name for name in longer if script.written(name, capital=True)]
     if len(found) != 1:

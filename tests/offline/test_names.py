@@ -213,3 +213,81 @@ def test_a_word_the_headings_use_as_a_whole_place_does_not_find_a_character(tmp_
     located = {r.target for r in graph.relations if r.source == voice.id and r.type == "located_at"}
     assert located == set(), [r for r in graph.relations if r.source == voice.id]
     assert all(scene == 1 for scene in voice.scenes)
+
+
+DINER = """Title: Late Shift
+
+INT. DINER - NIGHT
+
+The counter is empty. HOWARD, 60s, the night cook, wipes the grill. NELL, 20s, pours coffee.
+
+NELL
+Quiet tonight.
+
+HOWARD
+Always is after two.
+
+NELL
+You ever eat anywhere else?
+
+HOWARD
+Only Howard Johnson's. Twice.
+
+NELL
+Howard Johnson's, really?
+
+HOWARD
+Their pie, Nell.
+
+NELL
+Fair enough.
+
+HOWRD
+Lock the back door.
+
+NELL
+Done.
+
+HOWARD
+Good.
+
+NEL
+Goodnight.
+
+HOWARD
+Night.
+"""
+
+
+def test_a_possessive_is_no_surname_and_a_cue_typed_once_wrong_is_its_speaker(tmp_path):
+    """"Howard Johnson's" (a restaurant) does not name the cue HOWARD; HOWRD and NEL, typed once
+    one letter away from cues used often in their scene and written nowhere, are HOWARD and NELL."""
+    script = tmp_path / "diner.fountain"
+    script.write_text(DINER, encoding="utf-8")
+    cast = find_cast(read_screenplay(script))
+    assert set(cast.speeches) == {"Howard", "Nell"}
+    assert cast.resolve("HOWRD") == "Howard" and cast.resolve("NEL") == "Nell"
+
+
+
+def _cues_screenplay(lines: list[tuple[str, str]]):
+    """A one-scene screenplay of (cue, speech) pairs, as a reader leaves them."""
+    from kgbuild.model import Element, ElementKind, Scene, Screenplay
+
+    elements = []
+    for n, (cue, speech) in enumerate(lines):
+        line = 2 * n + 2
+        elements += [Element(kind=ElementKind.CHARACTER, text=cue, line_start=line, line_end=line, speaker=cue),
+                     Element(kind=ElementKind.DIALOGUE, text=speech, line_start=line+1, line_end=line+1, speaker=cue)]
+    scene = Scene(index=1, heading="审讯室·日·内", elements=elements, line_span=(1, 2 * len(lines) + 1))
+    return Screenplay.model_construct(scenes=[scene])  # find_cast reads only the scenes
+
+
+def test_a_chinese_cue_with_a_reduplicated_verb_glued_on_is_its_speaker():
+    """'审讯官指指' (he points) and '审讯官支支吾吾' (stammering), cues a reader left whole, are
+    审讯官's lines; '陈末妈妈' is a mother, not 陈末 (a kin word doubled)."""
+    cast = find_cast(_cues_screenplay([("审讯官", "坐吧。"), ("老周", "谢谢。"), ("审讯官指指", "先量血压。"),
+                                       ("陈末", "好。"), ("审讯官支支吾吾", "再观察吧。"), ("陈末妈妈", "他没事吧？"),
+                                       ("审讯官", "没事。")]))
+    assert cast.resolve("审讯官指指") == "审讯官" and cast.resolve("审讯官支支吾吾") == "审讯官"
+    assert set(cast.speeches) == {"审讯官", "老周", "陈末", "陈末妈妈"}

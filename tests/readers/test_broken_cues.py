@@ -130,3 +130,38 @@ Police!""")]
     path = tmp_path / "script.json"
     path.write_text(json.dumps([{"title": t, "content": c} for t, c in scenes]), encoding="utf-8")
     assert set(_speakers(read_screenplay(path))) == {"DANA", "ANA", "ALEX", "LEX", "A COP", "COP"}
+
+
+def test_a_short_rest_is_mended_only_where_the_lost_letter_stands_apart(tmp_path: Path):
+    # 'VE' is EVE's rest (the 'E' ends the line before one of its cues); 'OUND #' and 'AT COOK' keep
+    # three letters in all (HOUND # and FAT COOK); 'ED' is no rest of TED: no lone 'T' over it.
+    scenes = [("INT. BAKERY - DAWN", """EVE, 30s, kneads dough. TED, her partner, and ED, the boy, sweep.
+EVE
+Flour.
+TED
+Here.
+ED
+Done.
+EVE
+Thanks.
+The FAT COOK stirs. HOUND # barks.
+FAT COOK
+Hot!
+HOUND #
+Woof.
+Ted drops the tray. Eve turns. E
+VE
+Careful!
+OUND #
+Woof woof.
+AT COOK
+Mind the oven.
+TED
+Sorry.
+VE
+Again?""")]
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps([{"title": t, "content": c} for t, c in scenes]), encoding="utf-8")
+    speakers = _speakers(read_screenplay(path))
+    assert set(speakers) == {"EVE", "TED", "ED", "FAT COOK", "HOUND #"}
+    assert speakers.count("EVE") == 4 and speakers.count("ED") == 1
