@@ -1,7 +1,7 @@
 """Write `kgbuild/offline/lexicon.py`: closed classes of English words read from WordNet 3.0.
 
 The offline rules need to know a few word classes whole, not as lists grown from one script's
-mistakes: the parts of a body, clothing, the nouns that name an act, the comparatives. WordNet
+mistakes: the parts of a body, clothing, the nouns that name an act or no physical thing, the comparatives. WordNet
 (Princeton University, WordNet 3.0 license: free use, copies keep its notice) has them; this
 script reads its database files (Debian's `wordnet-base`: /usr/share/wordnet) and writes the
 classes as a module, so the build needs no WordNet at run time.
@@ -22,6 +22,13 @@ from pathlib import Path
 _PHYSICAL = {5, 6, 8, 13, 14, 15, 17, 18, 20, 21, 27}
 _BODY, _ANIMAL, _ARTIFACT = 8, 5, 6
 _CLOTHING = "03051540"  # clothing, article of clothing, wear
+# A physical object, matter, a substance: 'book' (a publication, an artifact) is one; a process
+# ('energy', a physical phenomenon) is none.
+_MATTER = {"00002684", "00020827", "14580597"}
+# Communication written or shown on something, which a hand can hold: writing ('letter',
+# 'ticket', 'script'), a written record ('note', 'file'), a written agreement ('contract'), a
+# list ('menu'), a sign ('poster'), a record ('logbook').
+_WRITTEN = {"06349220", "06647206", "06636524", "06771653", "06481320", "06793231"}
 
 
 def _synsets(folder: Path) -> dict[str, tuple[int, list[tuple[str, str]]]]:
@@ -73,6 +80,12 @@ def _hypernyms(syn: dict[str, tuple[int, list[tuple[str, str]]]], offset: str) -
     return seen
 
 
+def _singulars(word: str) -> set[str]:
+    """What a word in -s may be the plural of, as `kgbuild.offline.stoplists.in_class` reads it."""
+    return {word[:-1]} | ({word[:-2]} if word.endswith("es") else set()) | (
+        {word[:-3] + "y"} if word.endswith("ies") else set())
+
+
 def classes(folder: Path) -> dict[str, set[str]]:
     """The word classes, one-word lemmas only."""
     syn = _synsets(folder)
@@ -97,6 +110,26 @@ def classes(folder: Path) -> dict[str, set[str]]:
             body.add(word)
     body_senses = {w for w, (offsets, _) in nouns.items() if any(syn[o][0] == _BODY for o in offsets)}
     garments = {w for w, (offsets, _) in nouns.items() if any(_CLOTHING in _hypernyms(syn, o) for o in offsets)}
+
+    def physical(offset: str) -> bool:  # a physical thing, or communication written on one
+        above = _hypernyms(syn, offset) | {offset}
+        return syn[offset][0] in _PHYSICAL or not above.isdisjoint(_MATTER) or not above.isdisjoint(_WRITTEN)
+
+    abstract = set()
+    for word, (offsets, _) in nouns.items():
+        # Most often no physical thing: its first sense is none, counted more than twice as often
+        # as all its senses of a physical thing together ('energy', 'weight'; not 'ring', whose
+        # sound is counted 4 times, its band 3); where none is counted, a word with no sense of a
+        # physical thing ('conversation'; not 'blank' of a gun).
+        first = syn[offsets[0]][0]
+        things = {syn[o][0] for o in offsets if physical(o)}
+        if not physical(offsets[0]) and (
+                counts.get((word, first), 0) > 2 * sum(counts.get((word, lex), 0) for lex in things)
+                if counts.get((word, first)) else not things):
+            abstract.add(word)
+    # A plural that names a physical thing where its singular names none ('belongings', 'fatigues')
+    plurals = {w for w in nouns
+               if w.endswith("s") and w not in abstract and not abstract.isdisjoint(_singulars(w))}
     acts = {w for w in verbs if w in nouns and syn[nouns[w][0][0]][0] not in _PHYSICAL}
     comparatives = set()
     for a in adjectives:  # one syllable ('tight'), or two ending in -y ('happy')
@@ -112,8 +145,8 @@ def classes(folder: Path) -> dict[str, set[str]]:
         if form.endswith("er") and form.isalpha():
             comparatives.add(form)
     comparatives -= set(nouns)  # 'cooler', 'better' are nouns too
-    return {"BODY": body, "BODY_SENSES": body_senses, "GARMENTS": garments, "ACT_NOUNS": acts,
-            "COMPARATIVES": comparatives}
+    return {"BODY": body, "BODY_SENSES": body_senses, "GARMENTS": garments, "ABSTRACT": abstract,
+            "PLURAL_THINGS": plurals, "ACT_NOUNS": acts, "COMPARATIVES": comparatives}
 
 
 _DOCS = {
@@ -121,6 +154,11 @@ _DOCS = {
             "of an artifact ('knuckle', 'tail', 'feather'; not 'nail', 'vessel').",
     "BODY_SENSES": "Nouns with any sense of a body part ('heel' of a foot or a shoe, 'temple').",
     "GARMENTS": "Clothing, by any of its senses ('clothes', 'tunic', 'coat').",
+    "ABSTRACT": "Nouns that name no physical thing by their most frequent sense, far more frequent than a "
+                "sense of one: an act, a state, a feeling, a quality, speech or a show ('vision', 'energy', "
+                "'news', 'conversation', 'weight'; not 'letter', written on something, nor 'ring').",
+    "PLURAL_THINGS": "Plurals that name a physical thing where their singular, by its most frequent sense, "
+                     "names none ('belongings', 'fatigues', 'leftovers').",
     "ACT_NOUNS": "Verbs whose noun, by its first sense, is no physical thing: an act, a signal, a change "
                  "('boost', 'signal', 'sip'; not 'knife').",
     "COMPARATIVES": "Comparatives of adjectives that are no nouns ('tighter'; not 'cooler').",

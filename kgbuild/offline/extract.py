@@ -107,8 +107,8 @@ from kgbuild.offline.dialogue import (
 from kgbuild.offline.facts import Facts, Ref
 from kgbuild.offline.genders import learn_genders
 from kgbuild.offline.headings import HeadingPlaces, heading_places, learn_heading_places
+from kgbuild.offline.lexicon import ABSTRACT, BODY_SENSES, GARMENTS, PLURAL_THINGS
 from kgbuild.offline.lexicon import BODY as _BODY_WORDS
-from kgbuild.offline.lexicon import BODY_SENSES, GARMENTS
 from kgbuild.offline.phrases import ING_NOUNS, VERB_FORMS, Phrase, join_modifiers, made_from_verb, rejoin_broken
 from kgbuild.offline.phrases import words as tokens_of
 from kgbuild.offline.scenes import (
@@ -169,16 +169,33 @@ _IN_WORN = frozenset({"in", "inside", "under", "beneath"})
 _VERB_LEXICON = VERB_FORMS | ACTION_VERBS
 
 
-def no_thing_here(phrase: Phrase, before: str) -> bool:
+def no_physical_thing(noun: str) -> bool:
+    """Whether a noun names no physical thing by its most frequent sense, far more frequent than
+    a sense of one (`kgbuild.offline.lexicon.ABSTRACT`, WordNet's): an act, a state, a quality,
+    speech or a show ('her vision', 'his energy', 'his phone conversation', 'her song'). Writing
+    is a thing on paper ('letter', 'ticket'); a plural may name a thing its singular does not
+    ('belongings').
+
+    Example:
+        >>> no_physical_thing("news"), no_physical_thing("letters"), no_physical_thing("belongings")
+        (True, False, False)
+    """
+    noun = noun.lower()
+    return noun in ABSTRACT or noun not in PLURAL_THINGS and in_class(noun, ABSTRACT)
+
+
+def no_thing_here(phrase: Phrase, before: str, after: str = "") -> bool:
     """Whether an owned phrase names no thing where it is written, whatever it names elsewhere:
     a part of its owner's body by its most frequent sense ('his knuckles', "Tooth's feathers",
     'his tail': `kgbuild.offline.lexicon.BODY`, WordNet's; 'a tissue' is still a prop), a place
-    by a body after 'at' or 'on' ('at his heels', 'on her heels', 'at his temple'), or clothes
-    worn after 'in' ('sleeping in his clothes', 'hides in Jack's tunic').
+    by a body after 'at' or 'on' ('at his heels', 'on her heels', 'at his temple'), a noun with
+    a sense of a body part doing what the verb after it says ('her heel lands', 'his temple
+    throbs'), or clothes worn after 'in' ('sleeping in his clothes', 'hides in Jack's tunic').
 
     Args:
         phrase: A phrase of an action sentence.
         before: The word before its determiner, lowercased.
+        after: The word after it, lowercased.
 
     Example:
         >>> from kgbuild.offline.phrases import noun_phrases
@@ -188,7 +205,8 @@ def no_thing_here(phrase: Phrase, before: str) -> bool:
     if phrase.owner is None:
         return False
     head = phrase.text.split(" of ")[0].split()[-1]
-    return (in_class(head, _BODY_WORDS) or before in _AT_BODY and in_class(head, BODY_SENSES)
+    acts = after in _VERB_LEXICON or after.endswith("s") and after[:-1] in _VERB_LEXICON
+    return (in_class(head, _BODY_WORDS) or (before in _AT_BODY or acts) and in_class(head, BODY_SENSES)
             or before in _IN_WORN and in_class(head, GARMENTS))
 
 
@@ -206,7 +224,9 @@ class _Script:
         self.names = sorted(set(self.cast.canonical.values()))
         read = read_sentences(screenplay, self.cast, self.patterns)
         self.sentences, self.verbs = _join_modifiers(_rejoin_broken(read.sentences, screenplay)), read.verbs
-        self.types = _phrase_types(self.sentences, PhraseTyper(embedder), self.verbs)
+        # Phrases the typer calls a thing that name no physical thing ('takes a heave'): acted on
+        # as a phrase with no thing named
+        self.types, self.no_things = _phrase_types(self.sentences, PhraseTyper(embedder), self.verbs)
         self.definite = frozenset(p.text for sents in self.sentences.values() for s in sents
                                   for p in s.phrases if p.determiner in ("the", "this", "that"))
         # Nouns the script writes after 'the': the role ending a name ('Dunkin Donuts Cashier').
@@ -260,7 +280,7 @@ def _join_modifiers(read: dict[int, list[ActionSentence]]) -> dict[int, list[Act
 
 
 def _phrase_types(read: dict[int, list[ActionSentence]], typer: PhraseTyper,
-                  verbs: frozenset[str] = frozenset()) -> dict[str, Role]:
+                  verbs: frozenset[str] = frozenset()) -> tuple[dict[str, Role], frozenset[str]]:
     """Give every noun phrase of the English action lines a role once; keep places and things only.
 
     What an owned phrase names is read from its words with its 'of' complement (`Phrase.typed`:
@@ -268,10 +288,16 @@ def _phrase_types(read: dict[int, list[ActionSentence]], typer: PhraseTyper,
     way; a verb stem written with its particle ('the read out') is given none. A thing is named
     by a noun: not a body part, a gesture or a fixture (singular or plural, 'heads' as 'head');
     not a noun made from a verb by a suffix of acts and states ('appearance' from 'appear';
-    `kgbuild.offline.phrases.made_from_verb`); not a phrase that only ever follows an owner and
-    opens with a body part ("his face bloody", "Holden's head snaps forward": the owner's body
-    and what it does); not a verb in -s that only ever follows a name's 's ("Alejandro's appears
-    only half committed": 's is 'is' there; 'his watch' is a watch).
+    `kgbuild.offline.phrases.made_from_verb`); not a noun that by its most frequent sense names
+    no physical thing ('her vision', 'his phone conversation'; `no_physical_thing`); not a
+    phrase that only ever follows an owner and opens with a body part ("his face bloody",
+    "Holden's head snaps forward": the owner's body and what it does); not a verb in -s that
+    only ever follows a name's 's ("Alejandro's appears only half committed": 's is 'is' there;
+    'his watch' is a watch).
+
+    Returns:
+        The roles by phrase key, and the keys of the phrases that would be things but for a noun
+        of no physical thing.
     """
     texts: dict[str, str] = {}
     determiners: dict[str, set[str]] = {}
@@ -284,6 +310,7 @@ def _phrase_types(read: dict[int, list[ActionSentence]], typer: PhraseTyper,
                 determiners.setdefault(p.typed, set()).add(p.determiner)
     typed = typer.classify(list(texts))
     out: dict[str, Role] = {}
+    abstract: set[str] = set()
     for key, role in typed.items():
         phrase = texts[key]
         words = phrase.split()
@@ -294,11 +321,14 @@ def _phrase_types(read: dict[int, list[ActionSentence]], typer: PhraseTyper,
         if owned_only and len(words) > 1 and in_class(words[0], BODY_PARTS) or (
                 determiners[key] == {"'s"} and phrase.endswith("s") and (phrase in verbs or phrase in VERB_FORMS)):
             continue
+        noun = phrase.split(" of ")[0].split()[-1]
         thing = not in_class(head, _NOT_OBJECTS) and phrase not in GENERIC_PEOPLE and not made_from_verb(
-            phrase.split(" of ")[0].split()[-1], _VERB_LEXICON)
-        if role == "thing" and thing or role == "place" and head in PLACE_HEADS:
+            noun, _VERB_LEXICON)
+        if role == "thing" and thing and no_physical_thing(noun):
+            abstract.add(key)
+        elif role == "thing" and thing or role == "place" and head in PLACE_HEADS:
             out[key] = role
-    return out
+    return out, frozenset(abstract)
 
 
 def _heading(facts: Facts, scene: Scene, headings: HeadingPlaces) -> tuple[dict[str, Ref], list[Ref], Evidence | None]:
@@ -528,7 +558,8 @@ def _clause_facts(facts: Facts, scene: Scene, script: _Script, sent: ActionSente
             kind = None  # 'cracks his knuckles', 'hides in Jack's tunic': no thing acted on, no event
         camera = phrase == "camera" and clause.particle in ("at", "into", "to", "toward", "towards")
         aimed = clause.particle in _AIMED_PARTICLES  # 'starts at the sight of': nothing handled
-        unnamed = clause.target_phrase.particle != ""  # 'grabs the read out': no thing to name
+        # 'grabs the read out', 'takes a heave': no thing to name
+        unnamed = clause.target_phrase.particle != "" or clause.target_phrase.typed in script.no_things
         if verb in HANDLING and (unnamed or kind == "thing" and not camera and (
                 aimed or action_noun(clause, script.verbs, script.definite))):
             acted = True
@@ -620,8 +651,10 @@ def _action(facts: Facts, scene: Scene, script: _Script, sents: list[ActionSente
             before = tokens[phrase.start - 2].lower() if phrase.start >= 2 else ""
             if phrase.text.split()[-1] in PLACE_HEADS and before in _AT_PLACE:
                 continue  # 'at her flat': where she is, not a thing of hers
-            if no_thing_here(phrase, before):
-                continue  # 'his knuckles', 'at his heels', 'in his clothes': no thing of his
+            end = phrase.start + (phrase.written or len(phrase.text.split()))
+            after = tokens[end].lower() if end < len(tokens) else ""
+            if no_thing_here(phrase, before, after):
+                continue  # 'his knuckles', 'at his heels', 'her heel lands': no thing of his
             owner: str | None
             if phrase.determiner == "'s":
                 rule = "possessive"

@@ -333,6 +333,2083 @@ windbreaker windcheater work-clothes work-clothing work-shirt workwear wrap wrap
 yarmelke yarmulka yarmulke yashmac yashmak
 """)
 
+#: Nouns that name no physical thing by their most frequent sense, far more frequent than a
+#: sense of one: an act, a state, a feeling, a quality, speech or a show ('vision', 'energy',
+#: 'news', 'conversation', 'weight'; not 'letter', written on something, nor 'ring').
+ABSTRACT = _words("""
+a aaa aas aave ab abamp abampere abandon abandonment abarticulation abasement abashment abasia
+abatement abbreviation abc abcoulomb abcs abdominocentesis abdominoplasty abdominousness
+abduction aberrance aberrancy aberration abetalipoproteinemia abetment abettal abeyance abfarad
+abhenry abhorrence abidance abience ability abiogenesis abiotrophy abjection abjuration
+ablactation ablation ablative ablaut able-bodiedism able-bodism ableism ablepharia ablism abls
+ablution abnegation abnormalcy abnormality abocclusion abohm abolishment abolition abolitionism
+abor abort abortion aboulia about-face abracadabra abrachia abrasion abrasiveness abreaction
+abridgement abridgment abrogation abruption abruptness abscess abscissa abscission abscondment
+abseil absence absenteeism absentmindedness absolute absoluteness absolution absorbance
+absorbency absorptance absorption absorptivity abstemiousness abstention abstinence abstract
+abstractedness abstraction abstractness abstruseness abstrusity absurd absurdity absurdness
+abulia abundance abuse abvolt abwatt academicianship academicism academism acantha
+acanthocytosis acantholysis acanthoma acanthosis acapnia acardia acariasis acaridiasis acariosis
+acarophobia acataphasia acathexia acathexis accelerando acceleration accent accenting
+accentuation acceptability acceptableness acceptance acceptation accessibility accidence
+accident acclaim acclamation acclimation acclimatisation acclimatization accolade accompaniment
+accomplishment accordance accouchement accountability accountancy accountantship accounting
+accreditation accretion accrual accruement acculturation accuracy accusal accusation accusative
+acedia acephalia acephalism acephaly acerbity acetonemia acetonuria acetylation ache
+achievability achievement aching achlorhydria acholia achondroplasia achondroplasty achromasia
+achromaticity achromatism achromia achylia acidemia acidification acidimetry acidity acidosis
+acidulousness acknowledgement acknowledgment acne acorea acousma acousticophobia acoustics
+acquaintanceship acquiescence acquirement acquiring acquisition acquisitiveness acquittal acre
+acre-foot acreage acridity acridness acrimony acroanaesthesia acroanesthesia acrobatics
+acrocephaly acrocyanosis acromegalia acromegaly acromicria acromikria acromphalus acromyotonia
+acronym acrophobia acrophony acting actinism actinometry actinomycosis actinotherapy action
+activating activation activeness activism activity actualisation actuality actualization
+actuation acuity acupressure acupuncture acute acuteness acylation ad ad-lib ada-scid adactylia
+adactylism adactyly adage adagio adamance adaptability adaption adar add addend addiction
+adducing adduction adenitis adenocarcinoma adenoidectomy adenoma adenomegaly adenomyosarcoma
+adenomyosis adenopathy adenosis adeptness adequacy adequateness adhd adherence adhesiveness
+adience adieu adios adiposeness adiposis adiposity adjacency adjective adjournment adjudication
+adjunction adjuration adjustment administration administrivia admirability admirableness
+admiration admissibility admission admittance admonishment admonition adnoun ado adolescence
+adoption adorability adorableness adoration adoxography adrenalectomy adrenarche adroitness
+adsorption adulation adulteration adultery adulthood advance advancement advantage
+advantageousness advection advent adventism adventure adventurism adventurousness adverb
+adverbial adversity advert advertence advertency advertisement advertising advertizement
+advertizing advertorial advice advisability advisement advisory advocacy advowson adynamia aegir
+aegis aeolic aeration aerial aerobatics aerobics aerobiosis aerodontalgia aerodynamics
+aeroembolism aerology aeromechanics aeromedicine aeronautics aerophagia aerophilately aerosol
+aesthesia aesthesis aesthetic aesthetics aetiology affability affableness affair affaire affairs
+affect affectation affectedness affection affectionateness affiliation affinity affirmation
+affirmative affirmativeness affix affixation afflatus affliction affluence afforestation affray
+affricate affrication affricative affright affront affusion afghani afibrinogenemia afrasian
+afrikaans afro-asiatic afroasiatic aftercare aftereffect afterglow afterimage afterlife
+aftermath afternoon afterpains aftersensation aftershock aftertaste afterworld aga agalactia
+agalactosis agammaglobulinemia agamogenesis agape age agedness ageing ageism agelessness agenda
+agenesia agenesis agerasia agglutination aggrandisement aggrandizement aggravation aggression
+aggressiveness aggro agha aghan agility agincourt aging agism agitation agitprop agnation
+agnomen agnosia agnosticism agon agony agoraphobia agranulocytosis agranulosis agrapha agraphia
+agreeability agreeableness agreement agribusiness agriculture agrobiology agrology agromania
+agronomy agrypnia ague ahem ahimsa aids aikido ailment ailurophobia aim aimlessness air-sleeve
+airburst airdrop airflow airiness airing airlift airmail airmanship airpost airs airsickness
+airspeed airstream airwave airworthiness akan akha akinesia akinesis akkadian aku alacrity
+alalia alamo alarmism alarum alastrim albedo albigensianism albinism albuminuria alcaptonuria
+alchemy alcoholism aldosteronism aleph aleph-nought aleph-null aleph-zero alert alerting
+alertness alexia algebra algidity algolagnia algology algometry algophilia algophobia algorithm
+alias alibi alienage alienation alienism alikeness aliquant aliquot aliveness aliyah alkalemia
+alkalimetry alkalinity alkalinuria alkalosis alkaluria alkaptonuria allegation allegement
+allegiance allegretto allegro allergology allergy alleviation allhallows allhallowtide
+alliteration allocution allogamy allograph allomerism allometry allopathy allopatry allophone
+allotropism allotropy allure allurement allusion allusiveness alluviation alms alms-giving
+almsgiving aloha aloneness aloofness alopecia alpha alphabetisation alphabetization alpinism als
+alt alterability alteration altercation altering alternation alternative altitude altogether
+altruism alveolar alveolitis alzheimers amalgamation amastia amateurishness amateurism
+amativeness amaurosis amazement ambage ambages ambassadorship amber ambiance ambidexterity
+ambidextrousness ambiguity ambit ambition ambitiousness ambivalence ambivalency ambiversion
+amble amblyopia ambulation ambuscade ambush amd amebiasis amebiosis amelia amelioration
+amelogenesis amenability amenableness amendment amenia amenity amenorrhea amenorrhoea amentia
+americanisation americanism americanization amerind ametria ametropia amharic amiability
+amiableness amicability amicableness aminoaciduria amitosis amity ammonification ammoniuria
+amnesia amnio amniocentesis amoebiasis amoebiosis amoralism amorality amorousness amortisation
+amortization amour amoy amp amperage ampere ampere-hour ampere-minute ampere-second ampere-turn
+ampersand amphibology amphiboly amphibrach amphidiploidy amphigory amphimixis ampleness
+amplification amplitude amputation amusd amusement amygdalotomy amyloidosis amylolysis amyotonia
+amyotrophia amyotrophy amyxia an anabaptism anabiosis anabolism anaclisis anacoluthia
+anacoluthon anadiplosis anaemia anaesthesia anaglyphy anagoge anagram anagrams analbuminemia
+analgesia analog analogue analogy analphabetism analysis analyticity anapaest anapest anaphase
+anaphor anaphora anaphrodisia anaphylaxis anaplasia anaplasmosis anaplasty anarchism anarchy
+anarthria anasarca anastalsis anastrophe anastylosis anathematisation anathematization anatolian
+anatomical anchylosis ancientness andante androgenesis androgeny androglossia androgyny
+androphobia anecdote anemia anemography anemometry anencephalia anencephaly anergy anesthesia
+anesthesiology anestrum anestrus aneuploidy aneurism aneurysm angas angelology anger angiitis
+angina angioedema angiogenesis angiography angiohemophilia angiology angioma angiopathy
+angioplasty angiosarcoma angiotelectasia anglian anglicanism anglicisation anglicism
+anglicization angling anglo-catholicism anglo-french anglo-norman anglomania anglophilia
+anglophobia angriness angst angstrom anguish angularity angulation anhedonia anhidrosis
+anhydrosis anima animadversion animal-worship animalisation animalism animality animateness
+animation animatism animatronics animism animosity animus aniseikonia anisogamy anisometropia
+anisotropy ankyloglossia ankylosis anna annamite annealing annexation annihilation anniversary
+annotating annotation announcement annoyance annoying annulment annum annunciation annwfn annwn
+anoestrum anoestrus anointing anointment anomalousness anomie anomy anonym anonymity anopia
+anorchia anorchidism anorchism anorexia anorgasmia anorthography anorthopia anosmia anova
+anovulation anoxemia anoxia answer answerability answerableness antagonism antecedence
+antecedency antepenult antepenultima antepenultimate anteriority anthem anthesis anthracosis
+anthrax anthropocentricity anthropocentrism anthropogenesis anthropogeny anthropolatry
+anthropology anthropometry anthropomorphism anthropophagy anthroposophy anti-catholicism
+anti-semitism antialiasing antic anticipation anticoagulation anticyclone antido
+antiestablishmentarianism antiestablishmentism antifeminism antiferromagnetism antigram antilog
+antilogarithm antinomasia antinomianism antinomy antipathy antiphon antiphonal antiphonary
+antiphony antiphrasis antipodal antipode antipyresis antiquity antiredeposition antisemitism
+antisepsis antithesis antitrade antitrades antitype antonym antonymy anuresis anuria anxiety
+anxiousness aorist aortitis apartheid apathy apercu apery aphaeresis aphagia aphakia aphasia
+apheresis aphesis aphonia aphorism aphrodisia apiculture aplasia aplomb apnea apocope apogamy
+apogee apologetics apologia apology apomixis apophasis apophatism apophthegm apoplexy apoptosis
+aposiopesis apostasy apostleship apostrophe apothegm appalling apparency apparentness appeal
+appealingness appearance appearing appeasement appellation appellative appendectomy
+appendicectomy appendicitis apperception appetence appetency appetisingness appetite
+appetizingness applause applicability application appointment apportioning apportionment
+appositeness apposition appraisal appreciation appreciativeness apprehension apprehensiveness
+apprenticeship apprisal appro approach approachability approaching approbation appropriateness
+approval approving approximation apr apraxia april aptitude aptness aqua aquaculture aquaphobia
+aquatics aquiculture arabic arability arachnophobia arbitrage arbitrament arbitrariness
+arbitration arbitrement arboriculture arborolatry arc arcadic arcanum arccos arccosecant
+arccosine arccotangent arcdegree archaeology archaeozoic archaicism archaism archean archeology
+archeozoic archery archetype archidiaconate archine architectonics archness arcminute arcsec
+arcsecant arcsecond arcsin arcsine arctan arctangent ardeb ardor ardour ards arduousness are
+areflexia arena argle-bargle argonne argot arguing argumentation argy-bargy aria arianism
+aridity aridness arietta arioso aristotelianism arithmancy arithmetic arity arm-twisting armful
+arming arminianism armistice aroma aromatherapy arousal arpent arrangement arranging arrest
+arrhythmia arrival arrivederci arroba arrogance arrogation arrow arson arteriectasia
+arteriectasis arteriography arteriolosclerosis arteriosclerosis arteritis artfulness arthralgia
+arthritis arthrocentesis arthrodesis arthrography arthropathy arthroplasty arthroscopy
+articulateness articulation artifice artificiality artistry artlessness arts artsd artwork arulo
+asadha asamiya asana asarh asbestosis ascariasis ascendance ascendancy ascendence ascendency
+ascending ascension ascesis asceticism ascites ascription asepsis asexuality asgard asin
+asininity asking asl aspect asper aspergillosis asperity aspersion asphyxia asphyxiation
+aspirate aspiration assailability assassination assault assay assay-mark assembling assent
+assenting assertion assertiveness assessment asset asseveration assibilation assiduity
+assiduousness assignation assigning assignment assimilation assist assistance associability
+associableness associateship associationism assonance assuagement assumption assurance
+assuredness assyriology astasia astereognosis asterisk asthenia asthenopia astheny asthma
+astigmatism astigmia astonishment astraphobia astringence astringency astrobiology astrodynamics
+astrolatry astrology astrometry astronautics astronavigation astronomy astrophysics astuteness
+asvina asymmetry asymptote asynchronism asynchrony asynclitism asyndeton asynergia asynergy
+asystole at-bat atakapan ataraxia ataraxis atavism ataxia ataxy atayalic atelectasis ateleiosis
+ateliosis athabascan athanasianism atheism atherogenesis atherosclerosis athetosis athleticism
+athletics atlantis atm atmosphere atmospherics atomisation atomism atomization atonia atonicity
+atony atopognosia atopognosis atopy atresia atrociousness atrocity atrophedema atrophy attacapa
+attack attainability attainableness attainder attainment attempt attendance attending attention
+attentiveness attenuation attestation attitude attorneyship attosecond attraction attractiveness
+attribute attribution attrition atypicality auction audaciousness audacity audibility audible
+audibleness audiology audiometry audition aug augend aught augmentation augury august aura
+aureole auscultation auspice auspices auspiciousness austereness austerity austral
+austro-asiatic autarky authentication authenticity authority authorship autism auto-da-fe
+auto-suggestion autocatalysis autochthony autoeroticism autoerotism autofluorescence autogamy
+autogenesis autogenics autogeny autoimmunity autolatry autolysis automation automatism
+automysophobia autonomy autopsy autoradiography autoregulation autosexing autosuggestion
+autotelism autotomy autotypy autumn auxesis av avail availability availableness avalanche
+avarice avariciousness avaritia avenue average averageness averment aversion averting avidity
+avidness avionics avitaminosis avo avocation avoidance avoirdupois avouchment avowal avulsion
+awakening award awarding awareness awayness awe awfulness awkwardness axiology axiom ayin
+azotaemia azotemia azoturia aztecan azure azymia baa babbitting babble babbling babinski
+babyhood babysitting babytalk baccalaureate baccarat bacchanalia bachelorhood back-blast
+back-formation backache backbeat backbend backblast backbone backchat backdown backfire backflow
+backflowing backgammon background backgrounder backgrounding backhand backhander backlash
+backpacking backsliding backspin backstroke backtalk backwardness backwash bacteremia
+bacteriaemia bacteriemia bacteriology bacteriolysis bacteriostasis bad bade badge badgering
+badinage badminton badness bafflement bagascosis bagassosis bagful bahaism bahasa baht bai baic
+bailiffship bailment baisa baisakh bait baiting baiza baking balagan balance balancing balanitis
+balanoposthitis balderdash baldness balefire balefulness balinese balkiness ballet balletomania
+ballgame ballistics ballistocardiogram ballooning balloting ballottement balls-up ballup
+ballyhoo balminess balochi baloney baltic-finnic balto-slavic balto-slavonic baluchi banality
+bandaging banditry bandwidth bane bang banging bangla banishment banking bankruptcy banning
+bannockburn banns banqueting banter banzai baptism barb barbarisation barbarism barbarity
+barbarization barbarousness barbecuing barcarole barcarolle bardolatry bareboating bareness
+bargain bargaining baring barish barnful baronetcy baroque baroqueness barracking barrage
+barratry barrelful barrels barrenness barring barrowful barter barye baseball baseline baseness
+bash bashfulness basics basinful basis basketball basketful basketry basophilia bass
+bastardisation bastardization bastardy basuto bata bataan bathe bathing bathymetry
+batrachomyomachia battering batting battle battue baud bauhaus bawdiness bawdry bawdy bawling
+bayat bbl bd beacon beagling beanball beaner beano beastliness beatification beating beatitude
+beaut beauteousness beautification beauty bebop beck becomingness bed-wetting bedevilment
+bedrest bedsore bedtime beekeeping beep befooling befoulment befuddlement beggar-my-neighbor
+beggar-my-neighbour beggary begging beginning beguilement behalf behavior behaviorism behaviour
+behaviourism beheading behest behmenism beholding beige beingness belarusian belch belching
+beleaguering belief believability believing belittling bellicoseness bellicosity belligerence
+belligerency belling bellow bellowing bellyache bellyful belonging bemusement benchmark
+bendability bending bends benediction beneficence beneficiation benevolence benignancy benignity
+benison bent berating berceuse bereavement beriberi berit berith berth besieging best bestiality
+bestowal beta beth betise betrayal betrothal better betterment bewilderment bewitchery
+bewitchment bezique bhadon bhadrapada bhakti bias bible-worship bibliolatry bibliomania
+bibliotics bicentenary bicentennial bicker bickering bicycling bid biff bifurcation bigamy
+bighead bigheartedness bigness bigotry bigram bihari bilabial bilateralism bilaterality
+bilgewater bilharzia bilharziasis bilingualism biliousness billiards billing billingsgate
+billion billionth billow billy-ho billyo billyoh bimester bimillenary bimillennium bind binding
+binful binge bingle bingo binomial bio-assay bioassay bioattack biochemistry bioclimatology
+biodefence biodefense biodiversity bioelectricity bioengineering bioethics biofeedback
+biogenesis biogeny biogeography biologism biology bioluminescence biomedicine biometrics
+biometry bionics bionomics biophysics biopiracy biopsy bioremediation biosafety bioscience
+biostatistics biosynthesis biosystematics biosystematy biotech biotechnology bioterrorism
+bipedalism biquadrate biquadratic birdnesting birdsong birefringence birling birr birth birthday
+birthing birthmark birthrate birthright bise bisection bisexuality bishopry bit bitchery
+bitchiness bitterness biu-mandara bivouacking biz bizarreness bize black blackball blackening
+blackmail blackness blackout blackwater blah blahs blain blame blamelessness blameworthiness
+blandishment blandness blankness blare blaring blarney blasphemy blast blastocytoma blastoff
+blastogenesis blastoma blastomycosis blatancy blather blatherskite blaxploitation blaze blazing
+bleach bleakness bleat bleeding bleep blemish blend blending blenheim blepharism blepharitis
+blepharospasm blessedness blessing blether blight blindness blink blinking blip bliss
+blissfulness blistering blitheness blitt blitz blitzkrieg blizzard bloat blob blockade blocking
+blondness bloodbath bloodguilt bloodiness bloodletting bloodlust bloodshed bloodstain
+bloodthirstiness blooming blooper blossoming blot blotch blow blowback blowing blowjob blowout
+blue-blindness blueness blues bluetongue bluffness blunder bluntness blur blurb blurriness blush
+bluster bmi bmr bmus bns boarding boast boastfulness boasting boating boatload boatmanship
+bobble bobsledding bocce bocci boccie boding bodo-garo body-build bodybuilding boehmenism
+bohemianism boil boiling boisterousness bokkos bokmaal bokmal bolanci bold boldface boldness
+bolide boliviano boloney bombardment bombast bombilation bombination bombing bondage bonding
+boner bonfire bong bonheur bonhomie boniness bonus bonyness boo boo-boo boogie boogie-woogie
+bookbinding booking bookishness bookkeeping bookplate boom boon boondoggle boorishness boost
+bootlegging booze-up boozing bopeep boredom boring boringness borodino borrowing bosh bosie
+bossism botch bother botheration bottleful bottleneck bottomlessness botulism bouffe bounce
+bounciness bouncing bound boundedness boundlessness bounteousness bountifulness bout bouvines
+bouyei bowdlerism bowing bowlful bowling bowls boxcars boxful boxing boycott boyhood boyishness
+boyne bph bpi bpm bps brachiation brachium brachycephalism brachycephaly brachydactylia
+brachydactyly brackishness bradycardia brag braggadocio bragging brain-fag brain-teaser
+brainpower brainstorm brainstorming brainwashing brainwave braising branching brand
+brand-newness branding brandish brashness bravado braveness bravery bravura brawl brawn
+brawniness bray brazenness breach breadth break break-in breakability breakableness breakaway
+breakdown breakers breaking breakout breakthrough breakup breaststroke breathing breathlessness
+breeding breeze breeziness breve brevity brewing bribery bricklaying bridal briefing briefness
+brightness brilliance brilliancy bringing brininess brink brinkmanship brio bris brisance
+briskness briss bristliness brith briticism britishism brittanic brittleness broad-mindedness
+broadcast broadening broadness broadsheet broadside brobdingnag broil broiling brokenheartedness
+bronchiolitis bronchitis bronchopneumonia bronchospasm brooding brouhaha brown brownness
+brownout browsing brucellosis bruise brumaire brunanburh brunt brush-off brushing brushup
+brushwork brusqueness brutalisation brutality brutalization bruxism brythonic bs bsarch bse btu
+bubbliness buccaneering buck-and-wing bucketful budding buffeting buffoonery buggery bugginess
+bugology build buildup bulge bulginess bulimarexia bulimia bulk bulkiness bulletin bullfighting
+bullheadedness bullshit bullying bummer bump bumpiness bumptiousness bun-fight bunce bunco
+buncombe bundling bunfight bungle bunion bunko bunkum bunt buoy buoyancy bura burden
+burdensomeness burglary burial burlesque burmese-yi burn burnability burning burnish burnup burp
+burping bursitis burst burying bushel busload buss bust-up bustle busyness busywork butat
+butchering butt-welding butut buxomness buyback buyi buying buyout buzz buzzword bw by-and-by
+by-election bye bye-bye bye-election bygone bylaw byname byplay byte byword byzantinism c
+c-section cabala cabalism cabbala cabbalah cabg cabinetmaking cabinetry cablegram cabotage
+cachexia cachexy cachinnation cackle cacoethes cacogenesis cacogenics cacophony caddoan cadence
+cadency cadenza cadetship caduceus caenogenesis caesarean caesarian caesaropapism caesura
+caffeinism cahoot cainogenesis caitra cajolery cakewalk calamity calcification calcination
+calculation calefaction caliber calibration calibre calisthenics call-out callback calling
+callisthenics callosectomy callosity callosotomy callousness callowness calm calming calmness
+calorie calorimetry calque calumniation calumny calving calvinism camaraderie camelpox campaign
+campaigning campana campfire camping canaanitic canalisation canalization canard canasta cancan
+cancellation cancer cancroid candela candidacy candidature candidiasis candidness candlelight
+candlemas candlepins candlepower candor candour canfield canful canicule canker cannae
+cannibalism cannonade cannulation cannulisation cannulization canonisation canonization cant
+cantata canter canticle cantillation cantonese canulation canulisation canulization canvassing
+capability capableness capaciousness capacitance capacity capful capillarity caporetto capriccio
+caprice capriciousness capriole capsizing captaincy captainship captivation captivity capture
+carat caravanning carbonation carboniferous carbonisation carbonization carcinoid carcinoma
+carcinosarcoma cardinality cardinalship cardiogram cardiography cardioid cardiology cardiomegaly
+cardiomyopathy cardiopathy cardiospasm carditis cards care careen career careerism carefreeness
+carefulness carelessness caress caressing caret carful caricature caries caring carjacking
+carmine carnage carnality carnival carol caroling carom carotenemia carousal carouse carpentry
+carping carry carry-over cartage cartilaginification carting cartload cartography carton
+cartonful case caseful casework caskful cassino cassite castigation castilian castling
+castration castroism casualness casuistry catabiosis catabolism catachresis cataclysm catalepsy
+catalexis catalysis catamenia cataphasia cataphatism cataphoresis cataplasia catarrh catastrophe
+catatonia catcall catch catching catchphrase catchword catechesis categorem categoreme catenary
+catering caterwaul catharism catharsis catheterisation catheterization cathexis catholicism
+catholicity catnap catoptrics cattie cattiness catty causa causalgia causality causation cause
+causerie causing cauterisation cauterization caution cautiousness caveat cavil caw cbc cbr cc
+cease cease-fire ceaselessness cebuano cecity cedi cedilla ceding ceilidh celebration celerity
+celibacy celiocentesis celioma celioscopy cellularity cellulitis celtic cenogenesis cenozoic
+censoring censorship censure census cent cental centare centas centavo centenary centennial
+centering centerline centesimo centesis centile centiliter centilitre centimeter centimetre
+centimo centner centralisation centralism centrality centralization centrifugation centrism
+century cephalalgia cephalhematoma cephalitis cephalohematoma cephalometry cer ceramics
+cerebration cerebromeningitis ceremonial ceremoniousness ceremony cerise cert certainty
+certitude cerulean cervicitis cesarean cesarian cessation cession cgs cha-cha cha-cha-cha chadic
+chaeronea chafe chafing chaga chagatai chagga chagrin chahta chairmanship chait chalazion
+chaldron challenge chalons chalons-sur-marne champerty championship chance chance-medley
+chancellorship chancre chancroid chandelle change change-of-pace change-up changeability
+changeableness changefulness changelessness changeover channel channelisation channelization
+channels channukah channukkah chanoyu chant chantey chanting chanty chanukah chanukkah chaos
+chaplaincy chaplainship chapultepec characterisation characteristic characterization charade
+charades charge chari-nile chariness charisma charitableness charivari charlatanism
+charley-horse charm chart chartism charybdis chase chasidism chasse chassidism chasteness
+chastening chastisement chastity chateau-thierry chatter chattering chauvinism cheapness
+cheating check-in checkers checkmate checkout checksum checkup cheekiness cheep cheer
+cheerfulness cheering cheerio cheerlessness cheilitis cheiloschisis cheilosis chelation cheloid
+chemakuan chemakum chemiluminescence chemisorption chemistry chemoimmunology chemosis
+chemosorption chemosurgery chemosynthesis chemotaxis chemotherapy cherokee chetrum chewing chi
+chiasmus chic chicanery chickamauga chickenpox chickenshit chicness chiding chieftaincy
+chieftainship chilblain chilblains childbearing childbed childbirth childcare childhood
+childishness childlessness chiliad chiliasm chill chiller chilliness chilling chimwini chin-up
+chin-wag chin-wagging chinese chingpo chinookan chippewaian chippewyan chipping chiralgia
+chirology chiromancy chiropody chiropractic chirp chirpiness chirrup chishona chislev chit-chat
+chitchat chivalry chivaree chiwere chloasma chlorination chlorinity chlorosis choice choiceness
+chokehold choking cholangiography cholangitis cholecystectomy cholecystitis cholelithiasis
+cholelithotomy cholera cholestasis chomp chomping chon chondrodystrophy chondroma chondrosarcoma
+chopin chopper choppiness choral chorale chorditis chore chorea choreography choriomeningitis
+chorioretinitis chortle chorus christening christianisation christianity christianization
+christmas christmastide christmastime christology chroma chromaesthesia chromaticity chromatism
+chromatography chromesthesia chromoblastomycosis chrysotherapy chubbiness chuckle chug chukker
+chumminess chunking chutzpa chutzpah chyloderma ci ciao cicatrice cicatrix cinch cinematography
+cinque circular circularisation circularity circularization circulation circumcision
+circumduction circumference circumflex circumlocution circumnavigation circumscription
+circumspection circumstance circumstances circumvention circumvolution cirrhosis cite
+citizenship civics civility cjd cladistics cladogram claim clairvoyance clamber clamminess
+clamor clamoring clamour clamouring clampdown clang clanger clangor clangoring clangour clank
+clannishness clap clapping claptrap claret clarification clarity clash classical classicalism
+classicism classics classified classwork clatter claudication claustrophobia clavus clawback
+clawfoot clean cleaning cleanliness cleanness cleansing clearance clearcutness clearness cleft
+cleistogamy clemency clericalism clerking clerkship cleverness cliche click click-clack
+clickety-clack clickety-click clientage cliffhanger climacteric climate climatology climax
+climb-down climbing clime clinch clinocephalism clinocephaly clinodactyly clip-clop
+clippety-clop cliquishness clitoridectomy clock-watching clocking cloning clonus clop clopping
+close closedown closeness closeout closing closure clotting cloture cloud-cuckoo-land cloudburst
+cloudiness clouding cloudlessness clowning clubbing clubfoot cluck clucking clue clumping
+clumsiness clunk clunking clutch clutches clutter clyster cm cmb cmbr co-occurrence co-op
+co-optation co-option co-ordinate coaching coaction coagulation coalescence coalescency
+coarctation coarseness coaxing cobbling cobol coccidioidomycosis coccidiomycosis coccidiosis
+cock-a-doodle-doo cockaigne cockcrow cockfight cockfighting cockiness cocksureness cockup
+cocooning coding codswallop coeducation coefficient coercion coexistence coextension cogency
+cogitation cognation cognisance cognition cognizance cognomen cohabitation coherence coherency
+cohesion cohesiveness coincidence coition coitus cold coldheartedness coldness colic colitis
+collaboration collaborationism collapse collect collecting collectivisation collectivization
+colligation collimation collision collocation colloquialism colloquy collusion collywobbles
+colonialism colonic colonisation colonization colonoscopy color coloration colorcast colorimetry
+colorlessness colostomy colouration colourcast colourlessness colpitis colpocele colpocystitis
+colpocystocele colpoxerosis columella columniation coma comatoseness comb-out combat
+combativeness combing combining combustibility combustibleness combustion come-on comeback
+comedown comedy comeliness comeupance comeuppance comfort comfortableness comicality coming
+comint comity commandership commandery commandment commemoration commencement commendation
+commensalism commensurateness comment commentary commerce commercial commercialisation
+commercialism commercialization commination commiseration commissioning commitment committal
+committedness commixture commodiousness commonness commonplace commonplaceness commonweal
+commotion communalism communicating communication communications communicativeness communion
+communique communisation communization commutability commutation commute commuting comp
+compaction compactness companionability companionableness companionship comparability
+comparative compare comparing comparison compartmentalisation compartmentalization compassion
+compassionateness compatibility competence competency competition competitiveness compiling
+complacence complacency complaint complaisance complement complementarity complementary
+complementation completeness completion complex complexion complexity complexness compliance
+compliancy complicatedness complication complicity compliment compliments complin compline
+component comportment composing composite compositeness composition composure compounding
+comprehensibility comprehension comprehensive comprehensiveness compressibility compressing
+compression compromise comptrollership compulsion compulsiveness compulsivity compunction
+computation computerization computing comradeliness comradery comradeship comstockery comtism
+con concaveness concavity concealing conceding conceit conceitedness conceivability
+conceivableness concentration concentricity concept conception conceptualisation conceptualism
+conceptuality conceptualization concern concert concerto conchology conciliation conciseness
+concision conclusion conclusiveness concomitance concomitant concreteness concretism concubinage
+concupiscence concurrence concurrency concussion condemnation condensation condensing
+condescendingness condescension condition conditionality conditioner conditioning conditions
+condolence condonation conduct conductance conducting conduction conductivity confab
+confabulation conferment conferral confidence confidentiality configuration configurationism
+confinement confines confirmation confiscation conflagration conflict conflux conformance
+conformism conformity confrontation confucianism confusedness confusion confutation conga
+congealment congelation congeniality congenialness congestion congius conglobation
+conglutination congratulation congratulations congregating congregationalism congruence
+congruity congruousness conic conjecture conjunction conjunctive conjunctivitis conjuncture
+conjuration conjuring conjury connectedness connection connectivity conniption connivance
+connoisseurship connotation conoid conquering conquest consanguinity conscience
+conscientiousness consciousness conscription consecration consensus consent consequence
+conservation conservatism conservativism considerateness consideration consistence consistency
+consolation consolidation consonance consonant conspectus conspicuousness constancy constant
+constatation constellation consternation constipation constitutional constriction construal
+construct construction constructiveness consubstantiation consuetude consulship consultancy
+consultation consumerism consummation consumption contact contagion containerful contamination
+contemplation contemplativeness contemporaneity contemporaneousness contempt contemptibility
+contemptuousness contentedness contention contentiousness contentment contest contestation
+context contextualism contiguity contiguousness continence continency contingence contingency
+continuance continuant continuation continuative continuity continuo continuousness continuum
+conto contortion contour contraception contractility contracting contraction contracture
+contradance contradiction contradictoriness contradictory contradistinction contraindication
+contrariety contrariness contrary contrast contravention contredanse contretemps contribution
+contriteness contrition control controllership controversy contumacy contumely contusion
+conundrum convalescence convection convenience convening conventionalisation conventionalism
+conventionality conventionalization convergence convergency converging conversance conversancy
+conversation converse conversion convertibility convexity convexness conveyancing conveying
+conviction convincingness conviviality convulsion coo cookery cooking cool cooling coolness
+cooperation cooperative cooperativeness coordinate coordination copeck copehan copiousness
+copout coprolalia coprophagia coprophagy coptic copula copulation copulative copying coquetry
+coral cordiality corditis coreference cornucopia corollary corona coronach coronary coronation
+corporality corporatism corporeality corposant corpulence corpulency corrasion correctitude
+correctness corregidor correlate correlation correlative correlativity corrigendum corroboration
+corroding corrosion corrugation corruptibility corruption corruptness coruscation corvee coryza
+cosec cosecant cosine cosiness cosmetology cosmogeny cosmogony cosmolatry cosmology coss
+costalgia costiasis costing costliness costochondritis cotan cotangent cotilion cotillion cough
+coughing councillorship councilorship counseling counselling counsellorship counselorship count
+countdown countenance counter-sabotage counteraction counterargument counterattack
+counterattraction counterblast counterblow counterbombardment countercharge countercheck
+counterclaim countercoup counterculture countercurrent counterdemonstration counterespionage
+counterexample counterfactuality counterfire counterglow counterinsurgency counterintelligence
+countermand countermarch countermeasure countermine countermove counteroffensive counteroffer
+counterpart counterplan counterplay counterplea counterplot counterpoint counterproposal
+counterpunch counterreformation counterrevolution countershot countersign countersignature
+countersubversion countersuit counterterrorism countertransference counting countlessness
+country-dance coup courage courageousness courante course coursework coursing courtesy courting
+courtliness courtship couture couvade covalence covalency covariance covariation cover-up
+covertness covetousness cowardice cowardliness cowpens cowpox coyness cozenage coziness cpr cps
+crabbedness crabbiness crabs crack-up crackdown cracking crackle cradlesong craft craftiness
+craftsmanship cramp cran craniology craniometry craniotomy crankiness crapette craps crapshoot
+crapulence crash crassitude crassness crateful cravenness craving crawl crawling craze craziness
+creak creaking creaminess creationism creativeness creativity crecy cred credendum credibility
+credibleness creditworthiness credo credulity credulousness creed creepiness creeping creeps
+creepy-crawlies cremation crenation crenature crepitation crepuscle crepuscule crescendo
+crescent cretaceous cretinism crevice cribbage crime criminalisation criminalism criminality
+criminalization criminalness criminology crimson crinkle crisis crispiness crispness criterion
+crith criticality criticalness croak croaking cronyism crookedness crooning crop-dusting croquet
+crore crosier cross-classification cross-division cross-examination cross-eye
+cross-fertilisation cross-fertilization cross-index cross-link cross-linkage cross-pollination
+cross-purpose cross-question cross-reference crossbones crossbreeding crosscheck crosscurrent
+crossfire crosshairs crossing crossness crosstalk crosswind crotchetiness crouch crowding
+crowing crozier cruciality crucifixion crudeness crudity cruelness cruelty cruise crumbliness
+crunch crusade crushing cry cryaesthesia cryesthesia crying cryoanaesthesia cryoanesthesia
+cryobiology cryogenics cryogeny cryonics cryopathy cryophobia cryosurgery cryptanalysis
+cryptanalytics cryptobiosis cryptococcosis cryptography cryptology cryptorchidism cryptorchidy
+cryptorchism crystallisation crystallizing crystallography cst cube cubicity cubit cuboid
+cuckoldom cuckoldry cuddle cuddling culdoscopy cull culmination culpability culpableness cultism
+cultivation cultus cumbersomeness cunaxa cunctation cuneus cunnilinctus cunnilingus cunning
+cupful cupidity cupping curability curableness curacy curatorship curdling curettage curettement
+curietherapy curing curiosity curiousness curlicue curliness curling current currentness
+curriculum curse curtailment curtness curtsey curtsy curvaceousness curvature curve curvet
+cushitic cussedness custodianship custody custom cut-and-thrust cut-in cutback cuteness cutting
+cv cva cwt cyan cyanosis cyber-terrorism cybercrime cyberculture cybernation cybernetics
+cyberphobia cybersex cyberwar cycle cyclicity cycling cycloid cyclone cyclopia cyclosis
+cyclothymia cylinder cylindricality cylindricalness cymric cynicism cynophobia cynosure cyst
+cystitis cystocele cystoparalysis cystoplegia cytoarchitectonics cytoarchitecture cytogenesis
+cytogenetics cytogeny cytokinesis cytology cytolysis cytopenia cytophotometry cytotoxicity d-day
+dab daba dacoity dacryocystitis dactylomegaly daffo dafla daftness dah daintiness dairying
+dakoity dal dalasi daleth dalliance daltonism damage damn damnation damp dampening dampness
+dancing dandyism dangaleat danger dangerousness dangla dangling danish dankness dano-norwegian
+daoism dapperness dapple-gray dapple-grey dappled-gray dappled-grey daraf dard dardic dare
+daredevilry daredeviltry dari daring dark darkening darkness darning darsana darts darwinism
+dash dastardliness database date dating dative datum daubing dauntlessness dawah dawdling dawn
+dawning day daybreak daycare daydream daydreaming daylight days dayspring daytime daze dazzle
+dba dd dds de-escalation de-iodination de-nazification de-stalinisation de-stalinization
+deactivation deadening deadline deadliness deadlock deadness deaf-muteness deaf-mutism deafness
+deal dealignment dealing dealings deamination deaminization deanship dearness dearth death
+deathbed deathblow deathrate debacle debarkation debarment debasement debate debauch debauchery
+debilitation debility debridement debriefing debunking debut dec decade decadence decadency
+decagon decagram decahedron decalcification decalescence decaliter decalitre decalogue decameter
+decametre decampment decantation decapitation decarboxylation decathlon decay decease deceit
+deceitfulness deceleration december decency decennary decennium decentalisation decentralisation
+decentralization deception deceptiveness decibel deciding decigram decile deciliter decilitre
+decimal decimalisation decimalization decimation decimeter decimetre decipherment decision
+decisiveness declamation declarative declassification decline decoction decoding decolonisation
+decolonization decomposition decompressing decompression deconstruction deconstructionism
+decontamination decorativeness decorousness decortication decorum decrease decrement
+decrepitation decrepitude decrescendo decriminalisation decriminalization decryption decubitus
+ded dedication dedifferentiation deeds deepening deepness deerstalking defacement defamation
+default defeat defeatism defecation defect defection defectiveness defencelessness
+defenestration defense defenselessness defensibility defensive defensiveness deference deferment
+deferral defervescence defiance defibrillation deficiency deficit defilement defining
+definiteness definition deflagration deflation deflection deflexion defloration defoliation
+deforestation deformation deformity defrayal defrayment deftness defunctness defusing degaussing
+degeneracy degeneration deglutition degradation degree degustation dehiscence dehumanisation
+dehumanization dehydration deictic deism deixis dejectedness dejection dekagram dekaliter
+dekalitre dekameter dekametre dekko delay delectability delectation delegating deliberateness
+deliberation deliciousness delight delineation deliquium delirium deliverance delivery deluge
+delusion demagnetisation demagnetization demagoguery demagogy demand demarche demeanor demeanour
+dementedness dementia demerit demineralisation demineralization demise demo demobilisation
+demobilization democracy democratisation democratization demographic demography demolishing
+demolition demonetisation demonetization demonisation demonism demonization demonolatry
+demonstrability demonstration demonstrative demonstrativeness demoralisation demoralization
+demotion demur demureness demurral demurrer demyelination demythologisation demythologization
+denationalisation denationalization denazification dengue denial denigration denominationalism
+denominator denotation denotatum denouement denouncement denseness densification densitometry
+density dent dental dentistry denudation denunciation deossification departure dependability
+dependableness dependance dependence dependency depersonalisation depersonalization depicting
+depigmentation depilation depletion deployment depolarisation depolarization depopulation
+deportation deportment deposition depravation depravity deprecation depredation depression
+deprivation depth deracination derailment derangement deregulating deregulation dereliction
+derision derivative deriving dermabrasion dermatitis dermatoglyphic dermatoglyphics dermatology
+dermatomycosis dermatomyositis dermatophytosis dermatosclerosis dermatosis derogation derring-do
+desalination desalinisation desalinization descant descensus descent description descriptivism
+descriptor desecration desegregation desensitisation desensitization desertification desertion
+deserts deservingness deshabille desiccation design designation designatum designing
+desirability desirableness desire desolation desorption despair despatch desperation
+despicability despicableness despisal despising despite despoilation despoilment despoliation
+despondence despondency despotism desquamation dessertspoon dessertspoonful dessiatine
+destabilisation destabilization destalinisation destalinization destiny destitution
+destructibility destruction destructiveness desuetude desynchronisation desynchronization
+desynchronizing detachment detail detailing details detainment detecting detection detente
+detention detergence detergency deterioration determent determinant determinateness
+determination determinative determiner determinism deterrence deterrent detestation dethronement
+detonation detoxification detraction detribalisation detribalization detriment detrition
+detumescence deuce-ace deuteranopia deutschmark devaluation devastation developing development
+deviance deviation deviationism devices devil-worship devilment devilry deviltry deviousness
+devisal devising devitalisation devitalization devoir devolution devolvement devonian
+devotedness devotion devotional devoutness dewdrop dexterity dextrality dextrocardia
+dextrorotation dg diabetes diabolatry diabolism diachrony diacritic diaeresis diagnosing
+diagnosis diagnostics diagonalisation diagonalization diagramming diakinesis dialect dialectic
+dialectics dialectology dialysis diam diamagnetism diameter diapedesis diaphoresis diarrhea
+diarrhoea diastasis diastole diastrophism diathermy diathesis diatribe dibrach dibs
+dichotomisation dichotomization dichroism dichromacy dichromasy dichromatism dichromatopsia
+dichromia dickens dictate diction didacticism didactics diddley diddly diddly-shit diddly-squat
+diddlyshit diddlysquat dieback dielectrolysis dieresis diesis diestrum diestrus dietetics
+dieting difference differentia differential differentiation difficultness difficulty diffidence
+diffraction diffuseness diffusion digenesis digestibility digestibleness digestion digging
+digitalisation digitalization digitisation digitization dignity digram digraph digression
+dilapidation dilatation dilation dilatoriness dilemma diligence dimension dimensionality
+diminuendo diminution diminutive diminutiveness dimness dimorphism dimout din dinar ding
+ding-dong dinge dinginess dining dinka dinnertime dint dionysia diopter dioptre diphtheria
+diphthong diplegia diploidy diplomacy diplopia diplotene dipsomania directionality directive
+directiveness directivity directness directorship dirge dirham dirtiness dirtying disability
+disablement disadvantage disaffection disaffirmation disagreeableness disagreement
+disambiguation disappearance disappearing disappointment disapprobation disapproval disarmament
+disarming disarrangement disarray disassembly disassociation disaster disavowal disbandment
+disbarment disbelief discant disceptation discernability discernment discharge discipleship
+discipline disclaimer disclosure discoloration discolouration discombobulation discomfiture
+discomfort discomposure disconcertion disconcertment disconnect disconnectedness disconnection
+disconsolateness discontent discontentedness discontentment discontinuance discontinuation
+discontinuity discord discordance discount discouragement discourse discourtesy discovery
+discredit discreetness discrepancy discreteness discretion discrimination discursiveness
+discussion disdain disdainfulness disease disembarkation disembarkment disembarrassment
+disembowelment disenchantment disenfranchisement disengagement disentanglement disequilibrium
+disestablishment disesteem disfavor disfavour disfiguration disfigurement disfluency
+disforestation disfranchisement disfunction disgorgement disgrace disgracefulness disgruntlement
+disguise disgust disgustingness dishabille disharmony disheartenment dishful dishonesty dishonor
+dishonorableness dishonour dishonourableness dishwashing disillusion disillusionment
+disincentive disinclination disinfection disinfestation disinflation disinformation
+disingenuousness disinheritance disintegration disinterest disinterestedness disinterment
+disinvestment disjointedness disjunction disjuncture disk dislike dislocation dislodgement
+dislodgment disloyalty dismantlement dismantling dismay dismemberment dismissal dismission
+dismount disobedience disorder disorderliness disorganisation disorganization disorientation
+disowning disownment disparagement disparateness disparity dispassion dispassionateness dispatch
+dispensability dispensableness dispensation dispersal dispersion dispiritedness displacement
+display displeasure disposal disposition dispossession dispraise disproof disproportion
+disputation dispute disqualification disquiet disquietude disregard disrepair disreputability
+disreputableness disrepute disrespect disruption dissatisfaction dissection dissembling
+dissemination dissension dissent disservice dissidence dissilience dissimilarity dissimilation
+dissimilitude dissimulation dissipation dissociation dissolubility dissoluteness dissolution
+dissolving dissonance dissuasion dissyllable dissymmetry distance distaste distastefulness
+distension distention distich distillation distillment distinction distinctiveness distinctness
+distomatosis distortion distraction distraint distress distressfulness distressingness
+distribution distrust distrustfulness disturbance disunion disunity disuse disyllable dit dither
+dithering ditto ditty diuresis divagation divarication dive-bombing divergence divergency
+diverseness diversification diversion diversity diverticulitis diverticulosis diverticulum
+divertimento divination diving divisibility divisor divorce divorcement divulgement divulgence
+dizziness dkg dkl dkm dl dle dm dmd dmus do do-si-do dobra docetism docility docking doctorate
+doctorspeak doctrine doddle dodecagon dodecahedron dodge dodging dog-ear dogfight doggedness
+dogma dogmatism dogshit dogtrot dogwatch doh doings doldrums dolefulness dolichocephalism
+dolichocephaly dollar dollop dolor dolour domestication domesticity dominance domination
+domineeringness dominicus dominion dominoes dominos dona donatism dong donkeywork doo-wop
+doodly-squat doom doomsday doppelzentner doric dormancy dormition dorsiflexion dosage dosimetry
+dot dotage double double-bogey double-crossing double-dealing double-u doubleheader doubles
+doublespeak doublethink doubleton doubling doubt doubtfulness dousing dovishness dowdiness
+doweling down-bow downbeat downdraft downfall downgrade downheartedness downiness downpour
+downrightness downshift downside downsizing downspin downstroke downswing downtick downtime
+downturn dowse dowsing doxology doze dozen dozens dph dphil drab drabness drachm drachma
+dracunculiasis drafting draftsmanship drag drain drainage dram dramatics dramatisation
+dramatization dramaturgy draughts dravidic drawback drawl dread dreadfulness dream dreaminess
+dreaming dreamland dreamworld dreariness dreg drenching dressage dressmaking drib dribbling
+driblet drift driftage drifting drilling drinking drippage drippiness dripping driving drizzle
+drogheda drollery droning droop drop dropkick droplet dropsy drought drouth drowse drowsiness
+drubbing drudgery drugging druidism drumbeat drumfire drumming drunkenness drusen druthers
+dry-gulching dryness dts duad dualism dub dubiety dubiousness ducking duckpins ductileness
+ductility dudgeon due duel dullness dumbness dumpiness dumping dumps dunk duodecimal dupery
+duplicability duplicity durability durance duration durative duress dusk duskiness dustiness
+dustpanful dustup dutifulness duty dwarfishness dwarfism dwindling dyad dyeing dying dyirbal
+dynamic dynamics dynamism dyne dysaphia dysarthria dyscalculia dyschezia dyscrasia dysentery
+dysfunction dysgenesis dysgenics dysgraphia dyskinesia dyslexia dyslogia dysmenorrhea dysomia
+dysosmia dyspepsia dysphagia dysphasia dysphemism dysphonia dysphoria dysplasia dyspnea dyspnoea
+dyssynergia dysthymia dystrophy dysuria e-commerce e-mail eager eagerness eagre earache earful
+earliness earmark earnestness earthing earthquake eas ease easement easiness easing easter
+easterly eastertide eastward easygoingness eating eb ebb ebbing ebbtide ebit ebn ebola ebonics
+ebony ebs ebullience ebullition eburnation ecarte eccentricity ecchymosis ecclesiasticism
+ecclesiology eccm eccyesis ecdysis ecesis ecg echinococcosis echo echocardiogram
+echocardiography echoencephalogram echoencephalography echography echolalia echolocation
+eclampsia eclat eclecticism eclipse eclipsis ecm eco-warfare ecobabble ecology econometrics
+economics ecoterrorism ecotourism ecphonesis ecru ecstasy ect ectasia ectasis ectomorphy ectopia
+ectrodactyly ecumenicalism ecumenicism eczema ed edacity edd edema edginess edibility edibleness
+edification editorship edp education edutainment ee eeg eeriness effacement effect effectiveness
+effectivity effectuality effectualness effectuation effeminacy effeminateness effervescence
+efficaciousness efficacy efficiency effleurage efflorescence effluence efflux effort
+effortfulness effortlessness effrontery effulgence effusion effusiveness egalitarianism egalite
+egality ego egocentrism egoism egomania egotism egress egression egyptology ehf eib eibit eidos
+eigenvalue eighteen eighteenth eighter eighth eighties eightieth eightvo eighty eisegesis
+eisteddfod ejaculation ejection ekg elaborateness elaboration elamitic elan elastance elasticity
+elastosis elation elbowing eld eldership eldorado election electioneering elective electricity
+electrification electrocardiogram electrocardiography electrocautery electrochemistry
+electrocution electrodeposition electroencephalogram electrolysis electromagnetics
+electromagnetism electromyogram electromyography electronegativity electronics electrophoresis
+electroretinogram electroshock electrosleep electrostatics electrosurgery electrotherapy
+elegance element elements elephantiasis elevation eleven-plus eleventh elicitation eligibility
+elimination elint elisa elision elitism ellipse ellipsis ellipsoid ellipticity ellul elocution
+elopement eloquence elucidation eluding elul elusion elusiveness elution elves elysium em
+emaciation email emancipation emasculation embalmment embargo embarkation embarkment
+embarrassment embezzlement embitterment embolectomy embolism embolus embonpoint embrace
+embracement embracing embroilment embryology emda emendation emergence emergency emersion emesis
+emf emg emigration eminence emission emmetropia emmy emoticon emotion emotionalism emotionality
+emotionlessness empathy emphasis emphasizing emphysema empiricism employ employment empowerment
+emptiness emptying empyema emulation en enactment enallage enamoredness enanthem enanthema
+enantiomorphism encapsulation encasement encephalitis encephalocele encephalography
+encephalomeningitis encephalomyelitis encephalopathy enchantment enchondroma encirclement
+enclosing encoding encomium encompassment encopresis encore encounter encouragement encroachment
+encryption enculturation encumbrance encyclopaedism encyclopedism end-all endaemonism
+endangerment endarterectomy endarteritis endearment endeavor endeavour endemism endgame
+endlessness endocarditis endocervicitis endocrinology endodontia endodontics endogamy endogeny
+endometriosis endometritis endomorphy endorsement endoscopy endowment endurance enduringness ene
+enema energizing energy enervation enets enfeeblement enfilade enfolding enforcement
+enfranchisement engagement engineering english english-gothic engorgement engram engrossment
+enhancement enhancer enigma enjambement enjambment enjoyableness enjoyment enl enlargement
+enlightenment enlisting enlistment enmity ennead ennoblement ennui enology enormity enormousness
+enough enquiry enragement enrichment enrollment enrolment enslavement entailment entasis
+entelechy entering enteritis enterobiasis enterolithiasis enteropathy enteroptosis
+enterostenosis enterostomy enterotomy enterotoxemia enterprisingness entertainment enthalpy
+enthrallment enthronement enthronisation enthronization enthusiasm enticement entireness
+entirety entitlement entity entombment entomology entomophobia entrancement entrapment entreaty
+entropy entsi entsy enucleation enunciation enuresis envelopment enviousness environment
+environmentalism envisioning envy enzymology eocene eolic eolithic eosinopenia eosinophilia
+epanalepsis epanaphora epanodos epanorthosis epenthesis epha ephah ephemera ephemerality
+ephemeralness epicondylitis epicureanism epicurism epicycle epicycloid epidemic epidemiology
+epididymitis epidural epigenesis epiglottitis epigram epigraphy epikeratophakia epilation
+epilepsy epipaleolithic epiphany epiphenomenon epiphora epiplexis episcleritis episcopalianism
+episiotomy epispadias epistasis epistaxis episteme epistemology epistrophe epitaxy epithelioma
+epithet epitome epoch eponym eponymy epsilon eq equalisation equalitarianism equality
+equalization equanimity equatability equating equation equidistribution equilateral
+equilibration equilibrium equipping equitation equivalence equivalent equivocalness equivocation
+era eradication erastianism erecting erectness eremitism erethism erg ergodicity ergonomics
+ergotism ergotropism erlang eroding erosion erotica eroticism erotism errancy errand erratum
+erroneousness error ersatz erse ert eructation eruditeness erudition eruption erysipelas
+erythema erythroblastosis erythroderma erythropoiesis escalade escalation escapade escape
+escapism escapology eschatology eschaton escudo ese eskimo-aleut esm esop esophagitis esoterica
+esotropia esp esperantido esperanto espial espionage espousal esprit esr essence essentiality
+essentialness est establishmentarianism establishmentism esteem esthesia esthesis esthetic
+esthetics esthonian estimate estonian estoppel estrangement estrus esurience eternity ethic
+ethicism ethics ethnicity ethnocentrism ethnography ethnology ethology ethos etiolation etiology
+etiquette etude etymologizing etymon eubstance eucharist euchre eudaemonia eudaimonia eudemonism
+eugenics eulogium eulogy eunuchoidism euphemism euphony euphoria euphory euphuism eupnea eupnoea
+eurhythmics eurhythmy euro eurobabble eurocentrism eurodollar europan europeanisation
+europeanization eurythmics eurythmy euthanasia euthenics eutrophication ev evacuation evaluation
+evanescence evangelicalism evangelism evaporation evasion evasiveness even evenfall evening
+evenness evensong event eventide eventration eventuality everlastingness eversion everting
+everydayness eviction evidence evil evildoing evilness evisceration evocation evolution
+evolutionism ew exabit exabyte exacerbation exacta exaction exactitude exactness exaggeration
+exam examen examination example exanthem exanthema exasperation exbibit exbibyte excavation
+exceedance excellence exception excess excessiveness exchange exchangeability excitability
+excitableness excitation excitement exclaiming exclamation exclusion exclusive exclusiveness
+excogitation excommunication excoriation excreting excretion excruciation exculpation excursion
+excursus execration executability executing execution exegesis exemplar exemplification
+exemption exenteration exercise exercising exertion exhaustion exhibit exhibitionism
+exhilaration exhortation exhumation exigency exiguity existence existentialism exobiology
+exodontia exodontics exodus exogamy exomphalos exoneration exophthalmos exorbitance exorcism
+exostosis exoticism exoticness exotism exotropia expanse expansion expansionism expansiveness
+expansivity expatiation expatriation expectancy expectation expectedness expectoration
+expedience expediency expedient expedition expeditiousness expelling expending expensiveness
+experience experiment experimentalism experimentation expertise expertness expiration expiry
+explanandum explanans explanation expletive explicandum explication explicitness exploit
+exploitation exploration explosion exponential exponentiation exporting expose expostulation
+exposure expounding expressage expression expressiveness expropriation expulsion expunction
+expunging expurgation exquisiteness extemporisation extemporization extension extensiveness
+extent extenuation exteriorisation exteriorization extermination external externalisation
+externality externalization exteroception extinction extinguishing extirpation extolment
+extraction extradition extrados extraneousness extraordinariness extrapolation extrasystole
+extravagance extravagancy extravaganza extraversion extremeness extremism extrication extropy
+extroversion extrusion exuberance exultation eye-beaming eye-catcher eye-drop eyedness eyedrop
+eyelessness eyes eyesight eyesore eyestrain eyrir ezed f fa fabianism fabrication face-off
+facelift facer facet facetiousness facilitation fact factoid factor factorial factoring
+factorisation factorization factuality factualness fad fade fadeout fading fado faeroese failing
+failure faineance faint faintheartedness faintness fair fair-mindedness fairness fairyland
+fairytale faith faithfulness faithlessness fakery falanga falconry fall fallaciousness fallacy
+fallback fallibility falloff falsehood falseness falsetto falsification falsifying falsity
+falter faltering fame familiarisation familiarity familiarization famine famishment fanaticism
+fanatism fancy fandango fanfare fantan fantasia fantasy fantods farad farandole farawayness
+farce fardel fare fare-stage fare-thee-well farewell farming farness faro faroese farrow
+farrowing farsightedness fart farting fartlek fas fasces fasciculation fascination fascioliasis
+fasciolopsiasis fasciolosis fascism fashion fashioning fast fastball fastidiousness fasting
+fatalism fatality fate fatherliness fathom fatigability fatigue fatism fatness fattiness fattism
+fatuity fatuousness fatwa fault faultfinding faultiness faultlessness favism favor favorableness
+favorite favoritism favourableness favouritism favus fawn fealty fear fearfulness fearlessness
+feasibility feasibleness feasting feat featherbedding featheriness feathering feature feb
+febricity febrility february fecklessness feculence fecundation fecundity federalisation
+federalism federalization feeblemindedness feebleness feedback feeding feel feeling feelings
+feigning feint felicitation felicitousness felicity fellatio fellation felony femaleness
+feminine feminineness femininity feminisation feminism feminization femtochemistry femtometer
+femtometre femtosecond femtovolt fender-bender fenestration fennic feria ferment fermentation
+fermenting ferociousness ferocity ferrimagnetism ferromagnetism ferrying fertilisation fertility
+fertilization fervency fervidness fervor fervour fester festination festival festivity
+festschrift fetch fete fetichism feticide fetidness fetishism fetology fetometry fetor fetoscopy
+fettle feud fever feverishness fewness fiasco fib fibbing fiberoptics fibreoptics fibrillation
+fibrinolysis fibroadenoma fibroid fibroma fibromyositis fibrosis fibrositis fibrosity
+fibrousness fickleness fiddle-faddle fidelity fidget fidgetiness fielding fierceness fieriness
+fiesta fifo fifteen fifteenth fifth fifties fiftieth fifty fig fight fighting figment figuration
+figuring filariasis filename filiation filing fill fillip filming fils filthiness filtration
+final finalisation finality finalization finance financing find finding fineness finesse
+finger-pointing finger-roll fingerbreadth fingering fingermark fingerpointing fingerprint
+fingerprinting fingerspelling finis finish finishing finiteness finitude finnic finnish
+finno-ugrian finno-ugric fire fire-raising fire-worship firelight fireman firepower firestorm
+firewall firing firmness first fish-worship fishing fission fissiparity fistfight fistful
+fisticuffs fistmele fit fitfulness fitness fittingness five five-hitter fives fix fixation
+fixedness fixing fixity fizzle flabbiness flaccidity flagellation flair flakiness flamboyance
+flame flame-out flamenco flaming flammability flapping flare flare-up flash flashflood
+flashiness flashing flashover flashpoint flaskful flatness flattery flatulence flatulency flatus
+flaunt flavor flavorlessness flavorsomeness flavour flavourlessness flavoursomeness flaw
+flawlessness flection fleetingness fleetness fleshiness flex flexibility flexibleness flexion
+flexure flick flightiness flimflam flimsiness flinch fling flip flippancy flirtation flirting
+flit floatation floating flocculation flogging flood floodhead flooding floorshow floreal
+florescence floriculture floridity floridness florin flotation flow flowchart flowering flowing
+flu flub fluctuation fluency fluffiness fluidity fluidness fluidounce fluidram flunk
+fluorescence fluoridation fluoridisation fluoridization fluoroscopy fluorosis flurry flush
+fluster flutter fluttering flux fluxion fly-by fly-fishing flyer flying flypast fm fmri
+foaminess focalisation focalization focus focusing focussing foehn foetology foetometry foetor
+foetoscopy fog fogbank fogginess fogsignal fohn foible foiling fold folderol folding folie
+folklore folksong folktale folliculitis follies follow-on follow-through folly fondling fondness
+fontenoy foolery foolhardiness foolishness foot-lambert foot-pound foot-poundal foot-ton
+football footcandle footedness footfall footfault footing footmark footnote footprint footrace
+footstep footwork foppishness foraging foray forbearance forbiddance forbidding force-out
+forcefulness fording foreboding forecast forecasting foreclosure foreground foregrounding
+forehand foreignness foreknowledge foremanship forename forenoon forensics foreordination
+foreplay foreshadowing foreshock foresight foresightedness foresightfulness forestalling
+forestry foretaste foretelling forethought foretoken forewarning forgetfulness forging
+forgiveness forgivingness forgoing forint forking forlornness formalisation formalism
+formalities formality formalization formalness format formative formatting former formication
+formidability formosan formula fornication forsaking forswearing forte forthcomingness
+forthrightness forties fortieth fortissimo fortitude fortnight fortran fortuitousness fortuity
+fortunetelling forty forwarding forwardness fossilisation fossilization fossilology fosterage
+fostering foul foul-up foulness foundering founding four four-hitter fourscore foursquare
+fourteen fourteenth fourth fox-trot foxhunt foxiness foxtrot fracas fractal fractionation
+fractiousness fragility fragmentation fragrance fragrancy frailness frailty frambesia framboesia
+frame-up framework framing franc frangibility frangibleness frankness fraternisation
+fraternization frau fraud fraudulence fraulein fray frazzle freakishness free-for-all freedom
+freeing freemail freestyle freethinking freeze freeze-drying freezing frenzy frequence frequency
+frequentative freshet freshness fretfulness fri friability fricative friction friday
+friendlessness friendliness friendship fright frightening frightfulness frigidity frigidness
+frimaire fringe frisk friskiness frisking frisson friuli friulian frivolousness frizz frolic
+frolicsomeness frontage frostbite frostiness frothiness frottage frown fructidor fructosuria
+frugality frugalness fruitfulness fruition fruitlessness frustration frustum frying ft ft-l fthm
+ftp fuck fucking fuddle fueling fug fugaciousness fugacity fugue fukien fukkianese ful
+fulfillment fulfilment full full-of-the-moon fullness fulmination fulsomeness fumble fume
+fumigation fun funambulism function functionalism functionality functioning fundamental
+fundamentalism fundamentals funeral fungibility funiculitis funnel funnies funniness funny
+funrun furcation furiousness furlong furlough furor furore furtherance furtiveness furuncle
+furunculosis fury fuschia fusillade fusion fuss fussiness futility future futuristics futurity
+futurology fuzziness g g-force g-jo gab gabble gabfest gaelic gaffe gag gaiety gain gainfulness
+gait gal gala galactocele galactosemia galactosis gale galician gallantry gallicism gallon
+gallop galvanisation galvanism galvanization gambit gambling gambol game gameness gamesmanship
+gametogenesis gaminess gaming gamma gammopathy gamut gangrene gaolbreak gape garboil garbology
+gardening gargoylism garishness garrulity garrulousness gasconade gaseousness gasification
+gaslight gasp gassing gastralgia gastrectomy gastritis gastroenteritis gastroenterology
+gastroenterostomy gastrogavage gastromy gastroscopy gastrostomy gastrulation gathic gaucheness
+gaucherie gaudery gaudiness gauntness gauss gavage gavotte gawkiness gayness gaze gazillion gbit
+gc gca gcse gee geezerhood gegenschein gehenna gelatinousness gelidity geminate gemination
+gemmation gemmule gen gender gene-splicing generalcy generalisation generality generalization
+generalship generosity generousness genesis geneticism genetics geniality genitive genocide
+genomics genre genteelness gentility gentleness gentrification genuflection genuflexion
+genuineness geochemistry geodesic geodesy geographics geography geology geomancy geometry
+geomorphology geophagia geophagy geophysics geopolitics geostrategy geotropism geriatrics germ
+germaneness germanic germanism germinal germination gerontology gerrymander gerund gestalt
+gestation gesticulation gesture get get-go get-up-and-go getaway getting ghastliness gheg ghost
+ghostliness ghz gi giantism giardiasis gibber gibberish gibbosity gibbousness gibe gibibit
+gibibyte gibit gidar giddiness gigabit gigabyte gigacycle gigahertz gigantism giggle gigo gigue
+gikuyu gimel gimp gimpiness gingivitis giriama girlhood girlishness girondism gist give
+give-and-go give-and-take given givenness giving glaciation gladfulness gladness gladsomeness
+glamor glamorisation glamorization glamour glamourisation glamourization glance glanders glare
+glasnost glassful glaucoma gleam gleaming glee gleefulness glibness glide gliding glimmer
+glimmering glimpse glint glioblastoma glioma glissade glissando glisten glister glitch glitter
+glitz gloam gloaming gloat gloating globalisation globalization globosity globularness
+glomerulonephritis gloom gloominess glorification gloriole glory glossalgia glossiness glossitis
+glossodynia glossolalia glossoptosis glottochronology glow glower glowing glucosuria glueyness
+gluiness glumness glut glutinosity glutinousness gluttony glycogenesis glycolysis glycosuria gm
+gmt gnarl gnosis gnosticism go-ahead go-around go-slow goading goal goal-kick gobble
+gobbledygook gobs godlessness godliness godsend godspeed goidelic going going-over goiter goitre
+goldbricking golf golfing gondi gongorism gonioscopy gonorrhea gonorrhoea good good-by good-bye
+good-humoredness good-humouredness good-naturedness good-neighborliness good-neighbourliness
+good-temperedness goodby goodbye goodness googly googol googolplex goosebump gooseflesh
+gooseneck gossip gossiping gossipmongering gothic gourde gourmandism gout governing governorship
+gpa grace gracefulness gracelessness gracility graciousness gradation gradient grading gradual
+graduality gradualness graduation grafting graininess graining gram grammar grammatolatry gramme
+grandeur grandiloquence grandiosity grandness granicus grant-in-aid granularity granulation
+granulocytopenia granuloma grapevine graph grapheme graphology graphospasm grappling grasp
+grasping grassfire gratefulness gratification gratitude graveness gravidation gravidity
+gravidness gravimetry gravitas gravitation gravity gravity-assist grayness graze grazing
+greasiness greatness greed greediness green green-blindness greening greenishness greenmail
+greenness greensickness greeting gregariousness greyness grief grievance grilling grimace grime
+griminess grimness grin grinning grip gripe gripes griping grippe groan grogginess grooming
+groove grooving grope groschen grossness grosz grotesqueness grotesquerie grotesquery groundball
+groundbreaking grounder grounding groundlessness groundspeed groundwork group grouping
+groupthink growing growl growling growth grubbiness grudge gruesomeness gruffness grumble
+grumbling grumpiness grundyism grunge grunt gsr guarantee guardianship guess guessing
+guesstimate guesswork guestimate guff guffaw guidance guideline guidepost guideword guilder
+guile guilt guiltiness guiltlessness guise gulden gullibility gulp gulping gumboil gumma
+gumminess gumming gummosis gumption gunfight gunfire gunplay gunrunning gunshot gur gurgle gush
+gust gustation gusto gutlessness guts gutsiness guttural guzzling gy gymkhana gymnastics
+gymnosophy gynaecology gynaeolatry gynecology gynecomastia gyneolatry gynogenesis gynophobia gyp
+gyration gyre habanera habit habitability habitableness habituation habitude habitus hacek
+hackles hackwork hadean hadith hadj haecceity haemagglutination haemangioma haematemesis
+haematocele haematochezia haematocoele haematocolpometra haematocolpos haematocytopenia
+haematocyturia haematogenesis haematology haematolysis haematoma haematopoiesis haematuria
+haemodialysis haemogenesis haemoglobinemia haemoglobinopathy haemoglobinuria haemolysis
+haemophilia haemopoiesis haemoptysis haemorrhage haemorrhoid haemorrhoidectomy haemosiderosis
+haemostasia haemostasis haemothorax haggle haggling hagiolatry hail hailstorm hair-raiser
+haircare hairiness hairlessness hairsbreadth hairsplitting hairweaving haj hajj haleness haler
+half half-century half-cock half-holiday half-hour half-intensity half-life half-light half-term
+half-truth halfpennyworth halftime hallel hallelujah hallmark halloo halloween hallowmas
+hallowmass hallucination hallucinosis halma halo halt hamartia hamartoma hamitic hamito-semitic
+hammering hammerlock hamming handbill handbreadth handclap handclasp handedness handful handicap
+handiness handling handoff handout handover hands handsbreadth handshake handshaking
+handsomeness handspring handstand hang hang-up hangover hani hankering hannukah hanukah hanukkah
+hao hap haphazardness haploidy happening happenstance happiness hara-kiri harakiri harangue
+harassment harbinger hard-on hardball hardening hardheartedness hardihood hardiness hardness
+hardship harelip harikari harlequinade harlotry harm harmattan harmfulness harmonic harmonics
+harmoniousness harmonisation harmonization harmony harshness harvesting hashmark hassidism
+hassle haste hastiness hatching hate hatefulness hatful hatred haughtiness haul haulage hauling
+hauteur havoc hawaiian hawkishness haying haymaking hazard hazardousness haze haziness headache
+headcount headlinese headlock headmastership headmistressship headroom heads-up headshake
+headshaking headship headspace headstand headway headwind headword healing health healthcare
+healthfulness healthiness heaps hearing hearsay heart-to-heart heartache heartbeat heartbreak
+heartburn heartburning heartiness heartlessness heartrot hearts heartsickness heartstrings heat
+heathenism heating heatstroke heave heaves heaviness heaving heavyheartedness hebdomad
+hebephrenia hebetude hebrew hecatomb heckling hectare hectogram hectoliter hectolitre hectometer
+hectometre hedonism hee-haw heebie-jeebies heed heedfulness heedlessness heft heftiness hegira
+height heinousness heist hejira heliogram heliolatry heliotherapy heliotropism hellenic
+hellenism hellfire hello helminthiasis help helpdesk helpfulness helplessness helvetica
+hemagglutination hemangioma hematemesis hematocele hematochezia hematocoele hematocolpometra
+hematocolpos hematocyst hematocytopenia hematocyturia hematogenesis hematology hematolysis
+hematoma hematopoiesis hematuria hemeralopia hemianopia hemianopsia hemicrania hemicycle
+hemimetabolism hemimetaboly hemimetamorphosis hemiplegia hemochromatosis hemodialysis
+hemodynamics hemogenesis hemoglobinemia hemoglobinopathy hemoglobinuria hemolysis hemophilia
+hemopoiesis hemoptysis hemorrhage hemorrhoid hemorrhoidectomy hemosiderosis hemostasia
+hemostasis hemothorax hendiadys hepatitis hepatocarcinoma hepatoma hepatomegaly heptad heptagon
+hereafter hereditarianism heredity hereness heresy heritage hermaphrodism hermaphroditism
+hermeneutics hernia herniation heroics heroism herpangia herpetology heshvan hesitance hesitancy
+hesitation heterodoxy heterogeneity heterogeneousness heterogenesis heterology heterometabolism
+heterometaboly heteronym heteroploidy heterosexism heterosexualism heterosexuality heterosis
+heterospory heterotaxy heterozygosity heth heuristic hex hexad hexagon hexagram hexahedron
+heyday hi hibernation hiccough hiccup hickey hiddenness hide-and-seek hideousness hiding
+hidrosis hierolatry high high-five high-handedness high-low high-low-jack high-mindedness
+high-spiritedness highjack highjacking highlife highlight highlighting highwater higi hijack
+hijacking hijinks hike hiking hilarity hilliness himalayish hin hinayanism hindi hindoostani
+hindostani hindsight hint hirsuteness hirsutism hiss hissing histiocytosis histocompatibility
+histogram histoincompatibility histology historicalness historicism history histrionics hit
+hitch hitting hives hl hm hoariness hoarseness hoax hobby hobbyism hockey hocus-pocus
+hoggishness hogmanay hogwash hokan hokkianese hokum hold hold-down holding holdup holiday
+holiness holism holla holler hollering hollo holloa hollow-back hollowness holocaust holocene
+holography holometabolism holometaboly holonym holonymy holotype homage homecoming homelessness
+homeliness homemaking homeopathy homeostasis homer homesickness homework homicide homiletics
+homily homoeopathy homoeroticism homogeneity homogeneousness homogenisation homogenization
+homogeny homograph homology homomorphism homomorphy homonym homonymy homophobia homophone
+homophony homosexualism homosexuality homospory homozygosity honestness honesty honeymoon honk
+honor honorableness honorific honoring honour honourableness honours hoo-ha hoo-hah hoodooism
+hooey hoof-mark hoofing hoofprint hooking hooky hooliganism hoopla hoops hooray hoot hop
+hop-step-and-jump hope hopefulness hopelessness hopscotch hordeolum horizontal horizontality
+horniness hornpipe horology horoscope horoscopy horridness horripilation horror horselaugh
+horsemanship horseplay horsepower horsepower-hour horseshit horseshoes horseshow horsewhipping
+horticulture hosanna hospitableness hospitalisation hospitality hostilities hostility hotfoot
+hotness hottentot hour hours house-raising housebreaking housecleaning housecraft houseful
+housekeeping houseroom housewifery housework houyhnhnms how-do-you-do howdy howl howling
+hoydenism hp hr hrt hryvnia html http hubbub hubris huddle hue huff huffiness huffing
+huffishness hug hugger-mugger hugging hula hula-hula hullabaloo hullo humaneness humanisation
+humanism humanitarianism humanities humanity humanization humanness humbleness humbug humdrum
+humidity humidness humification humiliation humility humming humor humoring humorousness hump
+hunch hundred hundredth hundredweight hunger hungriness hunting hurdles hurdling hurl hurling
+hurrah hurricane hurriedness hurry hurrying hurt hurting husbandry hush hushing huskiness
+husking hustings hustle hutzpah hyalinisation hyalinization hybridisation hybridization
+hybridizing hydatid hydatidosis hydramnios hydrarthrosis hydration hydraulics hydremia hydrocele
+hydrocephalus hydrocephaly hydrocracking hydrodynamics hydroelectricity hydrogenation
+hydrography hydrokinetics hydrology hydrolysis hydromancy hydrometry hydronephrosis hydropathy
+hydrophobia hydrophobicity hydroponics hydrops hydrostatics hydrotherapy hydrothorax hygiene
+hygienics hymeneal hymeneals hymn hymnody hypallage hype hyperacidity hyperactivity hyperacusia
+hyperacusis hyperadrenalism hyperadrenocorticism hyperaemia hyperaldosteronism hyperalimentation
+hyperbaton hyperbetalipoproteinemia hyperbilirubinemia hyperbola hyperbole hyperboloid
+hypercalcaemia hypercalcemia hypercalcinuria hypercalciuria hypercapnia hypercarbia
+hypercellularity hypercholesteremia hypercholesterolemia hyperdactyly hyperemesis hyperemia
+hyperextension hyperglycaemia hyperglycemia hyperhidrosis hypericism hyperidrosis hyperkalemia
+hyperlipaemia hyperlipemia hyperlipidaemia hyperlipidemia hyperlipoidaemia hyperlipoidemia
+hyperlipoproteinemia hypermedia hypermenorrhea hypermetropia hypermetropy hypermotility
+hypernatremia hypernym hypernymy hyperopia hyperparathyroidism hyperpiesia hyperpiesis
+hyperpigmentation hyperpituitarism hyperplasia hyperpnea hyperpyrexia hypersecretion
+hypersensitivity hypersomnia hypersplenism hypertension hyperthermia hyperthermy hyperthyroidism
+hypertonia hypertonicity hypertonus hypertrophy hypervelocity hyperventilation hypervitaminosis
+hypervolaemia hypervolemia hypesthesia hyphema hyphen hyphenation hypnoanalysis hypnogenesis
+hypnopedia hypnophobia hypnosis hypnotherapy hypnotism hypoadrenalism hypoadrenocorticism
+hypobetalipoproteinemia hypocalcaemia hypocalcemia hypocapnia hypocellularity hypochondria
+hypochondriasis hypocorism hypocrisy hypocycloid hypoesthesia hypogammaglobulinemia
+hypoglycaemia hypoglycemia hypogonadism hypokalemia hypolipoproteinemia hyponatremia hyponym
+hyponymy hypoparathyroidism hypophysectomy hypopigmentation hypoplasia hypopnea hypoproteinemia
+hyposmia hypospadias hypostatisation hypostatization hypotension hypotenuse hypothermia
+hypothesis hypothetical hypothrombinemia hypothyroidism hypotonia hypotonicity hypotonus
+hypovitaminosis hypovolaemia hypovolemia hypoxia hypozeugma hypozeuxis hypsography hypsometry
+hysterectomy hysteresis hysteria hysterics hysterocatalepsy hysteroscopy hysterotomy hz iamb
+iambus icelandic ichthyolatry ichthyology ichthyosis iciness iconoclasm iconolatry iconology
+icosahedron ictus iddm idea ideal idealisation idealism ideality idealization ideation
+identicalness identification identifier identity ideogram ideograph ideology ides idiocy
+idiolatry idiolect idiom idiopathy idiosyncrasy iditarod idle idleness idling ido idolatry
+idolisation idolization idp ignobility ignobleness ignominiousness ignominy ignorance
+ignorantness ii iii ijtihad ileitis ileostomy ileus ilk ill ill-being ill-breeding ill-treatment
+ill-usage illation illegality illegibility illegitimacy illiberality illicitness illiteracy
+illness illogic illogicality illogicalness illuminance illumination illusion illustration
+illustriousness illyrian image imagery imaginary imagination imaginativeness imaging imbalance
+imbecility imbibing imbibition imbroglio imitation immaculateness immanence immanency
+immateriality immatureness immaturity immediacy immediateness immenseness immensity immersion
+immigration imminence imminency imminentness immobilisation immobility immobilization
+immobilizing immoderateness immoderation immodesty immolation immorality immortality immotility
+immovability immovableness immunisation immunity immunization immunoassay immunochemistry
+immunocompetence immunodeficiency immunoelectrophoresis immunofluorescence immunogenicity
+immunohistochemistry immunology immunopathology immunosuppression immunotherapy immurement
+immutability immutableness impact impaction impairment impalement impalpability impartation
+impartiality imparting impasse impassiveness impassivity impasto impatience impeachability
+impeccability impecuniousness impedance impendence impendency impenetrability impenetrableness
+impenitence impenitency imperative imperativeness imperceptibility imperfect imperfectibility
+imperfection imperfective imperfectness imperialism imperiousness imperishability
+imperishableness imperishingness impermanence impermanency impermeability impermeableness
+impermissibility impersonation impertinence imperturbability imperturbableness imperviousness
+impetigo impetuosity impetuousness impetus impiety impingement impinging impiousness impishness
+implantation implausibility implausibleness implementation implication implicitness implosion
+impoliteness imponderable importance importation importing importunity imposition impossibility
+impossible impossibleness imposture impotence impotency impounding impoundment impoverishment
+impracticability impracticableness impracticality imprecation impreciseness imprecision
+impregnability impress impression impressiveness impressment imprimatur imprint imprinting
+imprisonment improbability improbableness impromptu improperness impropriety improvement
+improvidence imprudence impudence impuissance impulse impulsion impulsiveness impunity
+impureness imputation in in-fighting in-joke in-migration inability inaccessibility inaccuracy
+inaction inactivation inactiveness inactivity inadequacy inadequateness inadmissibility
+inadvertence inadvertency inadvisability inanimateness inanition inanity inapplicability
+inappositeness inappropriateness inaptitude inaptness inattention inattentiveness inaudibility
+inaudibleness inaugural inauguration inauspiciousness inbreeding incalescence incandescence
+incantation incapability incapableness incapacity incarceration incasement incaution
+incautiousness incendiarism incentive inception incertitude incessancy incessantness incest inch
+inchoative incidence incident incineration incipience incipiency incision incisiveness incisura
+incisure incitation incitement incivility inclemency inclementness inclining incognizance
+incoherence incoherency incoming incommodiousness incommutability incompatibility incompetence
+incompetency incompleteness incomprehensibility incomprehension incompressibility
+inconceivability inconceivableness inconclusiveness incongruity incongruousness inconsequence
+inconsiderateness inconsideration inconsistency inconspicuousness inconstancy incontinence
+incontinency incontrovertibility incontrovertibleness inconvenience inconvertibility
+incoordination incorporation incorporeality incorrectness incorruptibility incorruption
+incorruptness increase incredibility incredibleness incredulity increment incrimination
+incubation inculcation inculpability inculpableness inculpation incumbency incurability
+incurableness incurrence incurring incursion incurvation incurvature indebtedness indecency
+indecision indecisiveness indecorousness indecorum indefatigability indefatigableness
+indefiniteness indefinity indelicacy indentation indention independence independency
+indestructibility indeterminacy indeterminateness indetermination indexation indexing indic
+indicant indication indicative indicator indictability indiction indifference indigence
+indigenousness indigestibility indigestibleness indigestion indignation indignity indirection
+indirectness indiscipline indiscreetness indiscretion indispensability indispensableness
+indisposition indisputability indistinctness indistinguishability individualisation
+individualism individuality individualization individuation indo-aryan indo-hittite indo-iranian
+indoctrination indolence indomitability indorsement indubitability inducement inducing induction
+indulgence indulging induration industrialisation industrialization industriousness inebriation
+inebriety ineffectiveness ineffectuality ineffectualness inefficaciousness inefficacy
+inefficiency inelasticity inelegance ineligibility ineluctability ineptitude ineptness
+inequality inequity inerrancy inertia inertness inessentiality inevitability inevitable
+inevitableness inexactitude inexactness inexorability inexorableness inexpedience inexpediency
+inexpensiveness inexperience inexplicitness infallibility infamy infancy infantilism infarct
+infarction infatuation infeasibility infection infelicity inference inferiority infertility
+infidelity infiltration infinite infiniteness infinitesimal infinitive infinitude infinity
+infirmity infix inflaming inflammability inflammation inflation inflection inflexibility
+inflexibleness inflexion infliction inflow influence influenza influx info infolding infomercial
+informality informatics information informercial informing infraction infrared infrequency
+infrigidation infringement infructescence infuriation ingathering ingeniousness ingenuity
+ingenuousness ingestion ingraining ingratiation ingratitude ingress inhabitancy inhabitation
+inhalation inharmoniousness inherence inherency inheritance inhibition inhomogeneity
+inhospitableness inhospitality inhumaneness inhumanity inhumation iniquity initial
+initialisation initialization initiation initiative injection injudiciousness injuriousness
+injury injustice inkblot inkiness inkling inmarriage innateness innervation inning innings
+innocence innocency innovativeness innuendo innumerableness inoculating inoculation
+inopportuneness inordinateness inpour inpouring input inquest inquietude inquiring inquiry
+inquisitiveness inroad inrush insalubriousness insalubrity insaneness insanity inscrutability
+insecureness insecurity insemination insensibility insensitiveness insensitivity insentience
+insertion insidiousness insight insightfulness insignia insignificance insincerity insinuation
+insipidity insipidness insistence insistency insisting insobriety insolation insolence
+insolubility insolvency insomnia insouciance inspection inspectorship inspissation instability
+installing instance instancy instant instantaneousness instantiation instauration instigation
+instillation instilling instillment instilment instinct instroke instructorship instrumentalism
+insubordination insubstantiality insufficiency insufflation insularism insularity insulation
+insult insurability insurgence insurgency insurrection insurrectionism intactness intake
+intangibility intangibleness integer integral integrality integrating integration integrity
+intellect intellection intellectualisation intellectualization intelligence intelligibility
+intemperance intemperateness intensification intensifier intension intensity intensive
+intensiveness intent intention intentionality intentness interaction interbreeding intercalation
+intercept interception intercession interchangeability interchangeableness intercommunication
+intercommunion interconnectedness interconnection intercourse interdependence interdependency
+interest interestedness interestingness interference interim interjection interlanguage
+interlingua interlocking interlude intermarriage intermediation interment intermezzo
+intermission intermittence intermittency internalisation internality internalization
+internationale internationalisation internationalism internationality internationalization
+internment internship interoception interoperability interpellation interpenetration interplay
+interpolation interposition interpretation interpreting interreflection interregnum
+interrelatedness interrelation interrelationship interrogation interrogative interrogatory
+interrupt interruption intersection interspersal interspersion intertrigo interval intervention
+interview intestacy inti intifada intifadah intimacy intimation intimidation intolerance
+intonation intoxication intractability intractableness intrados intransigence intransigency
+intransitive intransitiveness intransitivity intravasation intrepidity intricacy intrigue intro
+introit introject introjection intromission introspection introspectiveness introversion
+intrusion intrusiveness intubation intuition intuitionism intumescence intumescency
+intussusception inunction inundation inutility invagination invalidation invalidism invalidity
+invalidness invaluableness invariability invariable invariableness invariance invariant invasion
+invective inventiveness inventorying inverse inversion investigating investigation investing
+investiture invidia invigilation invigoration invincibility invisibility invisibleness
+invocation involuntariness involution involvement invulnerability inwardness iodination ionic
+ionisation ionization ionophoresis iontophoresis iontotherapy iop iota ip ipo ipsedixitism ipsus
+iq irascibility ire iridectomy iridescence iridocyclitis iridokeratitis iridoncus iridotomy
+iritis iron-gray iron-grey irony iroquoian irradiation irrational irrationality irreality
+irredentism irregularity irrelevance irrelevancy irreligion irreligiousness irreplaceableness
+irrepressibility irreproducibility irresistibility irresistibleness irresoluteness irresolution
+irresponsibility irresponsibleness irreverence irreversibility irridentism irrigation
+irritability irritant irritation irruption irula ischaemia ischemia islamophobia ism ismailism
+isoagglutination isogamy isogon isolation isolationism isomerisation isomerism isomerization
+isometric isometrics isometropia isometry isomorphism isomorphy isostasy isotropy issuance issue
+issuing issus it itch itchiness itching itemisation itemization iteration iterative itineration
+iv ivry iw iwo ix iyar iyyar izzard j jab jabber jabbering jabberwocky jabbing jacks jackstraws
+jacobinism jactation jactitation jagatai jaggedness jaghatai jailbreak jamboree jamming jan
+jangle jansenism january jape japery jarful jargon jaundice jaunt jauntiness jazz jealousy jeer
+jeering jehad jejuneness jejunitis jejunity jejunoileitis jejunostomy jena jeopardy jeremiad
+jerkiness jerking jerry-building jest jesuitism jesuitry jeth jiao jibe jiffy jiggery-pokery
+jiggle jihad jillion jinghpaw jinghpo jingoism jinks jirrbal jitter jitterbug jitteriness
+jitters jiujitsu jive jnd job jobbery jocoseness jocosity jocularity jocundity jog jogging
+joining joke jollification jolliness jollity jolt jostle jostling jounce journalese journey
+journeying joust joviality joy joyfulness joylessness joyousness joyride jubilance jubilancy
+jubilation jubilee judeo-spanish judgeship judging judgment judiciousness judo jugful juggle
+jugglery juggling juiciness jujitsu juju jujutsu july jumble jump-start jumpiness jumping
+jumpstart juncture june junketing jurassic jurisdiction jurisprudence justice justification
+justness jut jutish jutting juvenescence juvenility juxtaposition jyaistha k kabala kabbala
+kabbalah kabbalism kachin kachinic kadai kafiri kainogenesis kala-azar kalapooian kalapuyan
+kalemia kaliuresis kaluresis kam-sui kam-tai kamarupan kamba kannada kapeika kaph kappa kapsiki
+karaoke karat karate karen karenic karma kartik karttika karyokinesis karyolysis katabolism
+katamorphism katharevusa katharsis katzenjammer kayo kb kbit kc kechuan keen keenness keeping
+kegful keloid kelter ken kenning keno kenogenesis kentish kera keratalgia keratectasia
+keratinisation keratinization keratitis keratoacanthoma keratocele keratoconjunctivitis
+keratoconus keratoderma keratodermia keratoiritis keratomalacia keratomycosis keratonosis
+keratonosus keratoplasty keratoscleritis keratoscopy keratosis keratotomy kerfuffle kerion
+kernicterus kerugma kerygma ketoacidosis ketoaciduria ketonemia ketonuria ketosis kettleful
+keycard keynesianism keystroke kg khamsin khamti khi khmer khoikhoi khoikhoin khoisan khoum
+khowar khuen khz kib kibe kibibit kibibyte kibit kichaga kick kicking kickoff kidnapping
+kilderkin kill killing kilo kilobit kilobyte kilocalorie kilocycle kilogram kilogram-meter
+kilohertz kiloliter kilolitre kilometer kilometre kiloton kilovolt kilovolt-ampere kilowatt
+kilter kina kinaesthesia kinaesthesis kinanesthesia kind kind-heartedness kindheartedness
+kindliness kindness kinematics kinesiology kinesis kinesthesia kinesthesis kinesthetics kinetics
+kinetosis kingship kinship kinyarwanda kip kislev kismat kismet kiss kissing kiswahili kittee
+kleptomania klick km knack knavery kneel kneeling knell knife-edge knightliness knock knock-knee
+knockdown knocking knottiness know know-how knowing knowingness knowledge knowledgeability
+knowledgeableness knuckleball knucklebones knuckler ko koan kobo koine kolami kongo kopeck kopek
+kopiyka kor kordofanian koruna kos kotoko kotow kowtow kph kraurosis krishnaism krona krone
+kroon kt kuchean kudos kuki kuki-chin kulanapan kurdish kuroshio kuru kurus kurux kuvi kv kw
+kw-hr kwa kwacha kwai kwanza kwanzaa kwashiorkor kwela kyat kyphosis l label labial labiodental
+laboriousness labyrinthitis laceration lachrymation lack laconicism laconism lacrimation
+lacrosse lactation lactosuria ladin ladylikeness ladyship lag lagophthalmos lah lahar lahu lakh
+lallans lallation lam lamaism lamarckism lambdacism lambency lamedh lameness lamentation
+laminectomy laminitis lammas lammastide lamplight lampoon lancers landler landscaping landslide
+landslip landsmaal landsmal langside langsyne languor lankiness laparocele laparoscopy
+laparotomy lapful lapidation lappic lappish lapse lapsing laputa larcenous larceny large
+largeness larghetto largo laryngectomy laryngismus laryngitis laryngopharyngitis laryngospasm
+laryngostenosis laryngotracheobronchitis lasciviousness lasek lashing lashings lasik lassitude
+last lastingness latency lateness lateral lateralisation laterality lateralization latest latin
+latinesce latinism latria lats latter laudability laudableness laugh laughter launching
+laundering laurels lavage lavation lavishness law-breaking lawfulness lawlessness lawmaking
+lawsuit laxation laxity laxness lay-up laying layoff layout layover layup laziness lazuline lb
+lcm le leach leaching leafing leakage leakiness lean leaner leaning leanness leap leapfrog
+leaping learnedness learning lease-lend least leave leave-taking leavening leaving lebensraum
+lecherousness lechery lecture lectureship lecturing leer leeway left-handedness leftism leftover
+leg-pull leg-pulling legalese legalisation legalism legality legalization legateship legation
+legerdemain legerity legibility legislating legislation legislatorship legitimacy legitimation
+legs leiomyoma leiomyosarcoma leishmaniasis leishmaniosis leisure leisureliness leitmotif
+leitmotiv lek lempira lend-lease lending length lengthening lengthiness lenience leniency
+leninism lenity lent lententide leone lepanto lepidophobia lepidopterology lepidoptery leprosy
+leptomeningitis leptospirosis leptotene leresis lesbianism lesion lessening lesson letdown
+lethality lethargy letters lettish letup leu leucaemia leucocytosis leucoma leucopenia leucotomy
+leuctra leukaemia leukemia leukocytosis leukoderma leukoencephalitis leukoma leukopenia
+leukotomy lev levanter level leveling leverage leveraging levirate levitation levity
+levorotation lewdness lexeme lexicalisation lexicalization lexicography lexicology lexicon
+lexicostatistics lexis leyte lf lgv liability liaison libel liberalisation liberalism liberality
+liberalization liberalness liberation libertarianism liberty libido librarianship libration
+licentiousness licitness licking lie lie-in lied lieu lieutenancy life life-style life-time
+lifelessness lifesaving lifespan lifestyle lifetime lifework lifo lift liftoff ligation
+light-mindedness light-year lightening lightheadedness lightheartedness lightlessness lightness
+lightning lights-out lightsomeness ligne like likelihood likeliness likeness likening liking
+likuta lilangeni lilliput lilt limbo limen limit limitation limiting limitlessness limnology
+limp limpidity limping limpness lindy line-shooting linearity liner lingam lingering lingo
+lingual lingualumina linguistics lipaemia lipectomy lipemia lipidaemia lipidemia lipidosis
+lipochondrodystrophy lipoidaemia lipoidemia lipoma lipomatosis liposarcoma liposuction
+lipreading liquefaction liquidation liquidity liquidness lira lisp lissomeness listening
+listeriosis listlessness lisu lit litas liter literacy literal literalism literalness litheness
+lithiasis lithology lithomancy lithotomy lithuresis litigation litigiousness litotes litre
+little littleness liturgics liturgiology liturgy livedo liveliness liveness lividity lividness
+living llb lld llm lm load-shedding loads loafing loan-blend loanblend loaning loanword loathing
+loathsomeness lob lobbyism lobectomy lobotomy lobularity localisation localism localization
+locating locative lockdown locking lockjaw lockout lockstep locoism locomotion locution lode
+lodgement lodgment loftiness logagraphia logginess logging logic logicality logicalness logicism
+loginess logion logistics logo logogram logograph logomachy logomania logorrhea logotype
+logrolling lolo lolo-burmese loloish loneliness lonesomeness long-sufferance long-suffering
+long-windedness longanimity longevity longing longness longsightedness longueur longways look
+look-over looking lookup loonie loop-the-loop looping looseness loosening looting lope
+lopsidedness loquaciousness loquacity lordliness lordolatry lordosis lordship lore loti lots
+lottery lotto lotusland loudness lousiness love love-song loveliness lovemaking lovesickness
+loving-kindness lovingness low-down low-spiritedness lowercase lowering lowliness lowness
+loyalty ltm luau lubrication lubricity lucidity lucidness luck luckiness lucrativeness ludian
+ludo lues luganda luging lugubriousness lukewarmness lull lullaby lumbago lumbering luminance
+luminescence luminosity luminousness lumma lumpectomy lunacy lunation lunching lunchtime
+lung-power lunge luo lurch lure luridness lusatian lusciousness lushness lust luster
+lusterlessness lustfulness lustiness lustre lustrelessness lustrum lutheranism lutzen luvian
+luwian lux luxation luxuria luxuriance luxuriation luxuriousness luxury luyia lwei lx lxx
+lxxviii lxxx lycanthropy lycian lydian lying lying-in lymphadenitis lymphadenoma lymphadenopathy
+lymphangiectasia lymphangiectasis lymphangiography lymphangioma lymphangitis lymphedema
+lymphocytopenia lymphocytosis lymphogranuloma lymphography lymphoma lymphopenia lymphopoiesis
+lymphuria lynching lyophilisation lyophilization lyricality lyricism lysinemia lysis
+lysogenicity lysogenisation lysogenization lysogeny lyssa m m-theory maceration macguffin
+machiavellianism machination machismo macrencephaly macrobiotics macrocephaly macrocytosis
+macroeconomics macroevolution macroglossia macron madness madrigal maelstrom mafa magadhan
+magenta magh magha magic magistracy magistrature maglev magnanimity magnanimousness magnetics
+magnetisation magnetism magnetization magnetohydrodynamics magneton magnetosphere magnificat
+magnification magnificence magniloquence magnitude mah-jongg mahayanism mahdism mahjong mahratti
+maidenhood maidenliness maidhood maidism mail mainstream maintenance majesty majority majuscule
+make make-believe make-do make-work makeover makeready makeshift makin making malabsorption
+malacia malacology maladjustment maladroitness malady malaise malaprop malapropism malaria
+malarkey malarky malayalam malayo-polynesian maldon malediction maleficence maleness maleseet
+malevolence malevolency malfeasance malformation malfunction malice maliciousness malignance
+malignancy malignity malignment malingering malleability malnourishment malnutrition
+malocclusion malodor malodorousness malodour malposition malpractice mals malthusianism malti
+maltreatment malversation mambo mammalogy mammography mammothermography manageability
+manageableness management managership manana manat manda mandaeanism mandara mande mandeanism
+manduction maneuver maneuverability manfulness mange manginess manhood manhunt mania
+manichaeanism manichaeism manicure manifestation manifesto manipulability manipulation manliness
+manner mannerism manners manoeuvrability manoeuvre manslaughter mantinea mantineia mantissa
+mantle manufacture manufacturing manumission maoism maple-leaf mapmaking mapping mar marasmus
+marathi marathon maraud marbleisation marbleising marbleization marbleizing marbles march
+marching marcionism marengo margasivsa margin marginalisation marginality marginalization
+mariposan mariticide marketing markka marksmanship marque marriage marriageability marseillaise
+marshalship martinmas martyrdom marvel marxism marxism-leninism masa masai masculine
+masculinisation masculinity masculinization mashi masking masochism massachuset massacre massage
+masse massiveness mastalgia mastectomy mastering mastership masterstroke mastery mastication
+mastitis mastoidectomy mastoiditis mastopathy mastopexy masturbation matabele matakam match-up
+matchmaking matchup materialisation materialism materiality materialization maternalism
+maternity math mathematics maths matinee mating matins matric matriculation matrilineage
+matrimony matronymic matsyendra matt matter maturation maturement matureness maturity maund
+maundy mauve mawkishness maxim maximation maximisation maximization maximum may mayday mayhem
+mayidism mayoralty mazdaism mazopathy mazurka mb mba mbd mbit mc mccarthyism mcg mcguffin mdiv
+meagerness meagreness mealtime mean meaning meaningfulness meaninglessness meanness means
+meantime meanwhile mearstone measles measurability measurement measuring meatpacking mebibit
+mebibyte mechanics mechanisation mechanism mechanization med medal meddlesomeness meddling
+medevac mediacy median mediateness mediation medicaid medical medicare mediety mediocrity
+meditation meditativeness medivac medlars medley meekness meerestone meet meg megabit megabyte
+megacardia megacephaly megacycle megadeath megaflop megahertz megahit megalocardia megalocephaly
+megalohepatia megalomania megaton megawatt megohm megrim megrims meiosis melagra melancholia
+melancholy melanism melanoderma melanoma melanosis melasma meld melee melioration meliorism
+mellowing mellowness melodiousness melodrama melody melt meltdown melting mem meme memento
+memorability memorial memorialisation memorialization memorisation memorization memory menace
+menarche mendacity mendelianism mendelism mendicancy mendicity meningioma meningism meningitis
+meningocele meningoencephalitis meniscectomy mennonitism menopause menorrhagia menses
+menstruation mensuration mentalism mentality mentation mention meow meq meralgia merchandising
+merchantability mercifulness mercilessness mercy merestone meretriciousness merger merging merit
+meritoriousness meromelia meronym meronymy merriment merriness merrymaking mesalliance
+mesasamkranti mesh meshugaas mesmerism mesolithic mesomorphy mesothelioma mesozoic mess mess-up
+message messaging messiahship messidor messiness metabolism metacenter metacentre metacyesis
+metagenesis metaknowledge metalanguage metalepsis metallurgy metalworking metamathematics
+metamorphism metamorphopsia metamorphosis metaphase metaphor metaphysics metarule metastability
+metastasis metathesis metempsychosis meteorology meteortropism meter method methodicalness
+methodism methodology metical meticulosity meticulousness metier metonym metonymy metralgia
+metre metric metrication metrics metrification metritis metrology metronymic metroptosis
+metrorrhagia mettle mettlesomeness meuse-argonne mf mfa mflop mg mho mhz miaou miaow miasm
+miasma miaul mib mibit michaelmas michaelmastide mickle microbar microbiology microbrachia
+microcephalus microcephaly microcosm microcytosis microeconomics microelectronics microevolution
+microfarad microgauss microgram micrometry micromicron micromillimeter micromillimetre micron
+micropaleontology microphoning microradian microscopy microsecond microseism microsurgery
+microvolt microwave micturition mid-april mid-august mid-december mid-eighties mid-february
+mid-fifties mid-forties mid-january mid-july mid-june mid-march mid-may mid-nineties
+mid-november mid-october mid-off mid-on mid-september mid-seventies mid-sixties mid-thirties
+mid-twenties midafternoon midday midgard midline midnight midplane midrash midsummer midterm
+midwatch midweek midwifery midwinter mien miff might might-have-been mightiness migraine
+migration mikir-meithei mikvah mil milage mildness mile mileage milepost milestone miliaria
+milieu militainment militance militancy militarisation militarism militarization millenarianism
+millenarism millenary millennium millenniumism milliampere milliard millibar millicurie
+millidegree milliequivalent millifarad milligram millihenry milliliter millilitre millime
+millimeter millimetre millimicron milline million millionth milliradian millisecond millivolt
+milliwatt mimamsa mimesis mimicry min mind mind-set minden mindfulness mindlessness mindset
+minelaying mineralogy minesweeping minginess mingling miniaturisation miniaturization
+minimisation minimization minimum mining ministration mint mintmark minuend minuet minus minute
+minuteness minutia miocene miosis mips miracle miracle-worship mirage miri mirish mirth
+mirthfulness misadventure misalignment misalliance misanthropy misapplication misapprehension
+misappropriation misbehavior misbehaviour miscalculation miscarriage miscegenation mischance
+mischief mischief-making mischievousness misconception misconduct misconstrual misconstruction
+miscount miscreation miscue misdating misdeal misdeed misdemeanor misdemeanour misdirection
+miserableness miserliness misery misestimation misfeasance misfire misfortune misgiving
+misgovernment mishap mishegaas mishegoss misinformation misinterpretation mismanagement mismatch
+misnomer misocainea misogamy misogynism misogyny misology misoneism misopedia misplacement
+misplay misprint mispronunciation misreading misreckoning misrepresentation misrule
+misshapenness misstatement misstep mist mistake mistaking mister mistiming mistiness mistral
+mistreatment mistrial mistrust misunderstanding misuse mite mithraicism mithraism mitigation
+mitosis mitsvah mittelschmerz mitzvah mix-up mixing mixology mizzle ml mlitt mls mm mnemonic
+mnemonics moan mobilisation mobility mobilization mock mock-heroic mockery modal modality mode
+model modelling moderateness moderation moderationism moderatism moderatorship modernisation
+modernity modernization modernness modestness modesty modicum modifier modishness modulation
+modulus mohammedanism moharram moistening moistness moisture mojo moksa mokulu mol molality
+molarity moldiness molding molestation mollification molluscum molt molting moment momentousness
+momentum momism mon-khmer monandry monarchism monario monas monasticism monday monetarism
+monetisation monetization money-spinner moneymaking mongo mongolianism mongolic mongolism
+moniker moniliasis monism monitoring mono monochromacy monochromasy monochromatism monochromia
+monoculture monocytosis monody monogamousness monogamy monogenesis monogram monogyny monolatry
+monomania mononeuropathy mononucleosis monophony monophysitism monoplegia monopolisation
+monopolization monopoly monopsony monorchidism monorchism monosemy monosomy monosyllable
+monotheism monothelitism monotony monsoon monte month moo mood moodiness moon-ray moon-worship
+moonbeam mooneye moonlight moonwalk moorish moot mopes mopping moquelumnan moral morale
+moralisation moralism morality moralization moralizing morals moratorium morbidity morbidness
+morbilli mordacity mores morgen mormonism morn morning moronity moroseness morphallaxis morphea
+morpheme morphogenesis morphology morphophoneme morphophonemics morphophysiology morrow
+mortality mortification mosaicism mosan mot motet motherese motherhood motherliness motility
+motion motionlessness motivating motivation motivator motive motivity motorcycling motoring
+motorisation motorization mottle mottling motto moue moult moulting mountaineering mournfulness
+mourning mouthful movability movableness move movement moviemaking moxie mpeg mph mr mrd mri mrs
+msc msec mst mu much muchness muckle muckraking mucopolysaccharidosis mucoviscidosis muddiness
+muddle mudra mudslide mugful mugginess mugging muhammadanism muharram muharrum muliebrity
+mulishness multicollinearity multiculturalism multifariousness multimedia multinomial multiple
+multiplicand multiplication multiplicity multiplier multiprocessing multiprogramming multistage
+multitude multitudinousness multivalence multivalency mulwi mumble mumble-the-peg mumblety-peg
+mumbling mummery mummification mumps mumpsimus munda munda-mon-khmer mundaneness mundanity
+munificence munjuk murder murderousness murk murkiness murmur murmuration murmuring murrain
+musclebuilding muscularity musd musgoi musgu mushiness music musicality musicalness musicianship
+musicology musing muskiness musophobia muss mussiness mussitation musth mustiness mutability
+mutableness mutagenesis mutchkin muteness mutilation mutiny mutism mutter muttering mutualism
+mutuality mutualness mv mwera mx myalgia myasthenia mycology mycophagy mycosis mydriasis
+myelatelia myelinisation myelinization myelitis myelofibrosis myelography myeloma
+myelomeningocele myg myiasis mym myocardiopathy myocarditis myoclonus myodynia myoglobinuria
+myogram myology myoma myometritis myonecrosis myopathy myopia myosarcoma myosis myositis myotomy
+myotonia myriad myriagram myriameter myriametre myringectomy myringoplasty myringotomy
+mysophilia mysophobia mystery mysticism mystifier mystique mythologisation mythologization
+myxedema myxoedema myxoma myxomatosis na-dene nada nadir nafta naga naiki naira naiveness
+naivete naivety nakedness name name-dropping namelessness names naming nancere nanism
+nanocephaly nanogram nanometer nanometre nanophthalmos nanosecond nanotechnology nanovolt
+naprapathy narcism narcissism narcolepsy narcosis narcoterrorism narcotraffic narrative
+narrow-mindedness narrowing narrowness nasalisation nasality nasalization nascence nascency
+nastiness natality natation nationalisation nationalism nationalization nationhood nativeness
+nativism nativity natriuresis nattiness naturalisation naturalism naturalization naturalness
+nature naturism naturopathy nauch naught naughtiness naupathia nausea nauseatingness nautch
+navarino navel-gazing navigability navigation nay naysaying nazification nbe nbw ndebele neap
+nearness nearsightedness neatness nebe nebn nec necrobiosis necrolysis necromancy necromania
+necrophagia necrophagy necrophilia necrophilism necropsy necrosis neediness nefariousness
+negation negative negativeness negativism negativity neglect neglectfulness negligence
+negotiation negritude neigh neighborliness neighbourliness nenets nentsi nentsy neo-darwinism
+neo-lamarckism neo-latin neoclassicism neocolonialism neoconservatism neoliberalism neolithic
+neologism neology neonatology neophobia neoplasia neoplasm neoplatonism neoteny neotony
+nephology nephralgia nephrectomy nephritis nephroangiosclerosis nephroblastoma nephrocalcinosis
+nephrolithiasis nephrology nephropathy nephroptosia nephroptosis nephrosclerosis nephrosis
+nephrotomy nepotism nervelessness nerves nervousness nescience nestle nestorianism netball
+netherworld neuralgia neuralgy neurasthenia neurectomy neurilemoma neurinoma neuritis
+neuroanatomy neurobiology neuroblastoma neurodermatitis neuroepithelioma neuroethics
+neurofibroma neurofibromatosis neurogenesis neurolinguistics neurology neuroma neuropathy
+neurophysiology neuroplasty neuropsychiatry neuropsychology neurosarcoma neuroscience neurosis
+neurosurgery neurosyphilis neuroticism neurotropism neuter neutering neutralisation neutralism
+neutrality neutralization neutropenia nevus newari newness news newsbreak newscast newsflash
+newsletter newspapering newspeak newssheet newsworthiness ng ngu ngultrum nguni ngwee nibble
+niceness nicety nicker nickname nictation nictitation nidation niddm niff niger-congo
+niger-kordofanian niggardliness niggardness night night-sight night-stop nightfall nightlife
+nightmare nighttime nightwork nihil nihilism nihility nil nilo-saharan nilotic nim nimbleness
+nimiety nine ninepins niner nineteen nineteenth nineties ninetieth ninety ninjitsu ninjutsu
+ninth nirvana nisan nissan nisus nitrification nitty-gritty nivose nix nlp nmr nne nnw no
+no-brainer no-goal no-hitter no-trump noble-mindedness nobleness noctambulation noctambulism
+nocturia nocturne nod noddle noel noesis noise noiselessness noisiness noisomeness
+noli-me-tangere noma nomenclature nomenklatura nominal nominalism nomination nominative
+non-discrimination non-engagement non-involvement non-issue non-proliferation non-ugric
+nonabsorbency nonacceptance nonaccomplishment nonachievement nonage nonaggression nonagon
+nonappearance nonattendance nonbeing nonce nonchalance noncompliance nonconformance
+nonconformism nonconformity nondevelopment nondisjunction none nonequivalence nones nonevent
+nonexistence nonfeasance nonfiction nonindulgence noninterference nonintervention nonobservance
+nonoccurrence nonparticipation nonpartisanship nonperformance nonprofit nonproliferation
+nonresistance nonsense nonsensicality nonstop nonuniformity nonviolence nookie nooky noon
+noonday noontide nordic noreaster norm normal normalcy normalisation normality normalization
+norman-french normothermia northeaster northeastward norther northerly northern northernness
+northward northwester northwestward noruz nosebleed nosecount nosedive nosiness nosology
+nostalgia not-for-profit notch nothing nothingness nothings noticeability noticeableness
+notification notion notoriety notturno nought noumenon noun nous nov nov-esperanto nov-latin
+novation novelisation novelization novelty november novena novial noviciate novitiate now
+nowadays nowhere nowness nowrooz nowruz noxiousness nrem nsu nu nuance nubbiness nubble
+nucleonics nucleosynthesis nudeness nudge nudism nudity nuisance null nullification number
+numbness numeracy numeral numeration numerator numerology numerosity numerousness numismatics
+numismatology nung nuptials nursing nurturance nurture nutation nutritiousness nutritiveness nw
+nwbn nwbw nyamwezi nybble nyctalopia nyctophobia nycturia nympholepsy nymphomania nynorsk
+nystagmus oarsmanship oath obduracy obedience obeisance obesity obfuscation obiism obit obituary
+objectification objection objectionableness objective objectiveness objectivity objurgation
+oblateness oblation obligation obligingness obliqueness obliquity obliteration oblivion
+obliviousness oblong oblongness obloquy obnoxiousness obolus obscenity obscurantism obscureness
+obscurity obsequiousness observance observation obsession obsessiveness obsessivity obsolescence
+obsoleteness obstetrics obstinacy obstinance obstipation obstreperousness obstructionism
+obstruent obtainment obtention obtrusiveness obtuseness obverse obviation obviousness occasion
+occasions occidentalism occitan occlusion occlusive occultation occultism occupancy occupation
+occurrence occurrent oceanic oceanography oceanology ocher ochronosis oct octad octagon
+octahedron octave octavo octillion october octonary oculism oddness odds odiousness odium
+odontalgia odontiasis odontology odor odour odynophagia odyssey oedema oenology oesophagitis
+off-day off-season off-white offbeat offence offense offensive offensiveness offer offering
+officialese officiating officiation officiousness offshoot offside oftenness ogdoad ohmage
+oiliness oink okay okeh okey old old-fashionedness oldie oldness oleaginousness olfaction
+oligocene oligodactyly oligodontia oligomenorrhea oligopoly oligospermia oliguria olive-green
+ollari ology olympiad olympics omega omen omicron omission omnipotence omnipresence omniscience
+omophagia omotic omphalocele omphaloskepsis onanism once-over onchocerciasis oncology oncoming
+one one-and-one one-billionth one-dimensionality one-eighth one-fifth one-fourth one-half
+one-hitter one-hundred-millionth one-hundred-thousandth one-hundredth one-liner one-millionth
+one-ninth one-off one-quadrillionth one-quarter one-quintillionth one-seventh one-sixteenth
+one-sixth one-sixtieth one-sixty-fourth one-step one-ten-thousandth one-tenth one-third
+one-thirty-second one-thousandth one-trillionth one-twelfth one-upmanship oneirism oneiromancy
+oneness onerousness onomancy onomastics onomatomania onomatopoeia onrush onset onslaught
+ontogenesis ontogeny ontology onus onycholysis onychosis oodles oogenesis oology oomph
+oophorectomy oophoritis oophorosalpingectomy oozing opacification opacity opalescence opaqueness
+opener openhandedness openness operand operation operationalism operations operator operetta
+operoseness ophidism ophiolatry ophthalmectomy ophthalmia ophthalmitis ophthalmology
+ophthalmoplegia ophthalmoscopy opinion opisthorchiasis opisthotonos opportuneness opportunism
+opportunity oppositeness opposition oppression oppressiveness opprobrium opsonisation
+opsonization optative optez optics optimisation optimism optimization optimum optometry opulence
+opus oral orangeness oration oratorio oratory orchestration orchidalgia orchidectomy orchiectomy
+orchiopexy orchitis orchotomy ordeal orderliness ordinal ordinariness ordinate ordovician
+organicism organification organon orgasm orgy orientalism orientation origami originalism
+originality origination orinasal orison orleanism ornamentalism ornateness orneriness
+ornithology ornithosis orogeny orography orology orphanhood orthochorea orthodontia orthodontics
+orthodonture orthodoxy orthoepy orthogonality orthopaedics orthopedics orthopnea orthoptics
+oscar oscheocele oscheocoele oscillation oscitance oscitancy osco-umbrian osculation osmosis
+ossete ossification osteitis ostentation ostentatiousness osteoarthritis osteoblastoma
+osteochondroma osteoclasis osteodystrophy osteology osteolysis osteoma osteomalacia
+osteomyelitis osteopathy osteopetrosis osteoporosis osteosarcoma osteosclerosis osteotomy
+ostinato ostomy ostracism otalgia otherness otherworld otherworldliness otitis otolaryngology
+otology otoplasty otorhinolaryngology otorrhea otosclerosis ouguiya ounce ousting out
+out-migration outage outbreak outburst outcome outcry outercourse outfitting outflow outing
+outlandishness outlawry outlay outlook outrage outrageousness outreach outset outsize
+outspokenness outstroke outwardness oval ovariectomy ovaritis ovation over over-crowding
+overabundance overachievement overacting overactivity overanxiety overbearingness overbid
+overbite overcall overcapitalisation overcapitalization overcast overconfidence overcredulity
+overeating overemphasis overexertion overexploitation overexposure overfeeding overflight
+overflow overgrowth overhaul overheating overindulgence overkill overlordship overmuch
+overmuchness overplus overpressure overproduction overprotection overrating overreaction
+overreckoning overrefinement overrun oversensitiveness overshielding overshoot oversight
+oversimplification overstatement overstrain oversupply overtaking overthrow overtime
+overtolerance overtone overture overturn overuse overutilisation overutilization overview
+overweight overwork overworking ovoid ovulation owlt oxidation oxidation-reduction oxidisation
+oxidization oxidoreduction oxtant oxycephaly oxygenation oxymoron oxyopia oxytone ozaena ozena
+pabir pace pachinko pachisi pachycheilia pachyderma pachytene pacification pacificism pacifism
+pacing packaging paean paederasty paediatrics paedophilia paganism pageant pageantry pagination
+paging pailful pain painfulness pains painstakingness pairing paisa paiwanic palaeoanthropology
+palaeobiology palaeobotany palaeoclimatology palaeodendrology palaeoecology palaeoethnography
+palaeogeography palaeogeology palaeolithic palaeology palaeontology palaeopathology
+palaeornithology palaeozoology palaetiology palaic palatability palatableness palatal
+palatopharyngoplasty palaver paleness paleoanthropology paleobiology paleobotany paleocene
+paleoclimatology paleodendrology paleoecology paleoethnography paleogeography paleogeology
+paleography paleolithic paleology paleomammalogy paleontology paleopathology paleornithology
+paleozoic paleozoology paletiology pali palilalia palindrome palingenesis pall-mall palliation
+pallidity pallidness pallone pallor palmature palmistry palpability palpation palpebration
+palpitation palsy paltering paltriness pampering pancarditis pancreatectomy pancreatitis
+pancytopenia pandemic pandemonium pandiculation panegyric panencephalitis pang panhysterectomy
+panic panipat pansa pansinusitis pantheism panting panto pantomime pap paperhanging papering
+papermaking paperwork papilledema papilloma papism papule papulovesicle par parabola paraboloid
+paracentesis parachuting paracosm paradiddle paradigm paradox paraesthesia paragliding paragon
+paralanguage paraleipsis paralepsis paralipsis parallax parallel parallelepiped parallelepipedon
+parallelism parallelogram parallelopiped parallelopipedon paralogism paralysis paramagnetism
+parameter parametritis paramnesia paramountcy paranoia paraparesis paraphilia paraphrenia
+paraplegia parapraxis parapsychology parasailing parasitaemia parasitemia parasitism paratyphoid
+parceling parcellation parcelling parcheesi parchesi parchisi pardon paregmenon parenthesis
+parenthetical parenthood paresis paresthesia parimutuel parisology parity parji parking
+parkinsonism parlance parlay parley parochialism parody parole paronomasia parosamia parotitis
+parousia paroxysm paroxytone parry parsec parseeism parsiism parsimoniousness parsimony
+part-singing parthenocarpy parthenogenesis parthenogeny partial partiality partialness
+participation participial participle particular particularisation particularism particularity
+particularization parting partisanship partita partitioning partitive partsong parturiency
+parturition pas pasch pascha pashto pashtu pasigraphy pasquinade pass passado passel passero
+passing passion passionateness passive passiveness passivism passivity passover password past
+pastel pasteurellosis pasteurisation pasteurization pastime pastness pastorale pastorship pat
+pataca patchiness patching patchwork patency paternalism paternity pathogenesis pathology pathos
+patience patness patois patrilineage patriotism patronage patronym patronymic patter pattern
+paucity paunchiness pauperisation pauperism pauperization pause pavan pavane pax paxto payable
+payday paygrade pbit pct pdl pe pea-souper peace peaceableness peacefulness peacekeeping
+peacetime peal pealing pean peasanthood pebibit pebibyte peccadillo peck peculation peculiarity
+pedagogics pedagogy pedantry peddling pederasty pedesis pediatrics pediculosis pedicure pedology
+pedophilia peeing peek peekaboo peeling peep peeve peevishness pehlevi pelagianism peliosis
+pellagra pellucidity pellucidness pelota pelting pelvimetry pemphigus penalisation penalization
+penalty penance penchant penetrability penetration pengo penitence pennant penni pennilessness
+penning penny-pinching pennyweight pennyworth penology pensiveness pentacle pentad pentagram
+pentahedron pentangle pentathlon pentecost pentecostalism penuchle penult penultima penultimate
+penumbra penuriousness penury penutian peonage pep pepperiness peppiness peptisation peptization
+peradventure perambulation percent percentage percentile percept perceptibility perception
+perceptiveness perceptivity percolation percussion perdition perdurability peregrination
+perennation perestroika perfect perfecta perfectibility perfection perfectionism perfective
+perfidiousness perfidy performance performing perfusion periarteritis pericarditis
+pericementoclasia peril perilousness perimeter perinatology perineotomy period periodicity
+periodontia periodontics periodontitis peripateticism peripeteia peripetia peripety periphery
+periphrasis perishability perishableness peristalsis peritonitis perjury perkiness perleche
+permanence permanency permeability permeableness permeation permian permic permissibility
+permission permissiveness permutability permutableness permutation perniciousness pernio
+perpendicularity perpetration perpetuation perpetuity perplexity persecution perseverance
+perseveration persiflage persistence persistency persona personableness personality personation
+personhood perspective perspicaciousness perspicacity perspicuity perspicuousness persuasion
+persuasiveness pertainym pertinacity pertinence pertinency pertness perturbation pertussis
+perusal perusing pervaporation pervasion pervasiveness perverseness perversion perversity
+perviousness pesach pesah peseta pesewa peso pessimism pestilence pestis petabit petabyte
+petechia petite petiteness petitio petition petrification petrissage petroglyph petrology
+pettifoggery pettiness petting pettishness petty petulance peul pfennig ph phacoemulsification
+phaeochromocytoma phagocytosis phagun phalacrosis phalangitis phalguna phalloplasty phaneromania
+phanerozoic phantasmagoria phantasy pharmaceutics pharmacogenetics pharmacokinetics pharmacology
+pharsalus pharyngeal pharyngitis phase phase-out phd phenomenology phenomenon phenotype
+phenylketonuria pheochromocytoma pheresis phi philanthropy philately philhellenism philia
+philippic philippine philistinism philogyny philology philosophizing philosophy phimosis
+phlebectomy phlebitis phlebothrombosis phlebotomy phobia phobophobia phocomelia phon phonation
+phone-in phoneme phonemics phonetics phonics phonogram phonology phonophobia phosphorescence
+phot photalgia photochemistry photocoagulation photoconduction photoconductivity
+photoelectricity photoemission photography photomechanics photometry photophobia photoretinitis
+photosensitivity photosynthesis phototherapy phototropism phrase phraseology phrasing phrenitis
+phrenology phthisis phycology phycomycosis phylactery phylogenesis phylogeny physiatrics
+physicalism physicality physicalness physics physiography physiology physiotherapy physique
+phytochemistry phytology phytotherapy piaffe pianism pianissimo piaster piastre pib pibit
+pibroch pick pick-off picking pickings picnic picofarad picometer picometre picosecond picovolt
+pictograph picturesqueness picturing picul pid pidgin pidlimdi piecework piety piezoelectricity
+piffle pigeonholing piggishness piggyback pigheadedness pigmentation pigsticking piles pileup
+pilferage pilgrimage pillaging pillar pilosity pilotage piloting pimple pinball pinch pinealoma
+ping-pong pining pink pinkeye pinkness pinkroot pinning pinochle pinocle pinocytosis pint
+piousness pipeful piquance piquancy piquantness piquet piracy pirouette piss-up pissing pitch
+pitcherful pitching pitfall pithiness pitilessness pitter-patter pitting pity pityriasis pizzaz
+pizzazz pizzicato pkd pku placation place-kicking place-worship placement placidity placidness
+plagiarisation plagiarization plagiocephaly plainchant plainness plainsong plaint plaintiveness
+plan planation planeness plangency planning planting plash plasmacytoma plasmapheresis plassey
+plastering plasticity plastination plateful plateletpheresis platitude platonism plattdeutsch
+plaudit plaudits plausibility plausibleness playacting playback playday playfulness playing
+playoff playtime plea pleading pleasantness pleasantry pleasing pleasingness pleasure pleating
+plebiscite pleistocene plenitude plenteousness plentifulness plentitude plenty pleochroism
+pleomorphism pleonasm plethora pleuralgia pleurisy pleurodynia pleuropneumonia pleven plevna
+pleximetry pliability pliancy pliantness plication plight pliocene ploce plod plodding plop
+plosion plosive ploughing plowing ploy pluck pluckiness plumbery plumbism plump plumpness
+plunderage plundering plunge plunk plunker pluperfect plural pluralisation plurality
+pluralization plus pluviose pm pms pneumatics pneumoconiosis pneumocytosis pneumonectomy
+pneumonia pneumonitis pneumonoconiosis pneumothorax poaching pock pocketful pockmark podalgia
+podiatry poenology poesy poetics poetry pogey pogonip pogrom pogy poignance poignancy
+pointedness pointlessness poise poisoning poitiers poking pokomo polarisation polarity
+polarization polarography polemics polio poliomyelitis poliosis polish polishing politeness
+politesse politics polka poll pollenation pollination pollinosis pollution poltroonery polyandry
+polyarteritis polycythemia polydactyly polydipsia polygamy polygon polygyny polyhedron
+polyhidrosis polymerisation polymerization polymorphism polymyositis polyneuritis polynomial
+polypectomy polyphone polyphony polyploidy polyptoton polypus polysemant polysemy polysomy
+polysyllable polysyndeton polytheism polytonalism polytonality polyuria polyvalence polyvalency
+pomology pomp pomposity pompousness ponderosity ponderousness pong pony-trekking pood poorness
+pop-fly popery popping poppycock popularisation popularism popularity popularization populism
+pork-barreling porn porno pornography porosity porousness porphyria portability portent portion
+portraiture portrayal portraying portuguese pose posing posit positioning positiveness
+positivism positivity posology possession possessive possessiveness possibility possible
+possibleness post-maturity post-menopause post-mortem posteriority postfix posthitis postlude
+postmark postmortem postponement postposition postulate postulation posture posturing potence
+potency potential potentiality potentiation potful pother potlatch potomania potshot pounce
+pound poundal pounding poverty powderiness power powerfulness powerlessness powwow pox ppp
+practicability practicableness practicality practice praenomen praetorship pragmatics pragmatism
+prairial praise praiseworthiness praisworthiness prakrit prance prang prank prankishness prate
+pratfall prattle praxis pre-eclampsia pre-empt pre-emption preachification preaching preachment
+preakness prearrangement precambrian precariousness precaution precedence precedency precedent
+precentorship precept preceptorship precession prechlorination preciosity preciousness
+precipitance precipitancy precipitateness precipitation precipitousness precis preciseness
+precision preclusion precociousness precocity precognition preconception precondition predation
+predestinarianism predestination predetermination predicament predicate predication predicator
+predictability prediction predilection predisposition predominance predomination preeclampsia
+preeminence preempt preemption preexistence prefabrication preference preferment prefiguration
+prefix prefixation preformation pregnancy prehension prehistory preindication prejudgement
+prejudgment prejudice prelim preliminary prelude prematureness prematurity premeditation
+premiere premiership premise premiss premonition preoccupancy preoccupation preordination prep
+preparation preparedness prepayment preponderance preposition prepossession prepotency
+prepuberty prerequisite prerogative presage presbyopia presbyterianism prescience prescript
+prescriptivism preseason presence present presentation presentiment presentism presentment
+presentness preservation preserve presidency presidentship press-up pressing pressmark pressure
+prestidigitation prestige prestigiousness presumption presumptuousness presupposition pretence
+pretend pretending pretense pretension pretentiousness preterit preterite preterition
+pretermission pretext pretrial prettiness prevalence prevarication prevention preview prevision
+prevue priapism price price-fixing pricelessness pricing pricking prickliness prickling pride
+pridefulness priestcraft priggishness primacy primality primary primateship primatology prime
+priming primitiveness primness primo primping principalship principle printmaking printout
+priority priorship priscoan prismatoid prismoid prison-breaking prisonbreak privacy privateness
+privation privatisation privatization privilege prizefight probabilism probability probation
+probity problem procedure proceeding proceedings process processing procession processional
+proclamation proclivity proconsulate proconsulship procrastination procreation proctalgia
+proctitis proctocele proctology proctoplasty proctorship proctoscopy procural procurance
+procurement prodding prodigality prodroma prodrome production productiveness productivity
+profanation profaneness profanity professing professionalisation professionalism
+professionalization professorship proffer proficiency profiling profitability profitableness
+profligacy profoundness profundity profuseness profusion progeria prognathism prognosis
+prognostic prognostication program programing programming progress progressiveness progressivism
+progressivity project projection prolapse prolapsus prolepsis proliferation prolificacy
+prolixity prolixness prolog prolongation prom prominence promiscuity promiscuousness promise
+promotion promptitude promptness promulgation pronation proneness pronominal pronoun
+pronouncement pronunciamento pronunciation propaedeutic propaedeutics propaganda propagation
+proparoxytone propensity properness prophase prophecy prophylaxis propinquity propitiation
+propitiousness proportion proportional proportionality proportionateness proposal proposition
+propriety proprioception props propulsion proration prorogation prosaicness prose prosecution
+proselytism prosiness prosodion prosody prosopopoeia prospect prosperity prospicience
+prostatectomy prostatitis prosthetics prosthodontia prosthodontics prostitution prostration
+protagonism protanopia protection protectionism protectiveness protectorship proteinuria
+proteolysis proteomics proterozoic protest protestantism protestation proto-norse
+protoanthropology protoarchaeology protoarcheology protocol protohistory protology prototype
+protozoology protraction protrusion protuberance provability provencal proverb provincialism
+provision proviso provocation prowess prowl proxemics proximity prudence prudery prudishness
+prurience pruriency prurigo pruritus prying ps psalmody psammoma psephology pseudocyesis
+pseudohallucination pseudohermaphroditism pseudonym pseudorubella pseudoscience pseudosmallpox
+pseudovariola psi psilosis psittacosis psoriasis pst psychiatry psychoanalysis psychobabble
+psychodynamics psychogenesis psychokinesis psycholinguistics psychology psychometrics
+psychometrika psychometry psychoneurosis psychonomics psychopathology psychopathy
+psychopharmacology psychophysics psychophysiology psychosexuality psychosis psychosurgery
+psychotherapeutics psychotherapy psyop pteridology ptosis ptsd ptyalism puberty pubescence
+publicity publicizing publishing puce pucker puckishness pudginess puerility puerperium puffery
+puffiness puffing pugilism pugnacity puissance pujunan puking pul pula pulchritude pull pulling
+pullout pullulation pulpiness pulsation pulse pulsing pun punch punch-up punctilio
+punctiliousness punctuality punctuation pungency punic puniness punishment punning punting
+puppetry purchase purchasing pureness purgation purgatory purge purging purification purim
+purism puritanism purity purple purpleness purplish-red purport purpose purposefulness
+purposelessness purpura purr pursual pursuance pursuit purulency purveyance purview puseyism
+push pushball pushiness pushing pushup pusillanimity pusillanimousness pustule put-down put-on
+putoff putout putrefaction putrescence putridity putridness putsch putt putting puzzlement
+puzzler pya pyaemia pycnodysostosis pycnosis pydna pyelitis pyelography pyelonephritis pyemia
+pyknosis pyorrhea pyorrhoea pyramiding pyrexia pyrochemistry pyroelectricity pyrography
+pyrolatry pyrolysis pyromancy pyromania pyrophobia pyrosis pyrotechnics pyrotechny pyrrhic
+pyuria q qabala qabalah qabbala qabbalah qcd qed qepiq qi qiang qiangic qindarka qintar qoph
+quackery quadragesima quadrantanopia quadrate quadratic quadratics quadrature quadrennium
+quadric quadrilateral quadrille quadrillion quadrillionth quadriplegia quadrivium quadrupling
+quaintness quake quakerism qualification qualifying quality qualm quandary quantic
+quantifiability quantification quantifier quantisation quantity quantization quantum quarantine
+quarrel quarrelsomeness quarrying quart quartan quarter-century quarter-hour quarterfinal
+quartern quartic quartile quarto quasiparticle quatercentenary quatercentennial quatern
+quaternary quaternion quaternity quattrocento quaver queasiness quechuan queerness quelling
+quellung quenching querulousness query quest question questioning quibble quick-wittedness
+quickening quickie quickness quickstep quicky quiddity quiescence quiescency quiet quietism
+quietness quietude quietus quincentenary quincentennial quinquagesima quinquennium quinsy
+quintal quintet quintillion quintillionth quintupling quip quire quirk quirkiness quislingism
+quiver quivering quixotism quiz quodlibet quoits quoratean quota quotability quotient qurush r
+rabidity rabidness rabies racecard rachischisis rachitis racialism raciness racing racism racket
+racketeering racketiness racon rad radian radiance radiancy radiation radicalism radiculitis
+radio-opacity radioactivity radiobiology radiochemistry radiography radioimmunoassay radiology
+radiolysis radiopacity radiophotography radioprotection radioscopy radiosensitivity radiotherapy
+radius radix raffle rafts rage raggedness ragtime raid raillery railroading rain rain-wash
+raindrop rainfall raininess rainmaking rainstorm raise raising raiu raj rajab rakishness rale
+rallying ramadan ramanavami ramble ramification rampage ranching rancidity rancidness rancor
+rancour randomisation randomization randomness rankine ranking rankness ransacking rant ranting
+ranula rap rapaciousness rapacity rapidity rapidness rapine rappel rapport rapprochement rapture
+raptus rarefaction rareness rascality rashness rasp rasping rassling rastafarianism rat-a-tat
+rat-a-tat-tat rat-tat ratability rataplan rateability ratification rating ratio ratiocination
+rational rationale rationalisation rationalism rationality rationalization rationalness
+rationing ratting rattle rattling raunch ravage ravaging ravenna ravenousness raving ravishment
+raw rawness ray razbliuto razing razmataz razz razzing razzle razzle-dazzle razzmatazz rbi
+re-afforestation re-creation re-echo re-establishment re-experiencing re-formation
+re-introduction re-sentencing re-uptake reabsorption reaching reactance reaction reactionism
+reactivity readability readiness reading readjustment readmission ready readying reaffiliation
+reaffirmation realisation realism reality realization reallotment realm realness realpolitik
+ream reappearance reapportionment reappraisal rearing rearmament rearrangement reason
+reasonableness reasoning reassembly reassertion reassessment reassignment reassurance rebellion
+rebelliousness rebirth rebound rebroadcast rebuff rebuilding rebuke reburial reburying rebus
+rebuttal recalcitrance recalcitrancy recalculation recall recantation recapture recce recco
+reccy receding receipt receivership recency recent recentness receptiveness receptivity
+recession recidivism recipe reciprocal reciprocality reciprocation reciprocity recirculation
+recission recitative recklessness reckoning reclamation reclassification reclining reclusiveness
+recoding recognition recoil recollection recombination recommencement recommendation
+reconciliation reconditeness reconnaissance reconnoitering reconnoitring reconsideration
+reconstruction recount recounting recourse recovery recreation recrimination recrudescence
+recruitment rectangle rectangularity rectification rectitude rectocele rectoplasty rectorate
+rectorship recuperation recurrence recursion recusal recusancy recusation recycling
+red-blindness rededication redefinition redemption redeployment redeposition redetermination
+redevelopment redeye rediscovery redisposition redistribution redness redolence redox redshift
+reducing reductio reduction reductionism redundance redundancy reduplication reek reelection
+reenactment reenforcement reenlistment reentry reevaluation reexamination refabrication
+refereeing referendum referent refilling refinement refining refit reflation reflectance
+reflection reflectiveness reflectivity reflex reflexive reflexiveness reflexivity reflexology
+reflux refocusing reforestation reform reformism refraction refractiveness refractivity
+refractoriness refrain refrigeration refueling refulgence refulgency refurbishment refusal
+refutal refutation regaining regard regatta regency regeneration reggae regimen regimentation
+regionalism registration regress regression regret regrets regularisation regularity
+regularization regulating regulation regurgitation rehabilitation reharmonisation
+reharmonization rehash rehearing rehearsal reification reign reimposition reincarnationism
+reinforcement reinforcer reinstatement reinterpretation reintroduction reiteration reject
+rejection rejoicing rejoinder rejuvenation relapse relapsing relatedness relation relations
+relationship relativism relativity relatum relaxation relay relegating relegation relentlessness
+relevance relevancy reliability reliableness reliance religion religionism religiosity
+religiousism religiousness relinquishing relinquishment relish relishing relistening reliving
+relocation reluctance reluctivity rem remainder remand remark remarriage rematch remediation
+remembering remembrance remilitarisation remilitarization reminder reminiscence remission
+remissness remit remnant remonstrance remonstration remorse remoteness remotion removal remove
+renaissance renascence rendezvous rendition renege renewal renouncement renovation renown
+renting renunciation reordering reorganisation reorganization reorientation repair repartee
+repatriation repayment repeal repeat repeating repechage repentance repercussion repetition
+repetitiousness repetitiveness replaceability replacing replay replenishment repletion
+replication reply reportage reporting repose repositing reposition repositioning repossession
+reprehensibility reprehension repression reprieve reprimand reprisal reproach reprobation
+reproducibility reproduction reproof reproval republicanism republishing repudiation repugnance
+repulse repulsion repulsiveness repurchase reputability reputation repute request requiem
+requiescat requisiteness rerun resale rescission rescue research resection resemblance
+resentment resettlement resh reshipment reshuffle reshuffling residency residuum resilience
+resiliency resistance resistivity resoluteness resolve resolving resonance resorption
+resourcefulness respect respectability respectfulness respects respiration respite resplendence
+resplendency response responsibility responsibleness responsiveness rest rest-cure restatement
+restfulness restiveness restlessness restoration restraint restriction restrictiveness result
+resultant resume resumption resurgence resurrection resurvey resuscitation retail retailing
+retake retaking retaliation retardation retch retention retentiveness retentivity rethink
+reticence retinitis retinoblastoma retinopathy retirement retort retraction retraining retreat
+retrial retrieval retro retroflection retroflexion retrogression retronym retrospect
+retrospection retrovision reunification reuptake rev revaluation revealing reveille revel
+revelry revenge reverberance reverberation reverence reverie reversal reversibility reverting
+revery revilement revitalisation revitalization revival revivalism revivification revocation
+revoke revolt revolution revolutionism revue revulsion rfd rhabdomancy rhabdomyoma
+rhabdomyosarcoma rhabdosarcoma rhaeto-romance rhaeto-romanic rhagades rheology rhetoric
+rheumatism rheumatology rhinitis rhinolaryngology rhinopathy rhinophyma rhinoplasty rhinorrhea
+rhinoscopy rhinosporidiosis rhinostenosis rhinotomy rhinotracheitis rhizotomy rho rhodomontade
+rhomb rhombohedron rhombus rhonchus rhumba rhythm rhythmicity rhytidectomy rhytidoplasty rial
+ribaldry richness ricketiness rickets rickettsialpox rickettsiosis ricochet rictus riddance
+riddle ride ridicule ridiculousness riding riel riffle rifling rigamarole right-handedness
+righteousness rightfulness rightism rightness rigidification rigidifying rigidity rigidness
+rigmarole rigor rigorousness rigour rigourousness riksmaal riksmal rim rinderpest ring-a-rosy
+ring-around-a-rosy ring-around-the-rosy ringgit ringing ringworm rinsing riot rioting rip-off
+ripeness ripening riposte ripple rippling riptide risc rise risibility rising risk riskiness
+risklessness rite ritual ritualism rivalry riyal riyal-omani ro roadblock roadworthiness roar
+roaring roasting robbery robotics robustness rock-and-roll rockabilly rocketry rockiness
+rockslide rococo rocroi rodeo rodomontade roentgenography rogation roguery roguishness roi role
+roleplaying rollback roller rollerblading rolling rollover rolypoliness romaic romanal romance
+romanesque romanism romansh romanticisation romanticism romanticization romp ron rondo roomful
+roominess rooting roots rope-a-dope ropiness roping rorschach rosacea roseola rosicrucianism
+rosiness rossbach rot rotation rote rotl rottenness rotting rotundity rotundness rouble
+rough-and-tumble roughness roundedness roundelay rounders rounding roundness roundtable roundup
+rousing routemarch routine roving rowdiness rowdyism rowing royalism rpm rtlt rub rub-a-dub
+rubato rubber-necking rubdown rubel rubella rubeola ruble rubor ruckus ruction ruddiness
+rudeness rudiments ruefulness ruffianism rugby ruggedisation ruggedization ruggedness rugger
+ruination ruining rule rulership ruling rum-blossom rumanian rumansh rumba rumble rumbling
+rumination rummage rumor rumour rumpus run run-in run-through run-time run-up runaway rundown
+rune runniness running runoff runtiness runup rupee rupiah rupture ruralism rurality ruritania
+ruse rush rushing rustication rusticism rusticity rustiness rusting rustle rustling rut
+ruthfulness ruthlessness rydberg s-shape sabbath sabbatical sabbatum sabellian sabotage saccade
+saccharinity sacerdotalism sackful sacrament sacredness sacrifice sacrilege sacrilegiousness
+sadhe sadism sadness sadomasochism saek safar safari safe-conduct safeguard safekeeping safeness
+safety sag sagaciousness sagacity saharan sailing sailing-race sailplaning saint-mihiel
+saintliness sake salaah salaam salaat salability salableness salaciousness salacity salafism
+salah salat sale salerno salesmanship salience saliency salinity salish salishan salivation
+sallowness sally salmonellosis salpingectomy salpingitis saltation saltiness salting
+salubriousness salubrity salutatory salute salvation salvo samekh sameness samiel samoyedic
+sample sampling samsara sanctification sanctimoniousness sanctimony sanction sanctitude sanctity
+sandblast sandhi sandiness sandstorm saneness sang-froid sango sanguification sanguine
+sanguineness sanguinity sanitariness sanitation sanitisation sanitization sanity sanskrit
+santims saphar sapidity sapidness sapience saponification sapphism sapraemia sapremia saraband
+sarcasm sarcoidosis sarcoma sars sashay sass sassing sat satang satanism satanophobia satiation
+satiety satire satisfaction satisfactoriness satori saturation saturday saturnalia saturnism
+satyagraha satyriasis sauciness saunter sauteing savageness savagery save saving savoir-faire
+savor savoriness savoring savorlessness savour savouring savourlessness savvy sawan sawm say
+say-so sayanci saying sayonara sbe sbw scabies scads scalability scalage scalar scald scale
+scaliness scaling scam scamper scan scandal scandalisation scandalization scandalmongering
+scandalousness scanning scansion scantiness scantness scaphocephaly scar scarceness scarcity
+scare scarlatina scarlet scat scathe scatology scatophagy scatter scattering scd scent scepter
+scepticism sceptre scet schadenfreude scheduling schema schematisation schematization scheme
+schemozzle scheol scherzo schilling schism schistorrhachis schistosomiasis schizogony schizoid
+schizophrenia schizothymia schmaltz schmalz schmegegge schmoose schmooze scholasticism
+schooldays schooling schooltime schoolwork schottische schtick schtickl schtik schtikl schwa
+sciatica scid science scintillation sciolism scission sclaff scleredema scleritis sclerosis
+sclerotomy sclk scnt scoff scoffing scolding scolion scoliosis scoop scoopful scope scorbutus
+scorch scorcher score scores scoring scorn scotoma scots scottish scouring scours scouting scowl
+scramble scrape scrapie scrappiness scratch scratchiness scratching scrawniness scream screaming
+screech screeching screwing screwup scrimmage scrofula scrubbiness scrubbing scrum scrummage
+scrunch scruple scruples scrupulousness scrutiny scud scudding scuffle sculling scumble scunner
+scurrility scurry scurvy scuttlebutt sea-duty sea-poose sea-purse sea-puss seafaring sealing
+seamanship seaquake search seasickness season seasonableness seaward seaworthiness sebe
+seborrhea sebs sec secant secernment secessionism sechuana seclusion second secondment secondo
+secpar secrecy secret secretaryship secretion secretiveness sectarianism sectionalisation
+sectionalism sectionalization secularisation secularism secularization secureness security
+sedateness sedation sedimentation sedition seduction sedulity sedulousness seediness seedtime
+seeing seek seeking seemliness seepage segmentation segregationism segue seiche seism
+seismography seismology seizure selection selectivity selenolatry selenology self self-abasement
+self-abnegation self-absorption self-abuse self-accusation self-aggrandisement
+self-aggrandizement self-analysis self-annihilation self-assertion self-assertiveness
+self-assurance self-awareness self-centeredness self-command self-complacency self-concern
+self-condemnation self-confidence self-consciousness self-contemplation self-contradiction
+self-control self-criticism self-cultivation self-deceit self-deception self-defence
+self-defense self-denial self-depreciation self-destruction self-determination self-digestion
+self-direction self-discipline self-discovery self-disgust self-distrust self-doubt
+self-education self-effacement self-esteem self-examination self-expression self-fertilisation
+self-fertilization self-flagellation self-fulfillment self-government self-gratification
+self-hatred self-help self-hypnosis self-importance self-improvement self-incrimination
+self-inductance self-induction self-indulgence self-interest self-justification self-knowledge
+self-love self-mortification self-organisation self-organization self-pity self-pollination
+self-possession self-praise self-preservation self-pride self-protection self-punishment
+self-realisation self-realization self-reformation self-regard self-reliance self-renewal
+self-renunciation self-reproach self-reproof self-respect self-restraint self-rule
+self-sacrifice self-satisfaction self-seeking self-service self-stimulation self-sufficiency
+self-suggestion self-torment self-torture self-will self-worship self-worth selfishness
+selflessness selfsameness sell selling selloff sellout semantics semasiology semblance semester
+semicentenary semicentennial semicircle semicolon semicoma semiconsciousness semidarkness
+semidiameter semifinal semifluidity seminoma semiology semiotics semitic semitrance
+semitransparency semivowel sempatch sempiternity sen senatorship send-off sending sendup sene
+senescence senility seniority seniti senor senora senorita sensation sensationalism sense
+senselessness sensibility sensibleness sensing sensitisation sensitising sensitiveness
+sensitivity sensitization sensitizing sensualism sensuality sensualness sensuousness sent sente
+sentence sentience sentiency sentiment sentimentalisation sentimentalism sentimentality
+sentimentalization sep separability separateness separation separationism separatrix sepia
+seppuku sepsis sept septation septectomy september septenary septicaemia septicemia septillion
+septuagesima sequela sequella sequestration serbo-croat serbo-croatian serenade serendipity
+sereness serenity serer serfdom serfhood serialisation serialism serialization sericulture serif
+serigraphy seriocomedy serious-mindedness seriousness seriph sermon serology serpent-worship
+serve service serviceability serviceableness services servicing servility servitude sesotho
+sesquicentennial sesquipedalia sesquipedalian sesquipedality session set-to setback setswana
+settling seven seven-up sevener sevens seventeen seventeenth seventies seventieth seventy
+severalty severance severeness severing severity sewing sexcapade sexiness sexism sexlessness
+sexploitation sext sextet sextillion sextuplet sexuality sgml shaaban shabbiness shabuoth shade
+shadiness shadow shadowboxing shadowiness shadowing shaft shagginess shahadah shake-up shakedown
+shakeout shakeup shakiness shaking shallowness shamanism shamble shambling shame shamefacedness
+shamefulness shamelessness shan shape shape-up shapelessness shapeliness shaping share-out
+sharing sharp-sightedness sharpness shastan shattering shave shaving shavous shavuot shavuoth
+shawwal shear shearing shebat shedding sheen sheepishness sheepshearing shekel shelfful
+shellfire shelling shemozzle shenanigan shevat shf shiatsu shibah shibboleth shift shiftiness
+shifting shiftlessness shigellosis shiism shillyshally shiloh shimmer shina shine shingles
+shingon shininess shining shinney shinny shintoism shipbuilding shipload shipping shirking
+shirring shirtsleeves shitting shitwork shivah shivaree shiver shivering shmaltz shmegegge
+shmooze shock shoddiness shoeful shoemaking shoes shoeshine shogi shoo-in shoot-down shooting
+shootout shoplifting shopping shortage shortcoming shortfall shortness shortsightedness
+shoshonean shoshonian shout shouting shove shove-halfpenny shovelboard shovelful show
+show-stopper showcase showdown showiness showing showjumping showmanship showstopper showtime
+shred shrewdness shrewishness shriek shrieking shrift shrilling shrillness shrinkage shrinking
+shrovetide shrug shtick shtickl shtik shtikl shtup shucks shudder shuffle shuffleboard shuffling
+shufti shunning shutdown shuteye shutout shutting shwa shy shyness sialadenitis siamese sibilant
+sibilation sibine sickeningness sickness side-glance side-look sideropenia siderosis sideshow
+sideslip sidesplitter sidestep sidestroke sideswipe sids siege siesta sifting sigeh sigh sight
+sightedness sighting sightlessness sightseeing sigint sigma sigmoidectomy sigmoidoscopy signal
+signal-to-noise signaling signalisation signalization significance signification signified
+signifier signing sikhism silence silicosis silkiness silliness silurian silviculture similarity
+simile similitude simmer simmering simmpleness simony simoom simoon simper simpleness simplicity
+simplification simplism simulation simulcast simultaneity simultaneousness sin sincerity sine
+sinfulness singalong singe singing single single-foot single-mindedness singleness singles
+singsong singular singularity singultus sinhala sinistrality sinitic sinking sinlessness sinning
+sino-tibetan sinology sinuosity sinuousness sinusitis sip siriasis sirocco sise sissiness
+sit-down sit-in sit-up sitcom sitting situation sivan siwan six sixer sixteen sixteenth sixties
+sixtieth sixty sixty-fourth sixty-nine size sizeableness sizzle skateboarding skating skedaddle
+skeet skepful skepticism sketchiness skewness skiagraphy skiffle skiing skill skillfulness
+skimming skin-dive skincare skinful skinniness skinny skinny-dip skip skirl skirmish skit
+skittishness skittles skulduggery skulking skullduggery sky-blue skydiving slackening slacking
+slackness slalom slam slander slang slanginess slanguage slant slap slapshot slapstick
+slatternliness slaughter slaveholding slavery slavic slavonic slaying sle sleaze sleaziness
+sledding sleekness sleep sleep-learning sleepiness sleeping sleeplessness sleepover sleepwalking
+sleet sleight slenderness sleuthing slew slews slicing slick slickness slight slightness
+sliminess slimness slinging slip slip-up slippage slipperiness slipstream slogan sloganeering
+sloppiness slot slothfulness sloughing slovenliness slow-wittedness slowdown slowing slowness
+slub slugfest sluggishness slumber slump sluttishness slyness smacker smacking smallness
+smallpox smarm smarminess smart smarting smartness smash smash-up smashing smattering smell
+smelling smidge smidgen smidgeon smidgin smile smiley smiling smirch smirk smog smogginess smoke
+smoking smolder smooch smooching smooth smoothness smother smoulder smudge smuggling smugness
+smuttiness snafu snakebite snap snappishness snare snarl sneakiness sneer sneeze sneezing snick
+snicker snickersnee sniff sniffle snigger snit snivel sniveling snobbery snobbishness snobbism
+snogging snooker snoopiness snootiness snooze snore snoring snorkeling snort snorting
+snow-blindness snowblindness snowboarding snowfall snowstorm snp snub snuff-color snuff-colour
+snuffle snuggle snuggling snugness so soak soakage soaking soapiness soar soaring sobbing
+soberness sobriety sobriquet socage soccer sociability sociableness socialisation socialising
+socialism sociality socialization socializing sociobiology sociolinguistics sociology sociometry
+sodoku sodomy soft-shoe softening softheartedness softness sogginess soh soiling soilure
+soissons soixante-neuf sojourn sokoro solace solacement solarisation solarization soldering
+soldiering soldiership solecism solemness solemnisation solemnity solemnization solfege
+solfeggio solferino solicitation solicitorship solicitousness solicitude solidarity
+solidification solidifying solidity solidness solipsism solitariness soliton solitude solo
+solresol solstice solubility solubleness solvability solvation solvency solving som somaesthesia
+somaesthesis somataesthesis somatesthesia somatosense somatotype somberness sombreness
+somersault somersaulting somesthesia somesthesis somme somnambulation somnambulism somniloquism
+somniloquy somnolence somrai sonant sonata sonatina sone song songfulness songhai sonography
+sonority sonorousness sooth soothsaying sootiness sophism sophistication sophistry sopor sorcery
+sordidness sore soreness sorption sorriness sorrow sorrowfulness sort sortie sorting sortition
+sos soteriology sottishness soubriquet soul-searching soulfulness sound sounding soundlessness
+soundness soupcon soupiness souring sourness sousing southeaster southeastward souther southerly
+southernism southernness southward southwester southwestern southwestward sovereignty space-time
+spacefaring spaceflight spacing spaciousness spadeful spadework spallation span spanish spank
+spanking spareness sparge spark sparkle sparkling sparring sparseness sparsity spasm spasmolysis
+spasticity spate spatiality spatter spattering spavin spaying speakership speaking spec special
+specialisation specialism speciality specialization specialness specialty speciation specificity
+speciousness spectacle spectacular specter spectrometry spectroscopy spectrum speculativeness
+speechlessness speechmaking speed speed-reading speediness speeding speedup spelaeology
+speleology spell spelldown spending spermatogenesis spf sphacelus sphericalness sphericity
+spheroid spherule spiccato spicery spiciness spiel spiff spillage spillikins spillover spin
+spinal spinelessness spininess spinnability spinnbarkeit spinning spinsterhood spiral spirant
+spiritedness spiritism spiritlessness spiritual spiritualisation spiritualism spiritualization
+spirometry spirt spite spitefulness spitting splash splashdown splashiness splashing splatter
+splattering splendor splendour splenectomy splenitis splenomegaly splintering split splitsville
+splodge splotch splurge splutter spoilage spoilation spoiling spoliation spondee
+spondylarthritis spondylitis spondylolisthesis sponginess spongioblastoma sponsorship
+spontaneity spontaneousness spoof spoonerism spoonfeeding spoonful sporotrichosis sport
+sportfishing sportiveness sportscast sportsmanship sporulation spot-welding spotlessness
+spotlight spots spotting sprachgefuhl sprain sprawling spraying spreading sprechgesang
+sprechstimme spree sprightliness spring spring-cleaning springiness springtide springtime
+sprinkle sprinkling sprint sprites spritz sprouting spruceness sprue spuriousness spurring spurt
+sputter sputtering spying squabble squalidness squall squalor squandering squandermania square
+square-bashing squareness squat squatness squattiness squatting squawk squeak squeal
+squeamishness squeezability squeeze squeezing squint squirm squish sravana sse sspe ssw stab
+stabilisation stability stabilization stableness stagecraft stagflation stagger staggers
+staginess stagnancy stagnation staidness stain stainability staining stakeout stalemate
+staleness stalinisation stalinization stalking stalling stalwartness stamina stammer stampede
+stance stand-down standard standardisation standardization standdown standing standoff
+standoffishness standpoint standstill stapedectomy stardom stardust stare stargazing starkness
+starlight start start-off starting startle startup starvation starving stasis statecraft
+stateliness statesmanship static statics stationariness stations statistic statistics stature
+status staunchness stay std stead steadfastness steadiness stealing stealth stealthiness
+steaminess steatocystoma steatopygia steatorrhea steeplechase steepness steerageway steering
+steganography stem stemmatics stemmatology stench stenosis step step-down step-up
+steprelationship steradian stereoscopy stereotype sterileness sterilisation sterility
+sterilization sternness sternutation stertor stewardship stewing sthene stickball stickiness
+stickup stiffening stiffness stifling stigmata stigmatisation stigmatism stigmatization
+stillbirth stillness stimulation stimulus sting stinginess stinging stink stinkiness stipulation
+stir stirring stitching stm stochasticity stock-take stock-taking stockpiling stocktake
+stocktaking stodginess stoichiometry stoicism stolidity stolidness stomachache stomatitis stomp
+stonewalling stoning stoop stop stopgap stoplight stops storage storm storminess stotinka
+stoutheartedness stoutness stovepiping stowing stp strabismus strabotomy strafe straight-arm
+straightforwardness straightness straining straits strangeness stranglehold strangles strangling
+strangulation strapado strappado stratagem strategics strategy stratification stratigraphy
+streaming strength strengthening strenuosity strenuousness stress stretchability stretchiness
+stretching strewing striation strictness stricture stride stridence stridency stridor
+stridulation strife strike strikebreaking strikeout striking strikingness stringency
+strip-jack-naked stripes striping stripping striving stroke stroking stroll structuralism
+struggle strum struma strut stubbiness stubbornness studentship studiousness study studying
+stuffiness stultification stumble stumper stumping stunt stuntedness stunting stupefaction
+stupidity stupor sturdiness stutter stye style stylemark stylisation stylishness stylization
+stylostixis stymie stymy stypsis suasion suaveness suavity sub-interval sub-test subbing
+subconscious subconsciousness subduction subduedness subfigure subjection subjectiveness
+subjectivism subjectivity subjoining subjugation subjunction subjunctive sublimation sublimity
+subluxation submergence submerging submersion submissiveness subnormality subordinateness
+subordination subornation subpart subpopulation subrogation subscript subsequence subsequentness
+subservience subservientness subsidence subsidiarity subsiding substantiality substantialness
+substantiation substantive substitutability substitute substituting substitution substring
+subsumption subterfuge subtlety subtotal subtraction subtrahend subunit subversion
+subversiveness succedaneum success successfulness succession successiveness succinctness succor
+succos succoth succour succulence succulency succussion suck sucking suction sudation suddenness
+sudoku sufferance suffering sufficiency suffix suffixation suffocation suffrage suffragism
+suffusion sufism sugariness suggestibility suggestion suicide suitability suitableness sukkoth
+sukur sulk sulkiness sullenness sultriness sum-up sumerology summarisation summarization summary
+summation summer summersault summerset summertime summoning sumo sumpsimus sumptuosity
+sumptuousness sun-ray sun-worship sunbeam sunburn sundanese sunday sundown sunlight sunna sunnah
+sunniness sunray sunrise sunset sunshine sunstroke suntan sunup superabundance superbia
+superciliousness superconductivity superego supererogation superfecta superfecundation
+superfetation superficiality superfluity superfund superinfection superintendence superiority
+superlative supernaturalism supernaturalness superordination superpatriotism superposition
+superscript supersedure supersession superstition supersymmetry supertwister supervention
+supervising supervision supination suppertime supping supplanting supplementation suppleness
+supplication supply supplying support supporting supposal supposition suppression suprainfection
+suprarenalectomy supremacism supremacy surcease surd sureness surety surf surfacing surfboarding
+surfeit surfing surfriding surge surliness surmisal surmise surname surplus surplusage surprisal
+surprise surprisingness surrebuttal surrebutter surrejoinder surrender surroundings surveillance
+survey surveying survival susceptibility susceptibleness susian suspense suspicion
+suspiciousness suspiration sustainability sustainment sustentation susurration susurrus suttee
+suturing svoboda sw swabbing swahili swank swap swarthiness swash swashbuckling swat sway swbs
+swbw swearing swearword sweating swedish sweep sweeping sweepstakes sweetness swelling swerve
+swerving swiftness swig swilling swim swimming swindle swinging swipe swirl swish switcheroo
+switching swither swivet swiz swoon swoop swoosh swop sword-cut swordplay swordsmanship
+sycophancy syllabication syllabicity syllabification syllable syllabus syllepsis syllogism
+symbiosis symbol symbol-worship symbolatry symbolisation symbolising symbolism symbolization
+symbolizing symbology symbololatry symmetricalness symmetry sympathectomy sympathy sympatry
+symphony symphysis symploce symptom synaeresis synaesthesia synapsis syncategorem syncategoreme
+synchroneity synchronicity synchronisation synchronising synchronism synchronization
+synchronizing synchrony syncopation syncope syncretism syndactylism syndactyly syndication
+syndrome synecdoche synechia syneresis synergism synergy synesthesia synezesis synizesis synonym
+synonymity synonymousness synonymy synopsis synovitis syntagm syntagma synthesis syph syphilis
+systematics systematisation systematism systematization systole syzygy taal tabernacles tabes
+tablespoonful taboo tabu tabulation tachogram tachycardia taciturnity tackiness tact tactfulness
+tactic tactics tactility tactlessness tad taekwondo tael tag taichi taichichuan tailing
+tailoring tailspin tailwind taint tajiki taka take-in takedown takeoff takeover takilman taking
+tala tale talent talentlessness talipes talk talkativeness talking talks tall tallness tally
+tambala tameness tampering tamponade tamponage tan tang tangent tangibility tangibleness
+tanginess tango tankful tannenberg tanning tanoan tantalization tantrum tap tap-off tapering
+tapestry taphephobia tapotement tapping taps taradiddle tarantella tarantelle tarantism
+tarawa-makin tardiness tarnish tarradiddle tarriance tarsitis tartarus tartness task taste
+tastefulness tastelessness tastiness tasting tat tatahumara tattle tau taunt taunting taupe
+tauromachy tautness tautology tawdriness tawniness tax-increase taxability taxidermy taxis tay
+tay-sachs tayalic tbit tcp tdt teach-in teachership teaching teacupful teamwork tearfulness
+tearing tearjerker tears teasing teaspoonful tebet tebibit tebibyte technicality technicolor
+technique techno technobabble technology technophilia technophobia tectonics tediousness tedium
+teemingness teens teeoff teething teetotaling teetotalism tefillin telecast telecommerce
+telecommuting teleconference teleconferencing telegnosis telegram telegraphese telekinesis
+telemark telemarketing telemetry teleology telepathy telephotography teleportation
+teleprocessing telerobotics telescopy teleselling televangelism teleworking telint telling
+telophase temblor temerity temper temperament temperance temperateness temperature tempering
+tempest tempestuousness template templet tempo temporal temporariness temptation temptingness
+ten ten-strike ten-thousandth tenability tenableness tenaciousness tenacity tenancy tendency
+tendentiousness tenderheartedness tenderisation tenderization tenderness tending tendinitis
+tendonitis tendosynovitis tenesmus tenet tenge tennis tenonitis tenor tenosynovitis tenpins
+tense tenseness tension tensity tentacle tenth tenting tenuity tenure tepidity tepidness tera
+terabit terabyte teraflop terahertz teratogenesis teratology teratoma terce tercentenary
+tercentennial tercet tergiversation term termination terminology ternary ternion terribleness
+territorialisation territoriality territorialization terror terrorisation terrorism
+terrorization terseness tertiary tertry terzetto tessellation tesseract test test-cross
+testcross testimonial testimony testiness testing tet tetanilla tetanus tetany tetartanopia
+tetchiness teth tetherball tetrad tetragon tetragram tetragrammaton tetrahedron tetralogy tetri
+tevet tewkesbury texture thalassaemia thalassemia thalweg thammuz thanatology thanatophobia
+thaneship thankfulness thanks thanksgiving thatcherism thaumatolatry thaumaturgy thaw thawing
+thb thd theanthropism theatrical theatricality thebe theft theism thelarche then theodicy
+theogony theology theophany theorem theorisation theorization theory theosophism theosophy
+theoterrorism therapeutics therapy theravada thereness therm thermal thermalgesia thermidor
+thermionics thermocautery thermochemistry thermocoagulation thermodynamics thermoelectricity
+thermogram thermography thermogravimetry thermometry thermopylae thermostatics thermotherapy
+thermotropism theta thickness thievery thieving thievishness thigh-slapper thimbleful thimblerig
+thing-in-itself think thinking thinness thinning third third-dimensionality thirst thirstiness
+thirteen thirteenth thirties thirtieth thirty thirty-second thirty-something thm tho thomism
+thoracentesis thoracocentesis thoracotomy thorn thorniness thoroughness thou thought
+thought-image thoughtfulness thoughtlessness thousand thousandth thraco-phrygian thraldom
+thralldom thrash thrashing threat three three-bagger three-dimensionality three-fourths
+three-hitter three-quarters threnody threshing threshold thriftiness thriftlessness thrill throb
+throbbing throe throes thrombasthenia thrombectomy thrombocytopenia thrombocytosis
+thromboembolism thrombolysis thrombopenia thrombophlebitis thrombosis thrombus throttlehold
+throttling throw throw-in throw-weight thrum thrust thrusting thud thuggee thuggery thumbprint
+thump thumping thunder thunderbolt thunderclap thundershower thunderstorm thunk thursday thwack
+thwarting thyroidectomy thyroiditis thyromegaly thyrotoxicosis thz tia tib tibetan tibeto-burman
+tibit tic tic-tac-toe tical tick-tack-toe ticket-of-leave tickle tickling ticktack ticktacktoe
+ticktacktoo ticktock ticonderoga tictac tiddlywinks tide tidiness tidings tie-up tiebreaker
+tierce tiff tightening tightfistedness tightness tilde tiling tilling tilt tilth timbre time
+time-out timekeeping timelessness timeliness times timework timidity timidness timing
+timorousness tin-plating ting tinge tingle tingling tininess tinkle tinning tinnitus tint
+tinting tintinnabulation tip-off tipsiness tipstaff tirade tiredness tirelessness tiresomeness
+tishri tit-tat-toe titer titillation titivation titration titre titter tittivation tittle
+tittle-tattle tiyin tizzy tko tlc to-do toasting tobogganing toccata tocharian tocktact tocology
+tod today toe-in toea togetherness toil toilette toilsomeness toke token tolerance toleration
+tombola tomboyishness tomfoolery tommyrot tomography tomorrow ton tone-beginning tongue-lashing
+tonicity tonight tonne tonometry tons tonsillectomy tonsillitis tonus toot toothache
+toothsomeness tootle top-up topic topicality topicalization topognosia topognosis topography
+topolatry topology toponomy toponym toponymy topos topspin topsy-turvydom topsy-turvyness
+torchlight torment tornado toroid torpidity torpidness torpor torque torr torrent torridity
+torsion tort torticollis tortuosity tortuousness torture torturing tosh tosk toss toss-up tossup
+totalism totality totemism totipotence totipotency touch touchback touchdown touchiness touching
+touchstone toughness tour tourism touristry tournament tourney tow towage toxaemia toxemia
+toxicity toxicology toxoplasmosis toying tpn tra-la tra-la-la trace tracheitis tracheobronchitis
+tracheostomy tracheotomy trachoma tracing tracking tractability tractableness tractarianism
+traction trad trade trade-last trade-off tradecraft trademark tradeoff trading tradition
+traditionalism traditionality traducement trafalgar trafficator tragedy tragicomedy trailing
+training trainload trait traitorousness trajectory tramontana tramontane trample trampling
+trance tranquility tranquillity transaction transamination transcendence transcendency
+transcendentalism transduction transfer transferability transference transferral transfiguration
+transformation transfusion transgression transience transiency transition transitive
+transitiveness transitivity transitoriness translocation translucence translucency
+transmigration transmission transmittal transmittance transmitting transmogrification
+transmutability transmutation transparence transparentness transpiration transplantation
+transplanting transposability transposition transsexualism transshipment transubstantiation
+transvestism transvestitism trapezohedron trapshooting trashiness trasimeno trauma traumatology
+traumatophobia travail travel traveling travelling travelog travelogue traversal travesty
+treachery tread treason treasurership treatment treble tree-worship trek tremble trembles
+trembling tremolo tremor trenchancy trente-et-quarante trephination trepidation trespass triage
+trial triangle triangularity triangulation triassic tribadism tribalisation tribalism
+tribalization tribology tribulation tribuneship tribute trice trichiniasis trichinosis
+trichomoniasis trichotillomania trichroism trichromacy trichuriasis trick trickery trickiness
+trickle triennial trifling trifurcation trig trigonometry trigram trilateral trillion trillionth
+trimester trimming trimness trine trinitarianism trio trip trip-up triple tripling tripos
+triskaidekaphobia trismus trisomy trisyllable tritanopia triteness tritheism triumph triviality
+trivium trm trochee trolling trombiculiasis trope trophobiosis trophotropism tropism troponym
+trot troth trotskyism trouble troublesomeness trouncing truancy truce trucking truckling
+truculence truculency trudge true trueness truism trumping truncation trustfulness trustiness
+trustingness trustworthiness truth truthfulness try try-on tryout tshiluba tsoris tsouic tss
+tsunami tsuris tsushima tubbiness tuberculosis tubful tucket tues tuesday tug tug-of-war tughrik
+tugrik tularaemia tularemia tumble tumbling tumefaction tumescence tumidity tumidness tumor
+tumour tumult tumultuousness tune tune-up tunefulness tunguz tuning tupi-guarani turbidity
+turbidness turbulence turbulency turfan turgidity turgidness turgor turkic turkish turko-tatar
+turmoil turn turn-on turnabout turndown turning turnover turnround turp turpitude tussle
+tutelage tutorial tutorship twaddle twain twang tweak tweediness tweet twelfth twelfthtide
+twelve twelvemonth twenties twentieth twenty twenty-eight twenty-five twenty-four twenty-nine
+twenty-one twenty-seven twenty-six twenty-three twenty-twenty twenty-two twiddle twilight twinge
+twinkle twinkling twirl twist twisting twitch twitching twitter two two-bagger two-baser
+two-dimensionality two-hitter two-step two-thirds tying tyiyn tympanites tympanitis
+tympanoplasty type typeface typhoid typhoon typhus typicality typification typo typology
+tyrannicide tyrosinemia u-turn ubiety ubiquitousness ubiquity ubykh ufo ugaritic ugliness ugrian
+ugric uhf ukrainian ulalgia ulatrophia ulcer ulceration ulemorrhagia ulitis ullage ulteriority
+ultima ultimacy ultimate ultimateness ultimatum ultracentrifugation ultramontanism
+ultranationalism ultrasonography ultrasound ultraviolet ululation umbra umbrage umbrian umbundu
+umlaut umpirage unacceptability unacceptableness unadaptability unaffectedness unalterability
+unambiguity unanimity unappetisingness unappetizingness unapproachability unassertiveness
+unassumingness unattainableness unattractiveness unavailability unavoidability unawareness
+unbalance unbecomingness unbelief unboundedness unbreakableness unceremoniousness uncertainness
+uncertainty unchangeability unchangeableness unchangingness uncheerfulness uncleanliness
+uncleanness unclearness uncloudedness uncomfortableness uncommonness uncommunicativeness
+unconcern uncongeniality unconnectedness unconscientiousness unconscious unconsciousness
+unconstraint unconventionality uncouthness uncovering uncreativeness unctuousness uncus
+undecagon undependability undependableness underachievement undercurrent underdevelopment
+underestimate underestimation underevaluation underexposure underline undernourishment
+underproduction underrating underreckoning underscore understandability understanding
+understatement undertaking undertide undertone undertow undervaluation undesirability
+undiscipline undoing undress undulation undutifulness unease uneasiness unemotionality
+unemployment unenlightenment unequivocalness unevenness unexchangeability unexpectedness
+unfairness unfaithfulness unfamiliarity unfastening unfavorableness unfavourableness
+unfeasibility unfeelingness unfitness unfolding unfriendliness ungainliness ungodliness
+ungracefulness ungraciousness ungratefulness unhappiness unhealthfulness unhealthiness
+unhelpfulness unholiness unhurriedness unification uniformity uniformness unilateralism
+unimportance uninsurability unintelligibility uninterestingness unionisation unionization
+uniqueness unison unitarianism uniting unitisation unitization unity universalism universality
+unjustness unkemptness unkindness unknowing unknowingness unlawfulness unlikelihood unlikeliness
+unlikeness unloading unmalleability unmanageableness unmanliness unmasking unmercifulness
+unmindfulness unnaturalness unneighborliness unnoticeableness unobtrusiveness unoriginality
+unorthodoxy unpalatability unpalatableness unperceptiveness unpermissiveness unpersuasiveness
+unpleasantness unpleasingness unpointedness unpopularity unpredictability unpretentiousness
+unproductiveness unprofitability unprofitableness unpropitiousness unprotectedness
+unquestionability unquestionableness unrealism unreality unreason unregularity unrelatedness
+unreliability unreliableness unrespectability unresponsiveness unrest unrestraint
+unrighteousness unruliness unsanctification unsanitariness unsatisfactoriness unsavoriness
+unscrupulousness unseasonableness unseemliness unseen unselfconsciousness unselfishness
+unsightliness unsimilarity unskillfulness unsnarling unsociability unsociableness unsolvability
+unsoundness unstableness unsteadiness unsuitability unsuitableness unsusceptibility untangling
+unthoughtfulness untidiness untimeliness untrustiness untrustworthiness untruth untruthfulness
+untying untypicality unusefulness unusualness unvariedness unveiling unwariness unwellness
+unwholesomeness unwieldiness unwillingness unwiseness unworthiness unyieldingness up-bow up-tick
+up-to-dateness upbeat upbraiding upbringing update updating updraft upending upheaval upkeep
+uplifting uplink uppercase uppercut uppishness uppityness uppp uprightness uprising uproar upset
+upshot upsilon upstroke upsurge uptake upthrow upthrust uptick uptime upturn uraemia ural-altaic
+uralic uranalysis uranology uranoplasty urarthritis uratemia uraturia urbanisation urbanity
+urbanization urdu uremia ureteritis ureterocele ureterostenosis urethritis urethrocele urge
+urgency urging uricaciduria urinalysis urination urocele urochesia urochezia urodynia urology
+uropathy urticaria urtication usability usableness usage usance use useableness usefulness
+uselessness using usualness usufruct usurpation utc utilisation utilitarianism utilization
+utmost uto-aztecan utopianism utterance uttermost utterness uv uveitis uvulitis
+uvulopalatopharyngoplasty uxoriousness v v-day vac vacancy vacation vacationing vaccina
+vaccinating vaccination vaccinia vacillation vacuolation vacuolisation vacuolization vacuousness
+vacuum vagabondage vagary vaginismus vaginitis vaginocele vagrancy vagueness vainglory vaisakha
+valediction valedictory valence valency valetudinarianism valgus valhalla valiance valiancy
+validation validity validness valmy valor valorousness valour valse valuableness valuation value
+value-system valuelessness values valvotomy valvulitis valvulotomy vampirism vandalism vanishing
+vanity vapidity vapidness vaporing vaporisation vaporization vaporousness vapors vapourousness
+vapours var vara variability variableness variance variant variate variation varicella
+varicocele varicosis varicosity variedness variegation variola variolation variolization varix
+varus vascularisation vascularity vascularization vasculitis vasectomy vasoconstriction
+vasodilation vasosection vasotomy vasovasostomy vasovesiculitis vassalage vastness vaticination
+vaudeville vaunt vd veadar vector vedanta vedism veering vehemence velar velleity vellication
+velocity venality vendemiaire vendetta vending vendition vendue venerability venerableness
+veneration venesection vengeance vengefulness venipuncture venography ventilation venting
+ventose ventriloquism ventriloquy venturesomeness veracity verb verbalisation verbalism
+verbalization verbiage verbolatry verboseness verbosity verdancy verdict verdun verge
+verification verisimilitude verity vermilion vernacular verruca versatility verst vertex
+verticality verticalness verticil verticilliosis vertigo vertu verve very-light vesication
+vesicopapule vesiculation vesiculitis vespers vestige veto vexation vhf viability viatication
+viaticus vibe vibrancy vibration vibrato vice vice-presidency viceroyship viciousness
+vicissitude victimisation victimization victory view viewing viewpoint vigil vigilance
+vigilantism vignette vigor vigour vii viii vileness vilification villainage villainousness
+villainy villoma vim vindication vindictiveness vinegariness vinegarishness vingt-et-un
+viniculture vinification violation violence viraemia viremia virga virginity virgule viridity
+virilisation virilism virility virilization virology virtue virtuosity virtuousness virulence
+virulency visa viscidity viscidness viscometry viscosimetry viscosity viscountcy viscousness
+vishnuism visibility visibleness vision visit visitation visiting vista visualisation
+visualization vitalisation vitalism vitality vitalization vitalness vitiation viticulture
+vitiligo vitrectomy vituperation viva vivacity vividness vivification vivisection viziership vlf
+vocable vocal vocalisation vocalism vocalization vocalizing vocation vocative vociferation
+vodoun vogue voice voicelessness voiceprint voicing voidance voiding volapuk volatility
+volcanism volcanology volgaic volition volley volleyball volt volt-ampere voltage voltaic
+volte-face volubility volume voluminosity voluminousness voluptuousness volution volvulus
+vomiting voodooism voraciousness voracity vortex vote voting vow vowel vox voyage voyeurism
+vroom vulcanisation vulcanization vulcanology vulgarisation vulgarism vulgarity vulgarization
+vulnerability vulvectomy vulvitis vulvovaginitis waddle wading wads wafture wager wages waggery
+waggishness waggle wahabism wahhabism wail wailing wait waiting waiver wake wakefulness wakening
+waking walbiri walhalla walk walkabout walkaway walking walkout walkover wallop walloping waltz
+wandala wandering wanderlust wane wangle wangling waning wank wanness want wantonness war
+wardenship wardership warehousing warfare wariness warji warlpiri warm-up warmheartedness
+warming warmness warmongering warmth warning warpath warping warranty wart wartime washday
+washing washing-up washup wastefulness wasting watchfulness watching watchword water-skiing
+watergate wateriness watering waterlessness waterpower waterproofing watt watt-hour wattage wave
+wave-off waveband waveform wavelength wavelet wavering waviness waving waw waxiness waxing way
+waybill wayfaring wb wbn wbs weakening weakness weal wealth wealthiness weaning weariness
+wearing weather weatherliness weaving wed wedding wedge wedlock wednesday wee week weekday
+weekend weeknight weeness weepiness weeping weighing weight weightiness weighting weightlessness
+weightlift weightlifting weirdness welcome welding welfare well-being well-wishing wellbeing
+wellerism wellness weltanschauung welter weltschmerz wen wesleyanism wesleyism wester westerly
+westernisation westernization westward wet wetness wetting whack whacking whammy whang wheal
+wheedling wheelbase wheeze wheeziness wherefore whicker whiff while whim whimper whimsey
+whimsicality whimsy whine whinny whip-round whiplash whipping whir whirl whirling whirlpool
+whirlwind whirr whirring whisper whispering whist whistling whit whit-tuesday whitecap whitelash
+whiteness whitening whiteout whitlow whitmonday whitsun whitsunday whitsuntide whitweek whole
+wholeheartedness wholeness wholesale wholesomeness whoop whoopee whoosh whoredom whorl why
+wickedness wideness widowhood width wigging wiggle wiggliness wildfire wildness wile wilfulness
+wiliness will willfulness willies willing willingness willpower wilt wilting win wince wind
+windage windburn windiness winding windlessness window-washing windsock windstorm windup
+wine-colored wine-coloured winemaking wings wingspan wingspread wink winking winning winnow
+winnowing winsomeness winter wintertime wipe wipeout wiretap wiriness wisdom wise wisecrack
+wiseness wish wishfulness wishing wistfulness wit witch-hunt witchcraft witchery witching
+withdrawal withdrawnness withering withholding wits witticism wittiness wizardry wnw wobble woe
+woefulness wolof woman-worship womanishness womanlike womanliness won wonder wonderfulness
+wonderment wont woodcraft woodenness woodgrain woodgraining woodiness woodsiness woodworking
+wooing woolgathering word-painting word-splitting word-worship wordiness wording wordnet
+wordplay work-in workaholism workday workflow workload workmanship workout workweek
+world-weariness worldliness worriment worry worrying worse worsening worship worst worth
+worthiness worthlessness worthwhileness wound wounding wow wpm wraith wrangle wrangling wrath
+wreck wrecking wrestle wrestling wretchedness wrick wriggle wring wrinkle wrong wrongdoing
+wrongfulness wrongness wsw wu wye x-radiation x-raying x-scid xanthelasma xanthemia xanthoma
+xanthomatosis xanthopsia xanthosis xc xenogenesis xenophobia xenotransplant xenotransplantation
+xeroderma xerodermia xerography xeroma xerophthalmia xerophthalmus xeroradiography xerostomia
+xerotes xi xii xiii xiv xix xl xmas xt xv xvi xvii xviii xxi xxii xxiii xxiv xxix xxv xxvi xxvii
+xxviii xxy-syndrome yachting yack yakety-yak yamaltu yanan yang yard yardage yardstick yatobyo
+yaw yawn yawning yaws yay ybit yea year year-end yearning years yell yelling yellow
+yellow-blindness yellowness yelp yelping yen yenisei-samoyed yes yesterday yesteryear yi yib
+yibit yiddish yielding yin yip yips yobibit yobibyte yodel yodeling yodh yoga yogacara yokuts
+yore yottabit yottabyte youngness youthfulness yowl ypres yr yue yule yuletide yuman
+yurak-samoyed z zaar zag zakat zama zap zayin zb zbit zeal zealotry zebibit zebibyte zed zee
+zeitgeist zend zero zest zestfulness zeta zettabit zettabyte zeugma zhuang zib zibit zig zigzag
+zilch zillion zing zinger zionism zippo zit zizz zloty zoanthropy zoning zooerastia zooerasty
+zoolatry zoom zoomorphism zoonosis zoophilia zoophilism zoophobia zoopsia zoroastrianism zoster
+zydeco zygotene zymology zymolysis zymosis zymurgy zyrian
+""")
+
+#: Plurals that name a physical thing where their singular, by its most frequent sense, names
+#: none ('belongings', 'fatigues', 'leftovers').
+PLURAL_THINGS = _words("""
+abs acres amenities amnios ans antipodes ares as assets authorities aves baas bellows belongings
+billings blinks bounds burns canticles ceres cis colors comforts conveniences cs customs damages
+diggings dos dregs drippings eds effects falls faroes fatigues fes finances findings fixings
+fries fumes gens greens gyps hebrews heights hops iis ins ives ks lamentations lees leftovers
+liabilities logos marches mars masses mays minutes ms mus numbers payables pes philippines phs
+polls prelims premises preserves proverbs provisions raffles receipts res sales savings scopes
+sens sessions settlings shades shambles shears shekels sights specs spectacles sprinkles stays
+steps stopes takings teras termes terms thebes tours transactions trimmings turps vibes watts
+ways winnings
+""")
+
 #: Verbs whose noun, by its first sense, is no physical thing: an act, a signal, a change
 #: ('boost', 'signal', 'sip'; not 'knife').
 ACT_NOUNS = _words("""

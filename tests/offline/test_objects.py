@@ -125,6 +125,6 @@ def test_what_follows_an_owner_is_a_thing_only_when_it_is_a_noun():
     for i, text in enumerate(texts):
         el = Element(kind=ElementKind.ACTION, text=text, line_start=i + 1, line_end=i + 1)
         sents.append(ActionSentence(el, text, [], noun_phrases(text, names=frozenset({"Bram", "Greta"}))))
-    types = _phrase_types({1: sents}, _EverythingIsAThing(), frozenset({"watch"}))
+    types, _ = _phrase_types({1: sents}, _EverythingIsAThing(), frozenset({"watch"}))
     assert {"watch", "lantern", "sea"} <= set(types)
     assert set(types).isdisjoint({"appears", "head snaps back", "head", "heads", "gaze"})
