@@ -415,10 +415,10 @@ def _taken_up(scene: Scene, sents: list[tuple[int, ActionSentence]], i: int,
                 return [n for s, _, n in sents[j][1].spans if found.start("list") <= s < found.end("list")
                         and kinds_by_sentence[j].get(n) in _THERE]
         return []
-    j = next((j for j in range(i - 1, -1, -1) if sents[j][1].spans), None)
-    if j is None or _speech_between(scene, sents[j][1].element, sent.element):
+    last = next((k for k in range(i - 1, -1, -1) if sents[k][1].spans), None)
+    if last is None or _speech_between(scene, sents[last][1].element, sent.element):
         return []
-    shown = [n for n, k in kinds_by_sentence[j].items() if k in _THERE]
+    shown = [n for n, k in kinds_by_sentence[last].items() if k in _THERE]
     plural = m.group("pro").lower() == "they"
     return shown if (len(shown) >= 2 if plural else len(shown) == 1) else []
 
