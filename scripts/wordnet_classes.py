@@ -115,7 +115,7 @@ def classes(folder: Path) -> dict[str, set[str]]:
         above = _hypernyms(syn, offset) | {offset}
         return syn[offset][0] in _PHYSICAL or not above.isdisjoint(_MATTER) or not above.isdisjoint(_WRITTEN)
 
-    abstract = set()
+    abstract, handled = set(), set()
     for word, (offsets, _) in nouns.items():
         # Most often no physical thing: its first sense is none, counted more than twice as often
         # as all its senses of a physical thing together ('energy', 'weight'; not 'ring', whose
@@ -127,6 +127,8 @@ def classes(folder: Path) -> dict[str, set[str]]:
                 counts.get((word, first), 0) > 2 * sum(counts.get((word, lex), 0) for lex in things)
                 if counts.get((word, first)) else not things):
             abstract.add(word)
+            if things:
+                handled.add(word)
     # A plural that names a physical thing where its singular names none ('belongings', 'fatigues')
     plurals = {w for w in nouns
                if w.endswith("s") and w not in abstract and not abstract.isdisjoint(_singulars(w))}
@@ -146,7 +148,7 @@ def classes(folder: Path) -> dict[str, set[str]]:
             comparatives.add(form)
     comparatives -= set(nouns)  # 'cooler', 'better' are nouns too
     return {"BODY": body, "BODY_SENSES": body_senses, "GARMENTS": garments, "ABSTRACT": abstract,
-            "PLURAL_THINGS": plurals, "ACT_NOUNS": acts, "COMPARATIVES": comparatives}
+            "ABSTRACT_THINGS": handled, "PLURAL_THINGS": plurals, "ACT_NOUNS": acts, "COMPARATIVES": comparatives}
 
 
 _DOCS = {
@@ -157,6 +159,8 @@ _DOCS = {
     "ABSTRACT": "Nouns that name no physical thing by their most frequent sense, far more frequent than a "
                 "sense of one: an act, a state, a feeling, a quality, speech or a show ('vision', 'energy', "
                 "'news', 'conversation', 'weight'; not 'letter', written on something, nor 'ring').",
+    "ABSTRACT_THINGS": "Nouns of ABSTRACT that have a sense of a physical thing too, less frequent ('case' of "
+                       "a guitar, 'channel'): a thing where a hand carries or puts it.",
     "PLURAL_THINGS": "Plurals that name a physical thing where their singular, by its most frequent sense, "
                      "names none ('belongings', 'fatigues', 'leftovers').",
     "ACT_NOUNS": "Verbs whose noun, by its first sense, is no physical thing: an act, a signal, a change "

@@ -48,6 +48,12 @@ HANDLING = word_set("""
     retrieves produces fetches brandishes swings unscrews adjusts polishes wipes checks counts
     packs unpacks plugs switches starts rings
 """)
+#: Verbs of carrying or putting by hand, of HANDLING: what they move is a thing ('fetches his
+#: guitar cases'); not the light ones ('takes a heave', 'checks her pulse', 'flips through').
+CARRYING = word_set("""
+    carries fetches lifts drops tosses catches puts places sets lays packs unpacks drags pockets
+    hands grabs holds clutches
+""")
 #: Verbs with two objects: 'hands Todd the letter'.
 GIVING = word_set("hands gives passes shows tosses throws offers slides sends brings")
 #: Verbs of affection between people (affinity).
@@ -103,8 +109,9 @@ def _with_plurals(verbs: frozenset[str]) -> frozenset[str]:
     return verbs | frozenset(plain)
 
 
-HANDLING, AFFECTION, VIOLENCE, GLARES, THANKS, NOT_EVENTS, GIVING, LIGHT_VERBS = (
-    _with_plurals(v) for v in (HANDLING, AFFECTION, VIOLENCE, GLARES, THANKS, NOT_EVENTS, GIVING, LIGHT_VERBS))
+HANDLING, CARRYING, AFFECTION, VIOLENCE, GLARES, THANKS, NOT_EVENTS, GIVING, LIGHT_VERBS = (
+    _with_plurals(v) for v in (HANDLING, CARRYING, AFFECTION, VIOLENCE, GLARES, THANKS, NOT_EVENTS, GIVING,
+                               LIGHT_VERBS))
 
 
 _KNOWN_VERBS = HANDLING | AFFECTION | VIOLENCE | GLARES | THANKS | GIVING

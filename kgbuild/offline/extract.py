@@ -79,6 +79,7 @@ from kgbuild.offline import chinese, kinship
 from kgbuild.offline.actions import (
     ACTION_VERBS,
     AFFECTION,
+    CARRYING,
     GLARES,
     HANDLING,
     NOT_EVENTS,
@@ -107,7 +108,7 @@ from kgbuild.offline.dialogue import (
 from kgbuild.offline.facts import Facts, Ref
 from kgbuild.offline.genders import learn_genders
 from kgbuild.offline.headings import HeadingPlaces, heading_places, learn_heading_places
-from kgbuild.offline.lexicon import ABSTRACT, BODY_SENSES, GARMENTS, PLURAL_THINGS
+from kgbuild.offline.lexicon import ABSTRACT, ABSTRACT_THINGS, BODY_SENSES, GARMENTS, PLURAL_THINGS
 from kgbuild.offline.lexicon import BODY as _BODY_WORDS
 from kgbuild.offline.phrases import ING_NOUNS, VERB_FORMS, Phrase, join_modifiers, made_from_verb, rejoin_broken
 from kgbuild.offline.phrases import words as tokens_of
@@ -301,13 +302,18 @@ def _phrase_types(read: dict[int, list[ActionSentence]], typer: PhraseTyper,
     """
     texts: dict[str, str] = {}
     determiners: dict[str, set[str]] = {}
+    carried: set[str] = set()  # phrases a verb of carrying or putting acts on ('puts a guitar case in her hand')
     for sents in read.values():
         for sent in sents:
+            tokens = tokens_of(sent.text)
             for p in sent.phrases:
                 if p.particle:
                     continue  # 'the read out': no thing the rules can tell
                 texts.setdefault(p.typed, p.text)
                 determiners.setdefault(p.typed, set()).add(p.determiner)
+                verb = tokens[p.start - (2 if p.determiner else 1)].lower() if p.start >= 2 else ""
+                if verb in CARRYING:
+                    carried.add(p.typed)
     typed = typer.classify(list(texts))
     out: dict[str, Role] = {}
     abstract: set[str] = set()
@@ -324,7 +330,10 @@ def _phrase_types(read: dict[int, list[ActionSentence]], typer: PhraseTyper,
         noun = phrase.split(" of ")[0].split()[-1]
         thing = not in_class(head, _NOT_OBJECTS) and phrase not in GENERIC_PEOPLE and not made_from_verb(
             noun, _VERB_LEXICON)
-        if role == "thing" and thing and no_physical_thing(noun):
+        # A noun that has a physical sense, though not its most frequent one, is that thing where
+        # a hand carries or puts it ('fetches his guitar cases'; not 'checks her pulse').
+        if role == "thing" and thing and no_physical_thing(noun) and not (
+                key in carried and in_class(noun, ABSTRACT_THINGS)):
             abstract.add(key)
         elif role == "thing" and thing or role == "place" and head in PLACE_HEADS:
             out[key] = role

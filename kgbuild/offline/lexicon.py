@@ -2396,6 +2396,87 @@ zoolatry zoom zoomorphism zoonosis zoophilia zoophilism zoophobia zoopsia zoroas
 zydeco zygotene zymology zymolysis zymosis zymurgy zyrian
 """)
 
+#: Nouns of ABSTRACT that have a sense of a physical thing too, less frequent ('case' of a
+#: guitar, 'channel'): a thing where a hand carries or puts it.
+ABSTRACT_THINGS = _words("""
+a ab abstraction acceptance accounting accretion acquisition acre action adjustment
+administration admission advance aegis aerial aerosol agenda agriculture aim amber ambiance amp
+analysis anemia annoyance antiquity apogee application appointment appraisal approach arena
+arrangement arrival arrow articulation assault assay assessment assignment assurance athabascan
+atm atmosphere attendance attraction authority automation avenue award backbone background bait
+balance bang barb bargain baseball baseline basketball bass batting beacon beauty beginning
+bellow bent berth best bestowal beta better binding biology birth birthright bit black blaze
+bleach blizzard blockade blow boarding bonus boom bottleneck bound brand breach break brink
+broadside brown build bunt burden bustle c cancer cant capacitance carry-over carton case
+cassite catch cent change channel chaos charge charm chart chase checkout chemistry cherokee
+chinese chopin chopper choreography chorus christianity cinch circumference circumstances claret
+cleft click clinch close closing closure clutch cm color coma comfort commerce communion
+commutation competition complement complex complexion component composite composition con
+concern conclusion conditioner conjunction connection consideration consolidation constellation
+construction contact contamination continuation continuity contribution control convenience
+cooling cooperative coral corona count countenance counterpart course crackle craft cramp
+crevice crossing cube culmination curiosity current curve custom cutting cycle cylinder cyst
+damage danger danish dark darkness date day deal death deathbed dec decline default defense
+deficit degree dejection delineation democracy dependency depression depth derivative descent
+design despotism destiny detachment detail detection determinant development dickens
+differential discharge discount disguise disk dispensation display disposal distance
+distillation dollar dominion dosage dot double drag drain drift drop due duty ebony echo ecstasy
+education element elevation emergency eminence emission emptiness enactment encumbrance
+endowment energy engagement engineering english enlargement enlightenment enrichment enrollment
+environment equilibrium escape essence estimate evensong excavation exchange excretion execution
+exemption existence exodus expanse expedition exposure extension f factor failure fair faith
+fall fantasy farce fare fashion fate fault favor favorite fawn feature ferment fielding fifth
+fifty fig filing fill finding finish fire fireman firewall first five fixing flare flash
+flashing flick flip flood flow flush flux flyer fm focus foible fold football footing foreground
+formula forte four fourth framework framing fraud fringe frontage function funnel fury future g
+gag gain gal game gamma gamut gauss genesis genre germ ghost goal good gossip grace gram
+grant-in-aid grapevine green grip groove groundwork group growth grunt guarantee guidepost habit
+hail hands hangover hatching hawaiian hazard hearing heat heating hebrew help heritage hi high
+history hit hitch hobby hokan hold holding holler homer honesty hop hope hornpipe horoscope
+horror huddle humanism humanity humor ideal illumination illustration image imitation
+immigration impasse importation impression imprint in incentive independence indicator influence
+information inhalation inheritance injection input instillation insulation intake intellect
+intelligence interest interference intersection interval intrusion issue jargon job judgment
+juju jumble jurisdiction jurisprudence justice juxtaposition k khmer killing kiss label lag
+landscaping lashing last latin leavening legation length level lexicon lie life lift likeness
+limit liner living love lure magnification mail maintenance making management mantle march
+margin marriage masking massachuset matter maxim maximum may means mechanism mediocrity
+melancholy memorial memory mesh mess meter mg microwave migration mileage mimesis min mind
+minimum mint minute mite mode model modernization modifier molding motive mouthful movement
+multitude mv mystery nadir name naturalism nature negative night nine nirvana no nonsense notch
+notion novelty novitiate nuisance number nursing objectification objective obligation obverse
+occlusion ocher octave odyssey offence offense offering opener operator opinion opposition ounce
+outflow outlay overcast pacification packaging pain panting pap paragon parallel parameter
+pardon parting pass patchwork patronage pattern peace peculiarity penalty pennant penutian
+percentage percussion personality phantasy physique pick picnic pillar pink pitch pitfall plan
+planting playback pm polish poll portion portrayal portuguese possession possible pound power
+powwow precedent preparation presence present presentation preserve pressing price pride primary
+priming procedure proceedings process production program projection proportion prosecution
+prospect protection provision proximity pull pulse punch purchase push quarrel quaver quintet
+quirk quiver quota racket radiation radius rain raise rasp rattle ray reading realism realm
+recession reckoning redemption reflection registration reinforcement relation relay religion
+relish remainder reminder remission remnant rendezvous repair repayment replication reprieve
+reproduction resistance resolve rest restoration restraint retardation retort retreat revival
+riddle ride rim rise roadblock rodeo roller romance romp routine rule rumanian rumble run
+runaway rush sacrifice safety sake salish sample satisfaction scale scan scheme scoop scope
+score scratch scuffle sec second secretion security selection self semblance sensation
+separation sepia sept sequestration service session seven severalty sewing sextet shade shadow
+shaft shape shaving shear shift shipping shock shopping showcase shred siamese similitude
+simulation sin sitting situation six size slapstick slick slip slot smoke snap snare socialism
+solitude song sort sound span spanish spark special spectacle specter speed spending spiral
+splash split sport spotlight spring square squeeze stain standard standing start stay stem step
+stoop stop storage striation stroke strut study stunt style substitute success succession
+suicide summation sunday sunray support surety surroundings sweep symbolism symmetry symphony
+tag talent tally tang tap tapestry taste ten tendency tenor tentacle tenure term termination
+terror test third thorn threat three threshold throw thunder tibetan tilth token tornado
+totality trace tracing trade transfer transition transmission tread triangle trick trimming trio
+trip triple triviality trot truth tug turning turnover twenty twenty-two twist two type upset v
+vacancy vacuum valuation value vanity variant variation vector ventilation verge verification
+vertex view viewpoint vignette visit vocation voice volleyball volume vote wager wake walk want
+washing waterproofing watt wave way wealth wedding wedge weight whiff whipping whole whorl will
+win wind wisdom wise wit withholding worth wreck yard yardstick year yokuts zero zionism
+""")
+
 #: Plurals that name a physical thing where their singular, by its most frequent sense, names
 #: none ('belongings', 'fatigues', 'leftovers').
 PLURAL_THINGS = _words("""

@@ -54,3 +54,11 @@ def test_the_props_stay(ferry):
     objects = {e.name for e in ferry.entities if e.type == "Object"}
     assert {"gun", "phone", "letter", "money", "ticket", "briefcase"} <= objects
     assert {("Doran", "gun"), ("Mira", "letter"), ("Mira", "money")} <= _pairs(ferry, "interacts_with")
+
+
+def test_a_noun_with_a_rarer_physical_sense_is_a_thing_where_a_hand_carries_it(ferry):
+    # 'case' is most often an instance (no thing), but a guitar case fetched and carried is one;
+    # 'checks her pulse' moves nothing, so the pulse stays no object.
+    objects = {e.name for e in ferry.entities if e.type == "Object"}
+    assert "guitar case" in objects and "pulse" not in objects
+    assert ("Doran", "guitar case") in _pairs(ferry, "interacts_with")
