@@ -397,15 +397,24 @@ def _misread(cues: Counter[str], scenes: dict[str, set[int]], talk: set[frozense
     for rare, count in cues.items():
         if count > 2 or len(rare) < 2 or not _CJK.search(rare) or in_dictionary(rare):
             continue
-        near = sorted((name for name, n in cues.items() if n >= _OFTEN and _one_apart(rare, name)),
-                      key=lambda name: -cues[name])
-        if not near or len(near) > 1 and cues[near[0]] < _DOMINANT * cues[near[1]]:
-            continue
-        here = Counter({name: sum(local[i][name] for i in scenes[rare]) for name in near})
-        if here[near[0]] and here[near[0]] >= _LOCAL * sum(here[name] for name in near[1:]) \
-                and frozenset({rare, near[0]}) not in talk:
-            out[rare] = near[0]
+        near = [name for name, n in cues.items() if n >= _OFTEN and _one_apart(rare, name)]
+        if (meant := _meant(rare, near, cues, scenes, local, talk)) is not None:
+            out[rare] = meant
     return out
+
+
+def _meant(rare: str, near: list[str], cues: Counter[str], scenes: dict[str, set[int]],
+           local: dict[int, Counter[str]], talk: set[frozenset[str]]) -> str | None:
+    """The frequent cue a rare one near it (`near`) stands for: the one that dominates the
+    script's cues among them and the rare cue's scenes, and never talks with it; None if none."""
+    near = sorted(near, key=lambda name: -cues[name])
+    if not near or len(near) > 1 and cues[near[0]] < _DOMINANT * cues[near[1]]:
+        return None
+    here = Counter({name: sum(local[i][name] for i in scenes[rare]) for name in near})
+    if here[near[0]] and here[near[0]] >= _LOCAL * sum(here[name] for name in near[1:]) \
+            and frozenset({rare, near[0]}) not in talk:
+        return near[0]
+    return None
 
 
 def _misspelt(cues: Counter[str], scenes: dict[str, set[int]], talk: set[frozenset[str]],
@@ -419,15 +428,10 @@ def _misspelt(cues: Counter[str], scenes: dict[str, set[int]], talk: set[frozens
     for rare, count in cues.items():
         if count > 2 or len(rare) < 3 or not re.fullmatch(r"[A-Z][A-Z'’\-]+", rare) or rare in written:
             continue
-        near = sorted((name for name, n in cues.items() if n >= _OFTEN and not _CJK.search(name)
-                       and re.fullmatch(r"[A-Z][A-Z'’\-]+", name) and Levenshtein.distance(rare, name) == 1),
-                      key=lambda name: -cues[name])
-        if not near or len(near) > 1 and cues[near[0]] < _DOMINANT * cues[near[1]]:
-            continue
-        here = Counter({name: sum(local[i][name] for i in scenes[rare]) for name in near})
-        if here[near[0]] and here[near[0]] >= _LOCAL * sum(here[name] for name in near[1:]) \
-                and frozenset({rare, near[0]}) not in talk:
-            out[rare] = near[0]
+        near = [name for name, n in cues.items() if n >= _OFTEN and not _CJK.search(name)
+                and re.fullmatch(r"[A-Z][A-Z'’\-]+", name) and Levenshtein.distance(rare, name) == 1]
+        if (meant := _meant(rare, near, cues, scenes, local, talk)) is not None:
+            out[rare] = meant
     return out
 
 
