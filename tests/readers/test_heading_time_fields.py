@@ -56,3 +56,4 @@ def test_english_time_fields_and_marks(line, places, time):
     text, _ = strip_scene_numbers(line)
     heading = parse_english_heading(text)
     assert (heading.location, heading.time_of_day) == (places, time)
+
