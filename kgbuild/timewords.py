@@ -17,6 +17,8 @@ TIMES_OF_DAY: frozenset[str] = frozenset({
     "EARLY MORNING", "LATE MORNING", "EARLY AFTERNOON", "LATE AFTERNOON", "EARLY EVENING",
     "LATE EVENING", "LATE NIGHT", "LATE DAY", "DAY/NIGHT", "NIGHT/DAY", "DAWN/DUSK",
     "SAME DAY", "NEXT DAY", "THE NEXT DAY", "NEXT MORNING", "THE NEXT MORNING",
+    # The middle of a part of the day, with or without its hyphen: 'MID-MORNING', 'MIDAFTERNOON'.
+    *(f"MID{joint}{part}" for joint in ("-", "") for part in ("MORNING", "AFTERNOON", "EVENING", "NIGHT")),
 })
 
 _LATER_AMOUNTS = ("MOMENT", "MINUTE", "SECOND", "HOUR")
@@ -101,6 +103,9 @@ CAMERA_WORDS: frozenset[str] = frozenset({
     "ANGLE", "ANGLES", "CLOSEUP", "CLOSEUPS", "CLOSE-UP", "CLOSE-UPS", "POV", "P.O.V", "P.O.V.",
     "INSERT", "INSERTS", "SHOT", "SHOTS", "FOOTAGE", "MONTAGE", "INTERCUT", "INTERCUTTING",
     "FAVORING", "FAVOURING",
+    # The sizes of a shot as scripts abbreviate them: (extreme, big, medium) close-up, extreme long
+    # shot ('ECU ON THE TULIP', 'MCU'); CLOSE UP in two words is read as CLOSEUP (`is_camera_note`).
+    "CU", "ECU", "XCU", "BCU", "MCU", "ELS", "XLS",
 })
 
 #: Words that open a camera note and nothing else a heading names: 'CLOSE ON THE DOOR', 'TIGHT
@@ -127,15 +132,19 @@ DISPLAY_WORDS: frozenset[str] = frozenset({
     "SCREEN", "SCREENS", "VIEWSCREEN", "MONITOR", "MONITORS", "TV", "TELEVISION", "DISPLAY", "DISPLAYS",
 })
 
-#: Chinese camera notes ending a heading token: a shot ('镜头', '特写', '空镜'), a picture on a
-#: screen ('画面': '新闻画面', news footage), a montage ('蒙太奇').
-ZH_CAMERA_WORDS: tuple[str, ...] = ("镜头", "画面", "特写", "空镜", "蒙太奇")
+#: Chinese camera notes ending a heading token: a shot ('镜头', '特写', '空镜', '杂景': miscellaneous
+#: shots), a picture on a screen ('画面': '新闻画面', news footage), a montage ('蒙太奇').
+ZH_CAMERA_WORDS: tuple[str, ...] = ("镜头", "画面", "特写", "空镜", "杂景", "蒙太奇")
 
 #: Chinese times that relate a scene to the one before: '稍后' (later), '次日' (the next day).
 ZH_RELATIVE_TIMES: tuple[str, ...] = (
     "若干年后", "片刻后", "几天后", "数日后", "数天后", "一周后", "数月后", "多年后", "数年后", "几年后",
     "接上场", "接前场", "第二天", "稍后", "随后", "同时", "连续", "继续", "当天", "同日", "次日", "翌日", "隔天",
 )
+
+#: Words that join two Chinese times of day into one time field, a span or a passing: '黄昏近夜'
+#: (dusk near night), '黄昏入夜' (dusk into night), '夜至早晨', '晨到午', '夜接日'.
+ZH_TIME_JOINS = "近入至到接"
 
 #: Chinese heading notes (flashback, dream, montage...): neither places nor times.
 ZH_HEADING_NOTES: frozenset[str] = frozenset({

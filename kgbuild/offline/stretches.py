@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 from kgbuild.model import Element, ElementKind, Scene
 from kgbuild.offline.headings import heading_places
-from kgbuild.readers.headings import parse_english_heading
+from kgbuild.readers.headings import parse_english_heading, strip_scene_numbers
 from kgbuild.readers.stage_json import inner_heading
 
 
@@ -36,8 +36,9 @@ _MARKER = re.compile(r"\b(?:INT|EXT|I/E|E/I)\b\.?")
 def _setting(scene: Scene, el: Element) -> Scene:
     """The stretch an inner heading opens, as a scene of its own (its elements added by the caller);
     a note before its INT./EXT. ('FLASHBACK - ') is no place."""
-    marker = _MARKER.search(el.text)
-    heading = parse_english_heading(el.text[marker.start():] if marker else el.text, forced=True)
+    text, _ = strip_scene_numbers(el.text)  # the number first: a revision letter goes with it ('R145 ... R')
+    marker = _MARKER.search(text)
+    heading = parse_english_heading(text[marker.start():] if marker else text, forced=True)
     opening = Element(kind=ElementKind.SCENE_HEADING, text=el.text, line_start=el.line_start,
                       line_end=el.line_end, forced=True)
     return Scene(index=scene.index, number=scene.number, heading=heading.text, int_ext=heading.int_ext,

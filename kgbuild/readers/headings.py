@@ -65,6 +65,7 @@ from kgbuild.timewords import (
     ZH_SEASON_AFTER,
     ZH_SEASON_BEFORE,
     ZH_SEASON_CHARS,
+    ZH_TIME_JOINS,
     ZH_TIMES_OF_DAY,
     ZH_WEATHER_AFTER,
     ZH_WEATHER_CHARS,
@@ -101,6 +102,9 @@ _TRAILING_NUMBER = re.compile(
     rf"\s{{2,}}(?P<num>{_SCENE_NUMBER})\s*\.?\s*$|\s(?P<same>{_SCENE_NUMBER})\s*\.?\s*$", re.IGNORECASE)
 _YEAR_SUFFIX = re.compile(r"\s*\((?:1[0-9]|20)\d{2}s?\)\s*$")
 _FOUNTAIN_NUMBER = re.compile(r"\s*#(?P<num>[\w.\-]+)#\s*$")
+# A revision mark in the right margin, after the heading: asterisks ('RIAD ROOFTOP *'), or the
+# letter a revised scene's number opens with ('R145 INT. TRUCK STOP -- SPAIN R').
+_REVISION_MARK = re.compile(r"\s+(?:\*+|(?P<letter>[A-Z]))\s*$")
 
 _TIME_WRAPPERS = re.compile(r"^[\s(\[]*(.*?)[\s)\]]*$")
 # A period ends a part ('INT. DAY. CRI HUB') unless it ends an initial ('A.P. NEWSROOM') or an
@@ -164,7 +168,7 @@ _HEADING_CONDITION = re.compile(
 _ZH_SCENE_NUMBER = re.compile(
     r"^\s*(?:第\s*(?P<cn>[0-9０-９一二三四五六七八九十百千零〇两]+)\s*[场場幕集]"
     # '2场，小上海' and '3场日/内景' count scenes: 场 after the digits, before a separator or a marker.
-    rf"|(?P<num>[0-9０-９]{{1,4}}[A-Za-z]?)\s*(?:[场場](?=$|[\s,，.．、。:：/／]|{'|'.join(ZH_TIMES_OF_DAY)}|内|外)"
+    rf"|(?P<num>[0-9０-９]{{1,4}}[A-Za-z]?)\s*(?:[场場](?P<sub>[A-Za-z])?(?=$|[\s,，.．、。:：/／]|{'|'.join(ZH_TIMES_OF_DAY)}|内|外)"
     r"|[、.．:：,，)）]|\s|(?=[\u4e00-\u9fff])(?![年月号点分岁]))"
     r")\s*"
 )
@@ -196,6 +200,18 @@ _ZH_SEASON = rf"[{ZH_SEASON_BEFORE}]?[{ZH_SEASON_CHARS}](?:{'|'.join(ZH_SEASON_A
 # A season and a time of day written as one word ('冬晨', '夏夜', '秋晚', '秋日黄昏'): the season a
 # condition, the time of day the scene's time.
 _ZH_SEASON_TIME = re.compile(rf"^(?P<season>{_ZH_SEASON})(?P<time>{'|'.join(ZH_TIMES_OF_DAY)})$")
+# One time field: a time of day, or two joined as a span or a passing ('黄昏近夜', '夜至早晨'),
+# with a continuity mark glued after it ('晨同前场', '晨接前场'): the scene's time is the first.
+# A continuity mark may name the scene it goes on from by number: '接66场', '同第12场'.
+_ZH_SCENE_REFERENCE = re.compile(r"^[接同]第?[0-9０-９]{1,4}[A-Za-z]?[场場]$")
+_ZH_CONTINUITY = "|".join([*sorted({*ZH_SAME_PLACE, *ZH_RELATIVE_TIMES}, key=lambda w: (-len(w), w)),
+                           _ZH_SCENE_REFERENCE.pattern.strip("^$")])
+_ZH_TIME_FIELD = re.compile(
+    rf"^(?P<time>{'|'.join(ZH_TIMES_OF_DAY)})(?:[{ZH_TIME_JOINS}](?:{'|'.join(ZH_TIMES_OF_DAY)}))?"
+    rf"(?P<mark>{_ZH_CONTINUITY})?$")
+# A scene label in place of a field: the scene (of the prologue, 序) and its sub-scene letter
+# ('序场B', '场A') when the number before it is missing or apart.
+_ZH_SCENE_LABEL = re.compile(r"^序?[场場][A-Za-z]?$")
 _ZH_DATE = re.compile(
     rf"^(?:公元)?[{_ZH_DIGITS}]{{2,4}}年(?:[{_ZH_DIGITS}]{{1,2}}月)?(?:[{_ZH_DIGITS}]{{1,3}}[日号])?(?:{_ZH_SEASON})?$"
     rf"|^[{_ZH_DIGITS}]{{1,2}}月(?:[{_ZH_DIGITS}]{{1,3}}[日号])?$"
@@ -245,6 +261,9 @@ def strip_scene_numbers(line: str) -> tuple[str, str | None]:
     if m and _EN_PREFIX.match(text[m.end():]):
         number = number or m.group("num")
         text = text[m.end():]
+    m = _REVISION_MARK.search(text)
+    if m and (m.group("letter") is None or (number or "")[:1].upper() == m.group("letter")):
+        text = text[: m.start()].rstrip()
     m = _TRAILING_NUMBER.search(text)
     if m:
         trailing = m.group("num") or m.group("same")
@@ -377,7 +396,8 @@ def is_camera_note(part: str) -> bool:
         (True, True, False)
     """
     outside = _BRACKETS.sub(" ", part)  # 'NEBULA (INTERCUT WITH BRIDGE)' is the nebula
-    words = _words(outside if outside.strip(_PART_EDGES) else part)
+    words = _words(re.sub(r"\bCLOSE\s+UPS?\b", "CLOSEUP", outside if outside.strip(_PART_EDGES) else part,
+                          flags=re.IGNORECASE))
     return bool(words) and (words[0] in CAMERA_OPENERS or any(w in CAMERA_WORDS for w in words))
 
 
@@ -569,7 +589,7 @@ def chinese_heading_number(line: str) -> tuple[str | None, str]:
     m = _ZH_SCENE_NUMBER.match(line)
     if not m:
         return None, line.strip()
-    number = m.group("num") or m.group("cn")
+    number = (m.group("num") + (m.group("sub") or "")) if m.group("num") else m.group("cn")
     return number, line[m.end():].strip()
 
 
@@ -592,10 +612,10 @@ def parse_chinese_heading(line: str) -> Heading:
     number, rest = chinese_heading_number(line.strip())
     rest = _ZH_MARKER_NOTE.sub(lambda m: m.group("mark"), rest)
     rest, relative = _zh_lone_brackets(rest)
+    rest, field_times = _zh_time_brackets(rest)
     tokens = []
     markers: list[str] = []
     conditions: list[str] = []
-    seasonal_times: list[str] = []
     for token in _ZH_TOKEN_SPLIT.split(rest):
         token, noted, bracketed = _zh_bracket_notes(token)
         relative += noted
@@ -608,18 +628,25 @@ def parse_chinese_heading(line: str) -> Heading:
             token = token[glued.end():]
         if token in ZH_RELATIVE_TIMES:
             relative.append(token)
+        elif _ZH_SCENE_LABEL.match(token):
+            continue
+        elif token not in ZH_TIMES_OF_DAY and (field := _ZH_TIME_FIELD.match(token)):
+            field_times.append(field.group("time"))
+            mark = field.group("mark")
+            if mark:
+                (conditions if mark in ZH_SAME_PLACE else relative).append(mark)
         elif token in _ZH_SCENE_MARKERS:
             markers.append(_ZH_SCENE_MARKERS[token])
         elif _zh_condition(token):
             conditions.append(token)
         elif seasonal := _ZH_SEASON_TIME.match(token):
             conditions.append(seasonal.group("season"))
-            seasonal_times.append(seasonal.group("time"))
+            field_times.append(seasonal.group("time"))
         elif token and token not in ZH_HEADING_NOTES:
             tokens.append(token)
     markers += [_ZH_INT_EXT[t] for t in tokens if t in _ZH_INT_EXT]
     int_ext = None if not markers else markers[0] if len(set(markers)) == 1 else "INT/EXT"
-    time = next((t for t in [*tokens, *seasonal_times] if t in ZH_TIMES_OF_DAY), None)
+    time = next((t for t in [*tokens, *field_times] if t in ZH_TIMES_OF_DAY), None)
     location: list[str] = []
     for token in tokens:
         if token in _ZH_INT_EXT or token in ZH_TIMES_OF_DAY:
@@ -630,7 +657,8 @@ def parse_chinese_heading(line: str) -> Heading:
             int_ext = int_ext or _ZH_INT_EXT[m.group("ie")]
             time = time or m.group("time") or m.group("time2")
             continue
-        if m and m.start() > 0 and (int_ext is None or m.group("time") or m.group("time2")):
+        timed = m is not None and bool(m.group("time") or m.group("time2"))
+        if m and m.start() > 0 and (timed or (int_ext is None and m.start() > 1)):
             # Markers glued to the place: '重庆市日外'; with a time they are markers even beside a
             # standalone one ('祠堂日外  /  内', an INT./EXT. scene), alone only without one.
             tail_mark = _ZH_INT_EXT[m.group("ie")]
@@ -683,6 +711,23 @@ def _zh_lone_brackets(rest: str) -> tuple[str, list[str]]:
     return _ZH_LONE_BRACKET.sub(drop, rest), times
 
 
+def _zh_time_brackets(rest: str) -> tuple[str, list[str]]:
+    """A Chinese heading without the brackets that hold only time fields, and their times of
+    day: '古寺(夜，黎明)' -> '古寺', ['夜', '黎明'] (at night, till dawn); '野外(日)' -> '野外'. The
+    separators inside such a bracket do not cut the heading into places."""
+    times: list[str] = []
+
+    def drop(m: re.Match[str]) -> str:
+        fields = [f for f in _ZH_TOKEN_SPLIT.split(m.group(1)) if f]
+        matched = [_ZH_TIME_FIELD.match(f) for f in fields]
+        if not fields or not all(matched):
+            return m.group(0)
+        times.extend(f.group("time") for f in matched if f is not None)
+        return " "
+
+    return _BRACKETS.sub(drop, rest), times
+
+
 def _zh_bracket_notes(token: str) -> tuple[str, list[str], list[str]]:
     """A Chinese heading token without its bracketed times, conditions and notes ('夜（稍后）' ->
     '夜', ['稍后']; '祠堂（秋）' -> '祠堂', [], ['秋']); other brackets stay."""
@@ -691,7 +736,7 @@ def _zh_bracket_notes(token: str) -> tuple[str, list[str], list[str]]:
 
     def drop(m: re.Match[str]) -> str:
         inner = m.group(1).strip()
-        if inner in ZH_RELATIVE_TIMES or inner in ZH_TIMES_OF_DAY:
+        if inner in ZH_RELATIVE_TIMES or inner in ZH_TIMES_OF_DAY or _ZH_SCENE_REFERENCE.match(inner):
             times.append(inner)
             return ""
         if _zh_condition(inner):
