@@ -37,7 +37,7 @@ STILL_MEDIA = (r"(?:photos?|photographs?|pictures?|snapshots?|polaroids?|portrai
                r"sketch(?:es)?|images?|billboards?|murals?|signs?|marquees?|letters?|cards?|notes?|signatures?|"
                r"headlines?|newspapers?|papers?|magazines?|articles?|yearbooks?|albums?|pages?|labels?|plaques?|"
                r"banners?|flyers?|captions?|chyrons?|displays?|messages?|texts?|e-?mails?|postcards?|wallpapers?|"
-               r"clippings?)")
+               r"clippings?|cuttings?|files?|dossiers?|folders?|reports?)")
 
 _MEDIUM_WORD = re.compile(rf"^(?:{VOICE_MEDIA}|{SCREEN_MEDIA})$", re.IGNORECASE)
 # The marks a cue extension may run together with a medium ('O.S. RADIO FILTER').

@@ -78,7 +78,7 @@ from kgbuild.model import Element, ElementKind, Scene, Screenplay
 from kgbuild.offline.characters import Cast
 from kgbuild.offline.dialogue import Speech
 from kgbuild.offline.media import SCREEN_MEDIA, STILL_MEDIA, VOICE_MEDIA, extension_through, names_a_voice
-from kgbuild.offline.phrases import Phrase, learn_verbs, noun_phrases
+from kgbuild.offline.phrases import VERB_FORMS, Phrase, learn_verbs, noun_phrases
 from kgbuild.offline.zh_words import inside_word
 from kgbuild.readers.cues import voice_is_away, voice_is_offscreen
 
@@ -114,11 +114,20 @@ _SLUG_OPENING = re.compile(rf"{_FRAME_OPENING}\s+", re.IGNORECASE)
 # open on a camera direction or a place (a sound in capitals, 'BANG!', is no shot).
 _SHOT = re.compile(r"^\W*(?:ON|IN|AT|INSIDE|OUTSIDE|BACK|ANGLE|CLOSE|WIDER?|REVEAL|REVERSE|POV|MEDIUM|TIGHT|"
                    r"EXTREME|OVER|FAVOU?R\w*|NEW ANGLE|RESUME|INT|EXT|INTERCUT|CUT)\b")
-# The name is the complement of a medium: 'a photograph of Thomas Wayne', 'a poster ..., featuring ... JULIE'.
+# The name is the complement of a medium: 'a photograph of Thomas Wayne', 'a poster ..., featuring ... JULIE',
+# or of print by or on someone ('cuttings of articles by Melanie', 'a file on Bourne'). The medium nearest the
+# name counts ('newspaper pictures of ..., a torn photo of Ben with Suzette'); a semicolon ends its list unless
+# the item after it has no verb of its own ('a portrait of Jeff and Kale; Jeff at a book signing').
 _MEDIUM_OF = re.compile(
-    rf"\b(?:(?P<screen>{SCREEN_MEDIA}|{VOICE_MEDIA})|(?P<still>{STILL_MEDIA}))"
-    r"(?:\s+of|(?:\s+[^\s;:—–]+){0,6}?\s+(?:showing|featuring|depicting|including))\s+(?P<between>[^;:—–]*)$",
-    re.IGNORECASE)
+    rf"^.*\b(?:(?P<screen>{SCREEN_MEDIA}|{VOICE_MEDIA})|(?P<still>{STILL_MEDIA}))"
+    r"(?:\s+(?P<link>of|by|on)|(?:\s+[^\s;:—–]+){0,6}?\s+(?:showing|featuring|depicting|including))"
+    r"\s+(?P<between>[^:—–]*)$",
+    re.IGNORECASE | re.DOTALL)
+# What may come between print and a name it is by or on: other names in a list ('a file on Bourne and Abbott').
+_NAME_LIST = re.compile(r"^(?:[A-Z][\w.'’-]*,?\s+(?:and\s+|&\s+)?)*$")
+# A finite verb of a list item: a verb's -s or -ed form, or a form of 'be' or 'have'.
+_FINITE = re.compile(r"\b(?:is|are|was|were|has|have|had|[a-z]+(?:s|ed))\b")
+_BE_HAVE = frozenset({"is", "are", "was", "were", "has", "have", "had"})
 # Words that start another clause between a medium and a name ('a photo of his wife, then Tom enters').
 _CLAUSE_BREAK = re.compile(r"--|\b(?:then|while|when|but|until|meanwhile|and then)\b", re.IGNORECASE)
 # The name is on or in a medium ('Shinzon appears on the viewscreen', 'BRUCE WAYNE IN PHOTO', 'Murray (on TV)').
@@ -146,12 +155,14 @@ _IS = re.compile(r"\s+(?:[a-z]+ing\s+(?:on|in|at|by|with|across|behind|beside|ne
 _APPEARS = re.compile(r"^\s*(?:,[^,]{1,40},\s*)?(?:appears?|pops? up|comes? (?:up|on)|flickers? (?:on|into view)|"
                       r"shimmers? into view|fades? in|fills the screen)\b", re.IGNORECASE)
 # What a colon opens right after a medium or a verb of print (at most three words between): 'Call display:
-# MOM.', 'The marquee reads: ...', 'the image on the viewscreen transforms to: Shinzon's Viceroy'.
+# MOM.', 'The marquee reads: ...', 'the image on the viewscreen transforms to: Shinzon's Viceroy'; a list of
+# names is only named ('Three names: Tom Brewster, Jack Boulin').
 _LABEL = re.compile(
     rf"(?:\b(?P<screen>{SCREEN_MEDIA})|\b(?P<still>{STILL_MEDIA}|ID|reads?|displays?|flashes|spells?(?: out)?|"
-    r"lists?))(?:\s+[\w'’-]+){0,3}?\s*:", re.IGNORECASE)
-# Who something is, right before the name: 'It is Stanley.', 'it is no longer Reisman'.
-_IDENTIFIED = re.compile(r"\b(?:it|this|that)\s*(?:['’]s|\s+is|\s+was)\s+"
+    r"lists?)|\b(?P<names>names))(?:\s+[\w'’-]+){0,3}?\s*:", re.IGNORECASE)
+# Who something is, right before the name: 'It is Stanley.', 'it is no longer Reisman', or who one shown on a
+# medium is ('On the photograph a man and a girl on a bed. The man is Ben').
+_IDENTIFIED = re.compile(r"\b(?:it|this|that|the\s+(?P<noun>[a-z]+))\s*(?:['’]s|\s+is|\s+was)\s+"
                          r"(?:(?:no longer|not|really|actually|now)\s+)?$", re.IGNORECASE)
 # Answering a call, with no other object: 'A.D. Joy answers.', 'Joy picks up the phone.'
 _ANSWERS = re.compile(r"^\s*(?:answers|picks up)(?:\s+(?:the|his|her|their)\s+(?:phone|call|line|cell))?\s*(?:[.!]|$)",
@@ -581,8 +592,8 @@ class ActionSentence:
             return Sight.NAMED
         if label is not None and s >= label.end():
             return _medium_sight(label)
-        of = _MEDIUM_OF.search(before)
-        if of is not None and not _CLAUSE_BREAK.search(of.group("between")) and len(of.group("between").split()) <= 12:
+        of = self._medium_of(before, after)
+        if of is not None:
             return _medium_sight(of)
         if _NOT_SHOWN_BEFORE.search(before) or _not_shown_clause(before) or _past_relative(before, after):
             return Sight.NAMED
@@ -597,7 +608,12 @@ class ActionSentence:
                 return Sight.PICTURE
         if _APPEARS.match(after) and _SCREEN_WORD.search(before):
             return Sight.SCREEN
-        if _IDENTIFIED.search(before):
+        identified = _IDENTIFIED.search(before)
+        if identified is not None and identified.group("noun"):
+            shown = self._shown_on_medium(before, identified.group("noun"))
+            if shown is not None:
+                return shown  # 'On the photograph a man and a girl. The man is Ben.'
+        elif identified is not None:
             shown = self._medium_before(before)
             if shown is not None:
                 return shown  # 'The footage zooms in on a traveller. It is Stanley.'
@@ -610,6 +626,26 @@ class ActionSentence:
         if voice_over:
             return Sight.SCREEN
         return Sight.IN_PERSON
+
+    def _medium_of(self, before: str, after: str) -> re.Match[str] | None:
+        """The medium whose complement the name is (`_MEDIUM_OF`), or None: at most twelve words
+        and no new clause between; print only by or on the name or the list it ends ('articles by
+        Melanie', 'a file on Bourne and Abbott'); across a semicolon only into an item with no
+        finite verb ('pictures of Edward; memorabilia of all things Edward')."""
+        of = _MEDIUM_OF.search(before)
+        if of is None:
+            return None
+        between = of.group("between")
+        link = (of.group("link") or "").lower()
+        if _CLAUSE_BREAK.search(between) or len(between.split()) > 12:
+            return None
+        if link in ("by", "on") and not (of.group("still") and _NAME_LIST.match(between)):
+            return None
+        if ";" in between:
+            item = between.rsplit(";", 1)[1] + " " + re.split(r"[;.!?]", after, maxsplit=1)[0]
+            if any(m.group(0).lower() in VERB_FORMS | _BE_HAVE for m in _FINITE.finditer(item.lower())):
+                return None
+        return of
 
     def _context(self, before: str) -> str:
         """The sentence before this one in its element (a piece with fewer than three words, an
@@ -631,6 +667,17 @@ class ActionSentence:
         if any(_APPEARS.match(context[m.end():]) for m in stills):
             return Sight.SCREEN  # 'The IMAGE appears. It's Marla': a picture that comes into view plays on a screen
         return Sight.PICTURE if stills else None
+
+    def _shown_on_medium(self, before: str, noun: str) -> Sight | None:
+        """What shows the one a sentence identifies by a noun ('The man is Ben'): a medium named
+        before that noun in the same sentence, this one or the one before ('On the photograph a
+        naked man and a girl'), or None (the door opens; a man comes in: the man is Ben)."""
+        for clause in re.split(r"[.!?]+", self._context(before)):
+            m = re.search(rf"\b(?:(?P<screen>{SCREEN_MEDIA})|(?P<still>{STILL_MEDIA}))\b.*\b{noun}\b(?!\s+is\b)",
+                          clause, re.IGNORECASE)
+            if m is not None:
+                return _medium_sight(m)
+        return None
 
     def _call_placed(self, before: str) -> bool:
         """Whether a call is made from here right before someone answers: a phone, a headset or a
