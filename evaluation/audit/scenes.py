@@ -26,7 +26,10 @@ _SKIPPED = {ElementKind.PAGE_BREAK, ElementKind.NOTE}
 
 def _element_lines(element: Element) -> list[tuple[int, str]]:
     indent = " " * _INDENT.get(element.kind, 0)
-    pieces = render_element(element).split("\n") or [""]
+    # A cue as the script prints it ('思诺摇摇头', 'MARKUS (O.S)'), not the speaker it names: a
+    # fact's evidence may quote the cue's own words.
+    text = element.text if element.kind is ElementKind.CHARACTER and element.text.strip() else render_element(element)
+    pieces = text.split("\n") or [""]
     return [(min(element.line_start + i, element.line_end), indent + piece.rstrip())
             for i, piece in enumerate(pieces)]
 

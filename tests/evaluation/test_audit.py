@@ -197,6 +197,19 @@ def test_long_scene_is_cut_around_the_evidence():
     assert "[...]" not in short and "   12 > Action 12." in short
 
 
+
+def test_a_cue_is_shown_as_the_script_prints_it():
+    # Evidence may quote a cue's own words ('阿明摇摇头' is read as 阿明's cue with nothing said);
+    # the sheet shows them, not only the speaker they name.
+    elements = [Element(kind=ElementKind.SCENE_HEADING, text="12、客厅，日，内", line_start=1, line_end=1),
+                Element(kind=ElementKind.CHARACTER, text="阿明摇摇头", speaker="阿明", line_start=2, line_end=2),
+                Element(kind=ElementKind.CHARACTER, text="MARKUS (O.S)", speaker="MARKUS", extensions=["O.S."],
+                        line_start=3, line_end=3)]
+    scene = Scene(index=1, heading="客厅", elements=elements, line_span=(1, 3))
+    text = scene_text(scene, [(2, 2)])
+    assert "    2 >                     阿明摇摇头" in text.splitlines()
+    assert "MARKUS (O.S)" in text
+
 # -- the tally ----------------------------------------------------------------------------------
 
 def test_tally_of_the_fixture_verdicts_matches_the_hand_count(sample):
